@@ -1,0 +1,284 @@
+// Package yamlx decodes hand-edited YAML strictly (unknown fields are errors)
+// and turns every failure into an *InputError that names the file, line,
+// field path and what was expected, so the person editing the file can find
+// and fix it without reading Go.
+package yamlx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/memplan/memplan/units"
+	"gopkg.in/yaml.v3"
+)
+
+// InputError is an error in a file a person wrote.
+type InputError struct {
+	File   string
+	Line   int    // 1-based; 0 when the whole file is at fault
+	Column int    // 1-based; 0 when unknown
+	Field  string // dotted path such as "dimms[2].price"; empty for the file
+	Msg    string // what is wrong and what was expected
+	Hint   string // how to fix it, optional
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		fmt.Fprintf(&b, "field %s: ", e.Field)
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// ErrInput is matched by errors.Is for every InputError.
+var ErrInput = errors.New("invalid input")
+
+func (e *InputError) Is(target error) bool { return target == ErrInput }
+
+// Doc remembers where each field of a decoded file stood, so checks made
+// after decoding (a negative price, a DIMM the platform cannot take) can
+// still point at a line.
+type Doc struct {
+	File  string
+	paths map[string]pos // field path -> position of its value
+	byPos map[int][]entry
+}
+
+type pos struct{ line, col int }
+
+type entry struct {
+	path    string
+	col     int
+	isKey   bool
+	keyName string
+	parent  string
+}
+
+// Decode strictly decodes data into v. The returned Doc locates fields for
+// later validation errors.
+func Decode(file string, data []byte, v any) (*Doc, error) {
+	doc := &Doc{File: file, paths: map[string]pos{}, byPos: map[int][]entry{}}
+	if len(bytes.TrimSpace(stripComments(data))) == 0 {
+		return doc, &InputError{File: file, Msg: "file is empty", Hint: "see README.md for the format and examples/ for a starting point"}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return doc, doc.wrapSyntax(err)
+	}
+	doc.index(&root, "")
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(v)
+	if err == nil {
+		var extra yaml.Node
+		if dec.Decode(&extra) != io.EOF {
+			return doc, &InputError{File: file, Msg: "more than one YAML document in the file", Hint: "remove the extra '---' section"}
+		}
+		return doc, nil
+	}
+	return doc, doc.wrap(err)
+}
+
+func stripComments(data []byte) []byte {
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 || t[0] == '#' || bytes.Equal(t, []byte("---")) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+func (d *Doc) index(n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			d.index(c, path)
+		}
+	case yaml.MappingNode:
+		d.record(n, path)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			d.byPos[k.Line] = append(d.byPos[k.Line], entry{path: p, col: k.Column, isKey: true, keyName: k.Value, parent: path})
+			d.index(val, p)
+		}
+	case yaml.SequenceNode:
+		d.record(n, path)
+		for i, c := range n.Content {
+			d.index(c, fmt.Sprintf("%s[%d]", path, i))
+		}
+	default:
+		d.record(n, path)
+	}
+}
+
+func (d *Doc) record(n *yaml.Node, path string) {
+	if _, ok := d.paths[path]; !ok {
+		d.paths[path] = pos{n.Line, n.Column}
+	}
+	d.byPos[n.Line] = append(d.byPos[n.Line], entry{path: path, col: n.Column})
+}
+
+// lookup finds the field path for a value at line/col (col 0: first on line).
+func (d *Doc) lookup(line, col int) string {
+	es := d.byPos[line]
+	for _, e := range es {
+		if !e.isKey && (col == 0 || e.col == col) {
+			return e.path
+		}
+	}
+	for _, e := range es {
+		if e.isKey {
+			return e.path
+		}
+	}
+	return ""
+}
+
+var (
+	lineRe     = regexp.MustCompile(`^line (\d+): (.*)$`)
+	notFoundRe = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	unmarshRe  = regexp.MustCompile("^cannot unmarshal !!(\\w+) `?(.*?)`? into (\\S+)$")
+)
+
+func (d *Doc) wrapSyntax(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := lineRe.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &InputError{File: d.File, Line: line, Msg: "YAML syntax: " + m[2], Hint: "check indentation and quoting"}
+	}
+	return &InputError{File: d.File, Msg: "YAML syntax: " + msg}
+}
+
+func (d *Doc) wrap(err error) error {
+	var ue *units.Error
+	if errors.As(err, &ue) {
+		return &InputError{File: d.File, Line: ue.Line, Column: ue.Column, Field: d.lookup(ue.Line, ue.Column),
+			Msg: fmt.Sprintf("got %q, expected %s", ue.Value, ue.Expected)}
+	}
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var errs []error
+		for _, s := range te.Errors {
+			errs = append(errs, d.typeError(s))
+		}
+		return errors.Join(errs...)
+	}
+	return d.wrapSyntax(err)
+}
+
+func (d *Doc) typeError(s string) error {
+	m := lineRe.FindStringSubmatch(s)
+	if m == nil {
+		return &InputError{File: d.File, Msg: s}
+	}
+	line, _ := strconv.Atoi(m[1])
+	rest := m[2]
+	if f := notFoundRe.FindStringSubmatch(rest); f != nil {
+		field := f[1]
+		path := field
+		for _, e := range d.byPos[line] {
+			if e.isKey && e.keyName == field {
+				path = e.path
+				break
+			}
+		}
+		return &InputError{File: d.File, Line: line, Field: path, Msg: "unknown field",
+			Hint: "check the spelling; README.md lists the fields this file takes"}
+	}
+	if u := unmarshRe.FindStringSubmatch(rest); u != nil {
+		return &InputError{File: d.File, Line: line, Field: d.lookup(line, 0),
+			Msg: fmt.Sprintf("got %s %q, expected %s", tagName(u[1]), u[2], goTypeName(u[3]))}
+	}
+	return &InputError{File: d.File, Line: line, Field: d.lookup(line, 0), Msg: rest}
+}
+
+func tagName(t string) string {
+	switch t {
+	case "str":
+		return "text"
+	case "int", "float":
+		return "number"
+	case "seq":
+		return "a list"
+	case "map":
+		return "a mapping"
+	case "bool":
+		return "true/false"
+	}
+	return t
+}
+
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "text"
+	}
+	return "a mapping of fields"
+}
+
+// Errorf builds an InputError for the field at path (as produced by the
+// decoder: "dimms[2].price"). If the path is not in the file, the nearest
+// enclosing field that is supplies the line.
+func (d *Doc) Errorf(path, hint, format string, args ...any) *InputError {
+	e := &InputError{File: d.File, Field: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	for p := path; ; {
+		if ps, ok := d.paths[p]; ok {
+			e.Line, e.Column = ps.line, ps.col
+			break
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return e
+}
+
+// Line returns the line of the field at path, or 0.
+func (d *Doc) Line(path string) int {
+	if d == nil {
+		return 0
+	}
+	return d.paths[path].line
+}

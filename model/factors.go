@@ -1,0 +1,290 @@
+package model
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/units"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Provenance of a slowdown curve.
+const (
+	Published = "published" // taken from a published study
+	Measured  = "measured"  // measured by memplan probe/profile on a real device
+	Emulated  = "emulated"  // measured on a throttled stand-in for a device not present
+	Derived   = "derived"   // computed by memplan from another curve (never in a file)
+)
+
+// FactorFile holds slowdown curves. The probe writes this format (as JSON,
+// which the YAML loader reads too); people may write it by hand.
+type FactorFile struct {
+	Name          string         `yaml:"name" json:"name"`
+	Date          units.Date     `yaml:"date" json:"date"`
+	Source        string         `yaml:"source" json:"source"`
+	Host          *HostFacts     `yaml:"host,omitempty" json:"host,omitempty"`
+	TransferFrom  string         `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
+	FaultOverhead units.Duration `yaml:"fault_overhead,omitempty" json:"fault_overhead,omitempty"`
+	Curves        []Curve        `yaml:"curves" json:"curves"`
+	Software      []Software     `yaml:"software,omitempty" json:"software,omitempty"`
+	// Extra holds whatever else a probe records (parameters, raw runs); the
+	// model ignores it but keeps files round-trippable.
+	Extra map[string]any `yaml:"extra,omitempty" json:"extra,omitempty"`
+
+	File string     `yaml:"-" json:"file"`
+	doc  *yamlx.Doc `yaml:"-"`
+}
+
+// HostFacts describe the machine a curve was measured on.
+type HostFacts struct {
+	Hostname string `yaml:"hostname,omitempty" json:"hostname,omitempty"`
+	CPU      string `yaml:"cpu,omitempty" json:"cpu,omitempty"`
+	Kernel   string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	RAM      string `yaml:"ram,omitempty" json:"ram,omitempty"`
+	Cgroup   string `yaml:"cgroup,omitempty" json:"cgroup,omitempty"`
+	Device   string `yaml:"device,omitempty" json:"device,omitempty"`
+	FS       string `yaml:"filesystem,omitempty" json:"filesystem,omitempty"`
+}
+
+// Curve is slowdown versus fit ratio for one backend class.
+type Curve struct {
+	Class       string      `yaml:"class" json:"class"`
+	Provenance  string      `yaml:"provenance" json:"provenance"`
+	Source      string      `yaml:"source" json:"source"`
+	Host        string      `yaml:"host,omitempty" json:"host,omitempty"`
+	MeasuredAt  units.Date  `yaml:"measured_at,omitempty" json:"measured_at,omitempty"`
+	Uncertainty units.Ratio `yaml:"uncertainty,omitempty" json:"uncertainty,omitempty"` // relative, of (slowdown-1), when points carry no CI
+	Reference   Reference   `yaml:"reference" json:"reference"`
+	Points      []Point     `yaml:"points" json:"points"`
+}
+
+// Reference is the device and load a curve was obtained with; the transfer
+// model scales a curve by the ratio of per-fault service times.
+type Reference struct {
+	Device       string         `yaml:"device,omitempty" json:"device,omitempty"`
+	ReadLatency  units.Duration `yaml:"read_latency" json:"read_latency"`
+	WriteLatency units.Duration `yaml:"write_latency" json:"write_latency"`
+	ReadIOPS     float64        `yaml:"read_iops,omitempty" json:"read_iops,omitempty"`
+	WriteIOPS    float64        `yaml:"write_iops,omitempty" json:"write_iops,omitempty"`
+	Drives       int            `yaml:"drives,omitempty" json:"drives,omitempty"`
+	Concurrency  int            `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	DirtyShare   units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share,omitempty"`
+}
+
+// Point is one measured (or published) slowdown at a fit ratio.
+type Point struct {
+	Fit      float64   `yaml:"fit" json:"fit"`
+	Slowdown float64   `yaml:"slowdown" json:"slowdown"`
+	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"`           // 95% interval [low, high]
+	Samples  []float64 `yaml:"samples,omitempty" json:"samples,omitempty"` // per-run slowdowns
+}
+
+// Software is a compressed in-RAM swap backend (zram with a compressor).
+type Software struct {
+	Name    string         `yaml:"name" json:"name"`
+	Latency units.Duration `yaml:"latency" json:"latency"`
+	Ratio   float64        `yaml:"ratio" json:"ratio"`
+	Source  string         `yaml:"source,omitempty" json:"source,omitempty"`
+}
+
+//go:embed defaults/factors.yaml
+var defaultFactors []byte
+
+// DefaultFactors returns the embedded published/derived defaults.
+func DefaultFactors() *FactorFile {
+	f, err := ParseFactors("embedded:factors", defaultFactors)
+	if err != nil {
+		panic("embedded factors are invalid: " + err.Error())
+	}
+	return f
+}
+
+// DefaultFactorsSource returns the embedded defaults as written.
+func DefaultFactorsSource() []byte { return defaultFactors }
+
+// LoadFactors reads a factor file (YAML or JSON).
+func LoadFactors(path string) (*FactorFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading factors: %w", err)
+	}
+	return ParseFactors(path, data)
+}
+
+// ParseFactors decodes and validates a factor file.
+func ParseFactors(file string, data []byte) (*FactorFile, error) {
+	var f FactorFile
+	doc, err := yamlx.Decode(file, data, &f)
+	if err != nil {
+		return nil, err
+	}
+	f.File, f.doc = file, doc
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+var validProvenance = []string{Published, Measured, Emulated}
+
+func (f *FactorFile) validate() error {
+	d := f.doc
+	if strings.TrimSpace(f.Name) == "" {
+		return d.Errorf("name", "", "missing")
+	}
+	if strings.TrimSpace(f.Source) == "" {
+		return d.Errorf("source", "say where the numbers come from", "missing")
+	}
+	if len(f.Curves) == 0 && len(f.Software) == 0 {
+		return d.Errorf("curves", "", "no curves: the file has nothing to contribute")
+	}
+	if f.FaultOverhead < 0 {
+		return d.Errorf("fault_overhead", "", "cannot be negative")
+	}
+	for i := range f.Curves {
+		c := &f.Curves[i]
+		p := fmt.Sprintf("curves[%d]", i)
+		if c.Class == "" {
+			return d.Errorf(p+".class", "e.g. sata-ssd-slc, nvme-ssd-tlc, hdd, zram-lz4, zswap", "missing")
+		}
+		ok := false
+		for _, v := range validProvenance {
+			ok = ok || c.Provenance == v
+		}
+		if !ok {
+			return d.Errorf(p+".provenance", "", "got %q, expected one of %s", c.Provenance, strings.Join(validProvenance, ", "))
+		}
+		if (c.Provenance == Measured || c.Provenance == Emulated) && c.Host == "" {
+			return d.Errorf(p+".host", "name the machine the curve was measured on", "missing for a %s curve", c.Provenance)
+		}
+		if c.Uncertainty < 0 || c.Uncertainty > 5 {
+			return d.Errorf(p+".uncertainty", "", "got %g, expected a relative uncertainty such as 25%%", float64(c.Uncertainty))
+		}
+		r := c.Reference
+		if r.ReadLatency <= 0 {
+			return d.Errorf(p+".reference.read_latency", "the 4 KiB read latency of the device the curve was measured on", "missing or zero")
+		}
+		if r.WriteLatency <= 0 {
+			c.Reference.WriteLatency = r.ReadLatency
+		}
+		if r.Drives == 0 {
+			c.Reference.Drives = 1
+		}
+		if r.Concurrency == 0 {
+			c.Reference.Concurrency = 1
+		}
+		if r.DirtyShare == 0 {
+			c.Reference.DirtyShare = DefaultDirtyShare
+		}
+		if r.Drives < 0 || r.Concurrency < 0 || r.ReadIOPS < 0 || r.WriteIOPS < 0 {
+			return d.Errorf(p+".reference", "", "drives, concurrency and IOPS cannot be negative")
+		}
+		if len(c.Points) == 0 {
+			return d.Errorf(p+".points", "", "a curve needs at least one point")
+		}
+		for j := range c.Points {
+			pt := &c.Points[j]
+			pp := fmt.Sprintf("%s.points[%d]", p, j)
+			if len(pt.Samples) > 0 && pt.Slowdown == 0 {
+				pt.Slowdown = stat.Mean(pt.Samples, nil)
+			}
+			if !(pt.Fit > 0 && pt.Fit <= 1) {
+				return d.Errorf(pp+".fit", "usable RAM / memory touched, between 0 and 1", "got %g", pt.Fit)
+			}
+			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
+				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
+			}
+			if len(pt.CI) == 0 && len(pt.Samples) >= 2 {
+				lo, hi := TInterval(pt.Samples, 0.95)
+				pt.CI = []float64{lo, hi}
+			}
+			if len(pt.CI) != 0 && (len(pt.CI) != 2 || pt.CI[0] > pt.Slowdown || pt.CI[1] < pt.Slowdown) {
+				return d.Errorf(pp+".ci", "", "expected [low, high] around the slowdown %g", pt.Slowdown)
+			}
+		}
+		sort.Slice(c.Points, func(a, b int) bool { return c.Points[a].Fit > c.Points[b].Fit })
+		for j := 1; j < len(c.Points); j++ {
+			if c.Points[j].Fit == c.Points[j-1].Fit {
+				return d.Errorf(p+".points", "merge the runs into one point", "two points at fit ratio %g", c.Points[j].Fit)
+			}
+		}
+	}
+	for i, s := range f.Software {
+		p := fmt.Sprintf("software[%d]", i)
+		if !strings.HasPrefix(s.Name, "zram-") {
+			return d.Errorf(p+".name", "", "got %q, expected zram-<compressor> such as zram-lz4", s.Name)
+		}
+		if s.Latency <= 0 {
+			return d.Errorf(p+".latency", "mean 4 KiB access time, e.g. 1.7us", "missing or zero")
+		}
+		if s.Ratio < 1 {
+			return d.Errorf(p+".ratio", "", "got %g, expected a compression ratio of 1 or more", s.Ratio)
+		}
+	}
+	return nil
+}
+
+// TInterval is the two-sided Student-t confidence interval of the mean.
+func TInterval(xs []float64, level float64) (lo, hi float64) {
+	n := float64(len(xs))
+	m, sd := stat.MeanStdDev(xs, nil)
+	if len(xs) < 2 {
+		return m, m
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - (1-level)/2)
+	h := t * sd / math.Sqrt(n)
+	return m - h, m + h
+}
+
+// Factors is the merged set of curves the model uses: later files override
+// curves of the same class from earlier ones.
+type Factors struct {
+	Files         []*FactorFile
+	Curves        map[string]*Curve
+	Software      map[string]Software
+	TransferFrom  string
+	FaultOverhead units.Duration
+	Origin        map[string]string // class -> file it came from
+}
+
+// MergeFactors combines factor files in order; the defaults usually come first.
+func MergeFactors(files ...*FactorFile) (*Factors, error) {
+	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}}
+	for _, f := range files {
+		fs.Files = append(fs.Files, f)
+		for i := range f.Curves {
+			c := f.Curves[i]
+			fs.Curves[c.Class] = &c
+			fs.Origin[c.Class] = f.File
+		}
+		for _, s := range f.Software {
+			fs.Software[s.Name] = s
+		}
+		if f.TransferFrom != "" {
+			fs.TransferFrom = f.TransferFrom
+		}
+		if f.FaultOverhead > 0 {
+			fs.FaultOverhead = f.FaultOverhead
+		}
+	}
+	if fs.TransferFrom != "" && fs.Curves[fs.TransferFrom] == nil {
+		return nil, fmt.Errorf("%w: transfer_from names class %q but no factor file has a curve for it", yamlx.ErrInput, fs.TransferFrom)
+	}
+	return fs, nil
+}
+
+// Classes lists the curve classes in a stable order.
+func (fs *Factors) Classes() []string {
+	out := make([]string, 0, len(fs.Curves))
+	for k := range fs.Curves {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

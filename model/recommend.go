@@ -1,0 +1,817 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
+)
+
+// Input is everything a recommendation depends on.
+type Input struct {
+	Workload *Workload
+	Prices   *prices.Set
+	Factors  *Factors
+	// JobFactors optionally gives a job class its own curves (from a
+	// measured profile); they take precedence over Factors for that class.
+	JobFactors map[string]*Factors
+}
+
+// CatalogInfo records a catalog's identity for the report.
+type CatalogInfo struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Currency string `json:"currency"`
+	Date     string `json:"date"`
+	Source   string `json:"source"`
+}
+
+// FactorInfo records a factor file's identity and its curves' provenance.
+type FactorInfo struct {
+	Name   string            `json:"name"`
+	File   string            `json:"file"`
+	Date   string            `json:"date"`
+	Source string            `json:"source"`
+	Host   string            `json:"host,omitempty"`
+	Curves map[string]string `json:"curves"` // class -> provenance
+}
+
+// Savings compares the recommendation with the all-DRAM baseline.
+type Savings struct {
+	PerServer float64 `json:"per_server"`
+	Fleet     float64 `json:"fleet"`
+	Percent   float64 `json:"percent"` // of the baseline fleet cost
+}
+
+// Result is the outcome of Recommend. Configs are ranked in three tiers, each
+// by fleet cost: those that meet every deadline even at the upper end of the
+// slowdown's uncertainty band and without extrapolation; those that meet it
+// only on the central estimate or by extrapolating (at risk); those that miss
+// (closest first).
+type Result struct {
+	Workload     string         `json:"workload"`
+	WorkloadFile string         `json:"workload_file"`
+	Currency     string         `json:"currency"`
+	HorizonYears float64        `json:"horizon_years"`
+	Catalogs     []CatalogInfo  `json:"catalogs"`
+	Factors      []FactorInfo   `json:"factors"`
+	Evaluated    int            `json:"evaluated"`
+	Rejected     map[string]int `json:"rejected"` // reason -> configurations not evaluated further
+	Configs      []Config       `json:"configurations"`
+	Recommended  *Config        `json:"recommended"`
+	Baseline     *Config        `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
+	Savings      *Savings       `json:"savings,omitempty"`
+	Verdict      string         `json:"verdict"`
+	Advice       []string       `json:"advice,omitempty"` // what would make it work, when nothing does
+	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+const pageSize = 4096
+
+type pricedDIMM struct {
+	prices.DIMM
+	price float64
+}
+
+type pricedDrive struct {
+	prices.Drive
+	price float64
+}
+
+// Recommend enumerates, evaluates and ranks configurations.
+func Recommend(in Input) (*Result, error) {
+	w := in.Workload
+	if w == nil || in.Prices == nil || in.Factors == nil {
+		return nil, errors.New("model: workload, prices and factors are all required")
+	}
+	cur, err := reportCurrency(w, in.Prices)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Workload: w.Name, WorkloadFile: w.File, Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[string]int{}}
+	for _, c := range in.Prices.Catalogs {
+		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
+	}
+	for _, f := range in.Factors.Files {
+		fi := FactorInfo{Name: f.Name, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}}
+		if f.Host != nil {
+			fi.Host = f.Host.Hostname
+		}
+		for _, c := range f.Curves {
+			fi.Curves[c.Class] = c.Provenance
+		}
+		res.Factors = append(res.Factors, fi)
+	}
+
+	platforms, err := selectPlatforms(w, in.Prices)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDIMMsUsable(in.Prices); err != nil {
+		return nil, err
+	}
+	conv := func(m units.Money) (float64, error) { return in.Prices.Convert(m, cur) }
+
+	var drives []pricedDrive
+	for _, d := range in.Prices.Drives {
+		p, err := conv(d.Price)
+		if err != nil {
+			return nil, err
+		}
+		drives = append(drives, pricedDrive{d, p})
+	}
+	drives, dominated := pruneDrives(drives)
+	if dominated > 0 {
+		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable"] += dominated
+	}
+
+	ev := evaluator{in: in, w: w, res: res}
+	for _, pl := range platforms {
+		plPrice, err := conv(pl.Price)
+		if err != nil {
+			return nil, err
+		}
+		dimms, dom, err := dimmsFor(pl, in.Prices.DIMMs, conv)
+		if err != nil {
+			return nil, err
+		}
+		if dom > 0 {
+			res.Rejected["DIMM dominated by a cheaper one of the same capacity"] += dom
+		}
+		for _, dm := range dimms {
+			for count := pl.Memory.Channels; count <= pl.Memory.Slots; count += pl.Memory.Channels {
+				installed := units.Bytes(count) * dm.Capacity
+				if pl.Memory.MaxCapacity > 0 && installed > pl.Memory.MaxCapacity {
+					res.Rejected["above the platform's maximum memory"]++
+					continue
+				}
+				base := Config{
+					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price},
+					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity},
+					DIMMCount: count,
+					Installed: installed,
+					Usable:    installed - pl.Reserve,
+				}
+				if base.Usable <= 0 {
+					res.Rejected["OS reserve larger than installed memory"]++
+					continue
+				}
+				ev.options(base, pl, drives)
+			}
+		}
+	}
+	if len(res.Configs) == 0 {
+		return nil, ev.nothingFits(platforms)
+	}
+	rank(res, w)
+	return res, nil
+}
+
+func reportCurrency(w *Workload, s *prices.Set) (string, error) {
+	if w.Currency != "" {
+		return w.Currency, nil
+	}
+	curs := s.Currencies()
+	if len(curs) == 1 {
+		return curs[0], nil
+	}
+	// Prefer the currency of the first platform's catalog if rates connect the rest.
+	target := s.Platforms[0].Price.Currency
+	for _, c := range curs {
+		if _, ok := s.Rate(c, target); !ok {
+			return "", fmt.Errorf("%w: the price catalogs mix %s without exchange rates between %s and %s; add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", yamlx.ErrInput, strings.Join(curs, " and "), c, target, c, target, w.File)
+		}
+	}
+	return target, nil
+}
+
+func selectPlatforms(w *Workload, s *prices.Set) ([]prices.Platform, error) {
+	if len(w.Options.Platforms) == 0 {
+		return s.Platforms, nil
+	}
+	var out []prices.Platform
+	for i, sku := range w.Options.Platforms {
+		found := false
+		for _, p := range s.Platforms {
+			if p.SKU == sku {
+				out = append(out, p)
+				found = true
+			}
+		}
+		if !found {
+			var have []string
+			for _, p := range s.Platforms {
+				have = append(have, p.SKU)
+			}
+			return nil, w.ErrorAt(fmt.Sprintf("options.platforms[%d]", i), "catalog platforms: "+strings.Join(have, ", "), "no platform with sku %q in the price catalogs", sku)
+		}
+	}
+	return out, nil
+}
+
+// checkDIMMsUsable rejects a catalog DIMM that no platform in the set can
+// take: it is almost always a typo in generation or type.
+func checkDIMMsUsable(s *prices.Set) error {
+	for _, c := range s.Catalogs {
+		for i, d := range c.DIMMs {
+			ok := false
+			var why []string
+			for _, p := range s.Platforms {
+				if a, r := p.Accepts(d); a {
+					ok = true
+					break
+				} else {
+					why = append(why, r)
+				}
+			}
+			if !ok {
+				return c.ErrorAt(fmt.Sprintf("dimms[%d]", i), "fix the DIMM's generation/type/capacity or add a platform that takes it",
+					"DIMM %s (%s %s %s) is not allowed on any platform: %s", d.SKU, d.Generation, d.Type, d.Capacity, strings.Join(why, "; "))
+			}
+		}
+	}
+	return nil
+}
+
+// dimmsFor returns, for each DIMM capacity the platform accepts, the
+// cheapest module (others of that capacity can only cost more).
+func dimmsFor(pl prices.Platform, all []prices.DIMM, conv func(units.Money) (float64, error)) ([]pricedDIMM, int, error) {
+	best := map[units.Bytes]pricedDIMM{}
+	n := 0
+	for _, d := range all {
+		if ok, _ := pl.Accepts(d); !ok {
+			continue
+		}
+		p, err := conv(d.Price)
+		if err != nil {
+			return nil, 0, err
+		}
+		n++
+		if b, ok := best[d.Capacity]; !ok || p < b.price || (p == b.price && d.SKU < b.SKU) {
+			best[d.Capacity] = pricedDIMM{d, p}
+		}
+	}
+	out := make([]pricedDIMM, 0, len(best))
+	for _, d := range best {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Capacity < out[j].Capacity })
+	return out, n - len(out), nil
+}
+
+// pruneDrives drops drives that another drive of the same class beats or
+// matches on every count: price, capacity, latency, IOPS and endurance.
+func pruneDrives(ds []pricedDrive) ([]pricedDrive, int) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].price != ds[j].price {
+			return ds[i].price < ds[j].price
+		}
+		return ds[i].SKU < ds[j].SKU
+	})
+	endur := func(d pricedDrive) float64 {
+		if e := d.Endurance(); e > 0 {
+			return float64(e)
+		}
+		return math.Inf(1)
+	}
+	kept := ds[:0:0]
+	for _, d := range ds {
+		dominated := false
+		for _, k := range kept {
+			if k.FactorClass() == d.FactorClass() && k.price <= d.price && k.Capacity >= d.Capacity &&
+				k.ReadLatency <= d.ReadLatency && k.WriteLatency <= d.WriteLatency &&
+				k.ReadIOPS >= d.ReadIOPS && k.WriteIOPS >= d.WriteIOPS && endur(k) >= endur(d) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			kept = append(kept, d)
+		}
+	}
+	return kept, len(ds) - len(kept)
+}
+
+type evaluator struct {
+	in  Input
+	w   *Workload
+	res *Result
+}
+
+func (e *evaluator) factorsFor(job string) *Factors {
+	if f, ok := e.in.JobFactors[job]; ok && f != nil {
+		return f
+	}
+	return e.in.Factors
+}
+
+// touched is the memory the concurrent jobs of a class touch together.
+func touched(j JobClass) units.Bytes { return units.Bytes(j.Concurrency) * j.Footprint }
+
+// fitsInRAM reports whether every job class fits without swap.
+func (e *evaluator) fitsInRAM(usable units.Bytes) bool {
+	for _, j := range e.w.Jobs {
+		if touched(j) > usable {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDrive) {
+	if e.fitsInRAM(base.Usable) {
+		// Swap could only add cost: every job already runs at full speed.
+		e.add(base, Swap{Kind: SwapNone})
+		return
+	}
+	e.res.Rejected["does not fit in RAM without swap (would be OOM-killed or thrash)"]++
+	if e.w.Options.NoSwap {
+		return
+	}
+	if pl.HasSoftware("zram") {
+		for _, share := range e.w.Options.ZramShares {
+			e.add(base, Swap{Kind: SwapZram, ZramShare: float64(share), Algorithm: "lz4",
+				Capacity: units.Bytes(float64(share) * float64(base.Installed))})
+		}
+	}
+	maxN := pl.Bays
+	if m := e.w.Options.MaxDrives; m > 0 && m < maxN {
+		maxN = m
+	}
+	for i := range drives {
+		d := &drives[i]
+		if !pl.AcceptsDrive(d.Drive) {
+			continue
+		}
+		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity}
+		for n := 1; n <= maxN; n++ {
+			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.FactorClass(), Capacity: units.Bytes(n) * d.Capacity}
+			e.add(base, s)
+			if pl.HasSoftware("zswap") {
+				s.Kind, s.Algorithm = SwapZswap, "lz4"
+				e.add(base, s)
+			}
+		}
+	}
+}
+
+func (e *evaluator) drive(s Swap) pricedDrive {
+	for _, d := range e.in.Prices.Drives {
+		if d.SKU == s.Drive.SKU {
+			return pricedDrive{d, s.Drive.Price}
+		}
+	}
+	return pricedDrive{}
+}
+
+// add evaluates one configuration and keeps it if every job class can run.
+func (e *evaluator) add(c Config, s Swap) {
+	c.Swap = s
+	var d pricedDrive
+	var dev Device
+	if s.Kind == SwapDrive || s.Kind == SwapZswap {
+		d = e.drive(s)
+		dev = Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: s.Drives}
+	}
+	c.Meets = true
+	c.MaxSlowdown = 1
+	serverDays := 0.0
+	flash := make([]float64, len(e.w.Jobs))
+	for i, j := range e.w.Jobs {
+		jr, flashWrites, reason := e.job(c, s, j, dev)
+		if reason != "" {
+			e.res.Rejected[reason]++
+			return
+		}
+		flash[i] = flashWrites
+		c.Jobs = append(c.Jobs, jr)
+		c.Meets = c.Meets && jr.Meets
+		c.AtRisk = c.AtRisk || jr.AtRisk
+		c.Extrapolated = c.Extrapolated || jr.Estimate.Extrapolated
+		c.MaxSlowdown = math.Max(c.MaxSlowdown, jr.Estimate.Slowdown)
+		if j.JobsPerDay > 0 {
+			if jr.JobsPerServer > 0 {
+				serverDays += j.JobsPerDay / jr.JobsPerServer
+			} else {
+				serverDays = math.Inf(1)
+			}
+		}
+	}
+	switch {
+	case e.w.Demand.Servers > 0:
+		c.Servers = e.w.Demand.Servers
+	case math.IsInf(serverDays, 1):
+		c.Servers = 0
+		c.Meets = false
+	default:
+		c.Servers = int(math.Ceil(serverDays - 1e-9))
+		if c.Servers < 1 {
+			c.Servers = 1
+		}
+	}
+	// Swap writes follow the jobs a server actually runs each day: its share
+	// of the demand, or flat out for a fixed fleet without volumes.
+	var writesPerDay float64
+	for i, j := range e.w.Jobs {
+		load := c.Jobs[i].JobsPerServer
+		if j.JobsPerDay > 0 && c.Servers > 0 {
+			load = j.JobsPerDay / float64(c.Servers)
+		}
+		writesPerDay += flash[i] * load
+	}
+	c.Cost.Platform = c.Platform.Price
+	c.Cost.DIMMs = float64(c.DIMMCount) * c.DIMM.Price
+	if s.Drive != nil {
+		c.Cost.Drives = float64(s.Drives) * s.Drive.Price
+		endurance := d.Endurance()
+		perDrive := writesPerDay / float64(s.Drives) * 365 * e.w.HorizonYears()
+		wr := &Wear{WritesPerDay: units.Bytes(writesPerDay), HorizonWrites: units.Bytes(perDrive), Endurance: endurance}
+		if endurance > 0 {
+			wr.LifeUsed = perDrive / float64(endurance)
+			if wr.LifeUsed > 1 {
+				wr.WearsOut = true
+				wr.Replacements = s.Drives * (int(math.Ceil(wr.LifeUsed)) - 1)
+				c.Notes = append(c.Notes, fmt.Sprintf("swap writes wear out the %s %.1f times over the horizon: %d replacement drive(s) per server priced in", d.Model, wr.LifeUsed, wr.Replacements))
+			}
+		}
+		c.Wear = wr
+		c.Cost.Replacements = float64(wr.Replacements) * s.Drive.Price
+	}
+	c.Cost.PerServer = c.Cost.Platform + c.Cost.DIMMs + c.Cost.Drives + c.Cost.Replacements
+	c.Cost.Fleet = c.Cost.PerServer * float64(c.Servers)
+	c.ID, c.Label = configID(c), configLabel(c)
+	if c.Extrapolated {
+		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
+	}
+	e.res.Configs = append(e.res.Configs, c)
+	e.res.Evaluated++
+}
+
+// job evaluates one job class. It returns the job's result, the bytes one
+// job writes to flash, or a reason the configuration cannot run it.
+func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, float64, string) {
+	fs := e.factorsFor(j.Name)
+	t := touched(j)
+	jr := JobResult{Name: j.Name, Touched: t, Deadline: j.Deadline}
+	R := float64(c.Usable)
+	F := float64(t)
+	dirty := float64(j.DirtyShare)
+	var flashWrites float64
+	if F <= R {
+		jr.InRAM, jr.Fit = t, 1
+		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: "in RAM", Basis: "fits in RAM"}
+	} else {
+		switch s.Kind {
+		case SwapNone:
+			return jr, 0, "does not fit in RAM without swap (would be OOM-killed or thrash)"
+		case SwapDrive:
+			if F-R > float64(s.Capacity) {
+				return jr, 0, "swap space too small for the overflow"
+			}
+			jr.Fit = R / F
+			est, err := fs.Predict(s.Class, dev, j.Concurrency, dirty, jr.Fit)
+			if err != nil {
+				return jr, 0, "no slowdown curve for " + s.Class
+			}
+			jr.Estimate = est
+			flashWrites = faultsPerJob(est, j) * pageSize * dirty
+		case SwapZram:
+			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
+			if !ok {
+				return jr, 0, "no zram backend " + s.Algorithm + " in the factor files"
+			}
+			if ratio <= 1 {
+				return jr, 0, "data incompressible: zram cannot hold the overflow"
+			}
+			// Resident part M plus the compressed overflow (F-M)/ratio fill RAM.
+			M := (R*ratio - F) / (ratio - 1)
+			if M <= 0 {
+				return jr, 0, "zram cannot hold the overflow even fully compressed"
+			}
+			if F-M > float64(s.Capacity) {
+				return jr, 0, "zram disk too small for the overflow"
+			}
+			jr.Fit = M / F
+			est, err := fs.Predict("zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, jr.Fit)
+			if err != nil {
+				return jr, 0, "no slowdown curve for zram"
+			}
+			jr.Estimate = est
+		case SwapZswap:
+			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
+			if !ok {
+				return jr, 0, "no zram backend " + s.Algorithm + " in the factor files"
+			}
+			pool := float64(e.w.Options.ZswapPool) * R
+			var M, inPool float64
+			if ratio > 1 && (F-R)*ratio/(ratio-1) <= pool*ratio {
+				// Everything that overflows fits the compressed pool.
+				M = (R*ratio - F) / (ratio - 1)
+				inPool = F - M
+			} else {
+				M = R - pool
+				inPool = math.Min(pool*ratio, F-M)
+			}
+			onDrive := F - M - inPool
+			if onDrive > float64(s.Capacity) {
+				return jr, 0, "swap space too small for the overflow"
+			}
+			if onDrive <= 0 {
+				return jr, 0, "zswap pool holds all the overflow: the drives add nothing over zram"
+			}
+			f := M / F
+			jr.Fit = f
+			pe, err1 := fs.Predict("zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, f)
+			de, err2 := fs.Predict(s.Class, dev, j.Concurrency, dirty, f)
+			if err1 != nil || err2 != nil {
+				return jr, 0, "no slowdown curve for zswap's parts"
+			}
+			// Uniform access: each part's faults are proportional to its share.
+			wp, wd := inPool/(F-M), onDrive/(F-M)
+			jr.Estimate = Estimate{
+				Slowdown:     1 + wp*(pe.Slowdown-1) + wd*(de.Slowdown-1),
+				Low:          1 + wp*(pe.Low-1) + wd*(de.Low-1),
+				High:         1 + wp*(pe.High-1) + wd*(de.High-1),
+				Provenance:   worse(pe.Provenance, de.Provenance),
+				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s)", wp*100, pe.Basis, wd*100, de.Basis),
+				Extrapolated: pe.Extrapolated || de.Extrapolated,
+				FaultTime:    de.FaultTime,
+			}
+			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + wd*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
+		}
+		jr.InRAM = units.Bytes(jr.Fit * F)
+	}
+	rt := float64(j.Runtime) * jr.Estimate.Slowdown
+	jr.Runtime = units.Duration(rt)
+	jr.RuntimeHigh = units.Duration(float64(j.Runtime) * jr.Estimate.High)
+	jr.Meets = jr.Runtime <= j.Deadline
+	// A deadline met only on the central estimate, or only by extrapolating
+	// beyond the measured fit ratios, is not one to sign a purchase on.
+	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated)
+	if jr.Meets {
+		waves := math.Floor(float64(j.Window) / rt)
+		jr.JobsPerServer = float64(j.Concurrency) * waves
+	}
+	jr.SwapWrites = units.Bytes(flashWrites)
+	return jr, flashWrites, ""
+}
+
+// faultsPerJob turns excess runtime into a count of major faults: each fault
+// costs the device's service time.
+func faultsPerJob(est Estimate, j JobClass) float64 {
+	if est.FaultTime <= 0 {
+		return 0
+	}
+	return (est.Slowdown - 1) * j.Runtime.Seconds() / est.FaultTime
+}
+
+// zram returns the compressor's parameters and the ratio it reaches on the
+// job's data (the workload gives lz4's; other compressors scale by their
+// published ratio relative to lz4).
+func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (Software, float64, bool) {
+	sw, ok := fs.Software["zram-"+alg]
+	if !ok {
+		sw, ok = e.in.Factors.Software["zram-"+alg]
+	}
+	if !ok {
+		return sw, 0, false
+	}
+	ratio := float64(j.Compressibility)
+	if lz, ok := fs.Software["zram-lz4"]; ok && lz.Ratio > 0 && alg != "lz4" {
+		ratio *= sw.Ratio / lz.Ratio
+	}
+	return sw, ratio, true
+}
+
+func zramDevice(sw Software) Device {
+	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D()}
+}
+
+var provenanceOrder = map[string]int{"in RAM": 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}
+
+func worse(a, b string) string {
+	if provenanceOrder[a] >= provenanceOrder[b] {
+		return a
+	}
+	return b
+}
+
+func configID(c Config) string {
+	id := fmt.Sprintf("%s/%dx%s", c.Platform.SKU, c.DIMMCount, c.DIMM.SKU)
+	switch c.Swap.Kind {
+	case SwapNone:
+		return id + "/noswap"
+	case SwapZram:
+		return fmt.Sprintf("%s/zram-%s-%.0fpct", id, c.Swap.Algorithm, c.Swap.ZramShare*100)
+	case SwapZswap:
+		return fmt.Sprintf("%s/zswap-%s+%dx%s", id, c.Swap.Algorithm, c.Swap.Drives, c.Swap.Drive.SKU)
+	}
+	return fmt.Sprintf("%s/%dx%s", id, c.Swap.Drives, c.Swap.Drive.SKU)
+}
+
+func configLabel(c Config) string {
+	mem := fmt.Sprintf("%s (%d x %s)", c.Installed, c.DIMMCount, c.DIMM.Capacity)
+	switch c.Swap.Kind {
+	case SwapNone:
+		return mem + ", no swap"
+	case SwapZram:
+		return fmt.Sprintf("%s + zram %.0f%% (%s)", mem, c.Swap.ZramShare*100, c.Swap.Algorithm)
+	case SwapZswap:
+		return fmt.Sprintf("%s + zswap + %s", mem, driveLabel(c.Swap))
+	}
+	return mem + " + " + driveLabel(c.Swap)
+}
+
+func driveLabel(s Swap) string {
+	if s.Drives == 1 {
+		return s.Drive.Model
+	}
+	return fmt.Sprintf("%d x %s RAID 0", s.Drives, s.Drive.Model)
+}
+
+// rank orders configurations and picks the recommendation and baseline.
+func rank(res *Result, w *Workload) {
+	cs := res.Configs
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if ta, tb := tier(a), tier(b); ta != tb {
+			return ta < tb
+		}
+		if a.Meets && a.Cost.Fleet != b.Cost.Fleet {
+			return a.Cost.Fleet < b.Cost.Fleet
+		}
+		if !a.Meets && a.MaxSlowdown != b.MaxSlowdown {
+			// Among misses, the closest to meeting first.
+			return missBy(a) < missBy(b)
+		}
+		if a.Cost.PerServer != b.Cost.PerServer {
+			return a.Cost.PerServer < b.Cost.PerServer
+		}
+		if a.MaxSlowdown != b.MaxSlowdown {
+			return a.MaxSlowdown < b.MaxSlowdown
+		}
+		return a.ID < b.ID
+	})
+	for i := range cs {
+		cs[i].Rank = i + 1
+	}
+	for i := range cs {
+		if cs[i].AllDRAM() && cs[i].Meets {
+			res.Baseline = &cs[i]
+			break
+		}
+	}
+	if len(cs) > 0 && cs[0].Meets {
+		res.Recommended = &cs[0]
+	}
+	if r, b := res.Recommended, res.Baseline; r != nil && b != nil && r != b {
+		sv := Savings{PerServer: b.Cost.PerServer - r.Cost.PerServer, Fleet: b.Cost.Fleet - r.Cost.Fleet}
+		if b.Cost.Fleet > 0 {
+			sv.Percent = sv.Fleet / b.Cost.Fleet * 100
+		}
+		res.Savings = &sv
+	}
+	res.Verdict = verdict(res)
+	res.Advice = advise(res, w)
+}
+
+func tier(c *Config) int {
+	switch {
+	case c.Meets && !c.AtRisk:
+		return 0
+	case c.Meets:
+		return 1
+	}
+	return 2
+}
+
+// missBy is how far past its deadline the worst job class runs (ratio).
+func missBy(c *Config) float64 {
+	m := 0.0
+	for _, j := range c.Jobs {
+		m = math.Max(m, float64(j.Runtime)/float64(j.Deadline))
+	}
+	return m
+}
+
+func money(v float64, cur string) string {
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	s := fmt.Sprintf("%.0f", math.Round(v))
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String() + " " + cur
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// Money formats an amount for people: "55,800 RUB".
+func Money(v float64, cur string) string { return money(v, cur) }
+
+func verdict(res *Result) string {
+	r, b := res.Recommended, res.Baseline
+	if r == nil {
+		return "No configuration meets every deadline."
+	}
+	var jobs []string
+	for _, j := range r.Jobs {
+		jobs = append(jobs, fmt.Sprintf("%s %s of %s, slowdown %.2f", j.Name, j.Runtime, j.Deadline, j.Estimate.Slowdown))
+	}
+	s := fmt.Sprintf("Buy %s: it meets every deadline (%s) at %s per server, %s for %d server(s).",
+		r.Label, strings.Join(jobs, "; "), money(r.Cost.PerServer, res.Currency), money(r.Cost.Fleet, res.Currency), r.Servers)
+	switch {
+	case b == nil:
+		s += " No all-DRAM configuration in the catalogs meets the deadlines, so there is no all-DRAM baseline to compare with."
+	case b == r:
+		s += " All-DRAM is the cheapest way to meet the deadlines here; swap would not save money."
+	default:
+		sv := res.Savings
+		s += fmt.Sprintf(" That is %s (%.1f%%) less than the cheapest all-DRAM configuration, %s at %s per server (%s per server saved).",
+			money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
+	}
+	if r.AtRisk {
+		s += " Caution: no configuration meets the deadlines with certainty;"
+		if r.Extrapolated {
+			s += " this one's slowdown is extrapolated beyond the measured fit ratios (measure it with `memplan probe`)."
+		} else {
+			s += " at the upper end of the slowdown's uncertainty band a job would miss its deadline."
+		}
+	}
+	return s
+}
+
+// nothingFits builds the error for a workload no configuration can run.
+func (e *evaluator) nothingFits(platforms []prices.Platform) error {
+	var maxRAM units.Bytes
+	for _, pl := range platforms {
+		for _, d := range e.in.Prices.DIMMs {
+			if ok, _ := pl.Accepts(d); ok {
+				if m := units.Bytes(pl.Memory.Slots)*d.Capacity - pl.Reserve; m > maxRAM {
+					maxRAM = m
+				}
+			}
+		}
+	}
+	worst, wi := units.Bytes(0), 0
+	for i, j := range e.w.Jobs {
+		if touched(j) > worst {
+			worst, wi = touched(j), i
+		}
+	}
+	var reasons []string
+	for k, v := range e.res.Rejected {
+		reasons = append(reasons, fmt.Sprintf("%s: %d", k, v))
+	}
+	sort.Strings(reasons)
+	return e.w.ErrorAt(fmt.Sprintf("jobs[%d].footprint", wi), "lower the footprint or concurrency, or add larger DIMMs, drives or platforms to the catalog",
+		"%d concurrent jobs x %s = %s exceeds every configuration the catalogs allow (at most %s usable RAM; rejected: %s)",
+		e.w.Jobs[wi].Concurrency, e.w.Jobs[wi].Footprint, worst, maxRAM, strings.Join(reasons, "; "))
+}
+
+// advise explains, when nothing meets the deadlines, what would.
+func advise(res *Result, w *Workload) []string {
+	if res.Recommended != nil || len(res.Configs) == 0 {
+		return nil
+	}
+	var out []string
+	best := &res.Configs[0]
+	for _, jr := range best.Jobs {
+		if jr.Meets {
+			continue
+		}
+		out = append(out, fmt.Sprintf("closest: %s runs %s in %s (deadline %s); a deadline of %s would be met",
+			best.Label, jr.Name, jr.Runtime, jr.Deadline, units.Duration(jr.Runtime.D().Round(time.Minute)+time.Minute)))
+	}
+	for _, j := range w.Jobs {
+		if j.Runtime > j.Deadline {
+			out = append(out, fmt.Sprintf("%s takes %s even fully in RAM, longer than its %s deadline: no memory configuration helps; shorten the job or relax the deadline", j.Name, j.Runtime, j.Deadline))
+			continue
+		}
+		var maxUsable units.Bytes
+		for _, c := range res.Configs {
+			if c.Usable > maxUsable {
+				maxUsable = c.Usable
+			}
+		}
+		if touched(j) > maxUsable {
+			maxC := int(maxUsable / j.Footprint)
+			out = append(out, fmt.Sprintf("%s needs %s usable RAM to run without swap, more than the %s the largest configuration offers; run at most %d job(s) per server at once, or add a platform with more DIMM slots or larger DIMMs", j.Name, touched(j), maxUsable, maxC))
+		}
+	}
+	return out
+}

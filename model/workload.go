@@ -1,0 +1,203 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/units"
+)
+
+// Workload describes the work a fleet must carry.
+type Workload struct {
+	Name     string         `yaml:"name" json:"name"`
+	Notes    string         `yaml:"notes,omitempty" json:"notes,omitempty"`
+	Catalogs []string       `yaml:"catalogs,omitempty" json:"catalogs,omitempty"` // embedded catalogs to price from
+	Currency string         `yaml:"currency,omitempty" json:"currency,omitempty"`
+	Horizon  units.Duration `yaml:"horizon" json:"horizon_ns"`
+	Demand   Demand         `yaml:"demand" json:"demand"`
+	Jobs     []JobClass     `yaml:"jobs" json:"jobs"`
+	Options  Options        `yaml:"options,omitempty" json:"options"`
+
+	File string     `yaml:"-" json:"file"`
+	doc  *yamlx.Doc `yaml:"-"`
+}
+
+// Demand is either a fixed fleet (Servers) or per-job-class daily volumes
+// (JobClass.JobsPerDay).
+type Demand struct {
+	Servers int `yaml:"servers,omitempty" json:"servers,omitempty"`
+}
+
+// JobClass is one kind of job. Jobs of one class run Concurrency at a time
+// on a server; different classes take turns (they are not co-scheduled).
+type JobClass struct {
+	Name            string         `yaml:"name" json:"name"`
+	Footprint       units.Bytes    `yaml:"footprint" json:"footprint_bytes"`  // peak resident memory of one job
+	Runtime         units.Duration `yaml:"runtime" json:"runtime_ns"`         // wall time fully in RAM
+	Concurrency     int            `yaml:"concurrency" json:"concurrency"`    // jobs at once per server
+	Deadline        units.Duration `yaml:"deadline" json:"deadline_ns"`       // each job must finish within
+	Window          units.Duration `yaml:"window,omitempty" json:"window_ns"` // hours per day servers work on this class (default 24h)
+	JobsPerDay      float64        `yaml:"jobs_per_day,omitempty" json:"jobs_per_day,omitempty"`
+	Compressibility units.Ratio    `yaml:"compressibility,omitempty" json:"compressibility"` // lz4 ratio of its data; 1 = incompressible
+	DirtyShare      units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share"`         // share of evicted pages that must be written
+	Profile         string         `yaml:"profile,omitempty" json:"profile,omitempty"`       // measured factor/profile file for this job
+}
+
+// Options restrict or widen the search.
+type Options struct {
+	Platforms  []string      `yaml:"platforms,omitempty" json:"platforms,omitempty"`   // SKUs to consider (default all)
+	ZramShares []units.Ratio `yaml:"zram_sizes,omitempty" json:"zram_sizes,omitempty"` // zram disk size as a share of RAM
+	MaxDrives  int           `yaml:"max_swap_drives,omitempty" json:"max_swap_drives"` // cap on swap drives per server
+	ZswapPool  units.Ratio   `yaml:"zswap_pool,omitempty" json:"zswap_pool"`           // zswap max_pool_percent as a share
+	NoSwap     bool          `yaml:"dram_only,omitempty" json:"dram_only,omitempty"`   // consider only all-DRAM configurations
+}
+
+// Defaults applied when a field is left out.
+const (
+	DefaultCompressibility = 2.0
+	DefaultDirtyShare      = 0.5
+	DefaultZswapPool       = 0.20
+)
+
+var defaultZramShares = []units.Ratio{0.25, 0.5}
+
+// ParseWorkload decodes and validates a workload; file names it in errors.
+func ParseWorkload(file string, data []byte) (*Workload, error) {
+	var w Workload
+	doc, err := yamlx.Decode(file, data, &w)
+	if err != nil {
+		return nil, err
+	}
+	w.File, w.doc = file, doc
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// LoadWorkload reads and validates a workload file.
+func LoadWorkload(path string) (*Workload, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading workload: %w", err)
+	}
+	w, err := ParseWorkload(path, data)
+	if err != nil {
+		return nil, err
+	}
+	for i := range w.Jobs {
+		if p := w.Jobs[i].Profile; p != "" && !filepath.IsAbs(p) {
+			w.Jobs[i].Profile = filepath.Join(filepath.Dir(path), p)
+		}
+	}
+	return w, nil
+}
+
+// ErrorAt points an error at a field of the workload file.
+func (w *Workload) ErrorAt(path, hint, format string, args ...any) error {
+	if w.doc == nil {
+		return &yamlx.InputError{File: w.File, Field: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	}
+	return w.doc.Errorf(path, hint, format, args...)
+}
+
+func (w *Workload) validate() error {
+	d := w.doc
+	if strings.TrimSpace(w.Name) == "" {
+		return d.Errorf("name", "add `name: my workload`", "missing")
+	}
+	if w.Currency != "" && !units.IsCurrencyCode(w.Currency) {
+		return d.Errorf("currency", "", "got %q, expected a three-letter currency code such as USD", w.Currency)
+	}
+	if w.Horizon == 0 {
+		w.Horizon = units.Duration(3 * 365 * 24 * 3600 * 1e9)
+	}
+	if w.Horizon.Hours() < 24 {
+		return d.Errorf("horizon", "the planning horizon, e.g. `horizon: 3y`", "got %s, expected at least a day", w.Horizon)
+	}
+	if w.Demand.Servers < 0 {
+		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
+	}
+	if len(w.Jobs) == 0 {
+		return d.Errorf("jobs", "list at least one job class", "missing")
+	}
+	names := map[string]bool{}
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		p := fmt.Sprintf("jobs[%d]", i)
+		if strings.TrimSpace(j.Name) == "" {
+			return d.Errorf(p+".name", "", "missing")
+		}
+		if names[j.Name] {
+			return d.Errorf(p+".name", "", "duplicate job class name %q", j.Name)
+		}
+		names[j.Name] = true
+		if j.Footprint <= 0 {
+			return d.Errorf(p+".footprint", "peak resident memory of one job, e.g. 22GiB", "missing or zero")
+		}
+		if j.Runtime <= 0 {
+			return d.Errorf(p+".runtime", "wall time of one job when fully in RAM, e.g. 7h", "missing or zero")
+		}
+		if j.Concurrency == 0 {
+			j.Concurrency = 1
+		}
+		if j.Concurrency < 0 {
+			return d.Errorf(p+".concurrency", "", "got %d, expected jobs at once per server (1 or more)", j.Concurrency)
+		}
+		if j.Deadline <= 0 {
+			return d.Errorf(p+".deadline", "the longest a job may take, e.g. 8h", "missing or zero")
+		}
+		if j.Window == 0 {
+			j.Window = units.Duration(24 * 3600 * 1e9)
+		}
+		if j.Window.Hours() > 24 {
+			return d.Errorf(p+".window", "", "got %s, expected at most 24h (hours per day the servers work on this class)", j.Window)
+		}
+		if j.Deadline > j.Window {
+			return d.Errorf(p+".deadline", "", "deadline %s is longer than the daily window %s", j.Deadline, j.Window)
+		}
+		if j.JobsPerDay < 0 {
+			return d.Errorf(p+".jobs_per_day", "", "got %g, expected a positive number", j.JobsPerDay)
+		}
+		if w.Demand.Servers == 0 && j.JobsPerDay == 0 {
+			return d.Errorf(p+".jobs_per_day", "or set `demand: {servers: N}` for a fixed fleet", "missing: without a fixed fleet every job class needs jobs_per_day")
+		}
+		if j.Compressibility == 0 {
+			j.Compressibility = DefaultCompressibility
+		}
+		if j.Compressibility < 1 {
+			return d.Errorf(p+".compressibility", "1 means incompressible (random data); 2.6 is typical lz4 on program data", "got %g, expected a compression ratio of 1 or more", float64(j.Compressibility))
+		}
+		if j.DirtyShare == 0 {
+			j.DirtyShare = DefaultDirtyShare
+		}
+		if j.DirtyShare < 0 || j.DirtyShare > 1 {
+			return d.Errorf(p+".dirty_share", "", "got %g, expected a share between 0 and 1", float64(j.DirtyShare))
+		}
+	}
+	o := &w.Options
+	if len(o.ZramShares) == 0 {
+		o.ZramShares = append([]units.Ratio(nil), defaultZramShares...)
+	}
+	for i, s := range o.ZramShares {
+		if s <= 0 || s > 2 {
+			return d.Errorf(fmt.Sprintf("options.zram_sizes[%d]", i), "", "got %g, expected a share of RAM such as 25%%", float64(s))
+		}
+	}
+	if o.ZswapPool == 0 {
+		o.ZswapPool = DefaultZswapPool
+	}
+	if o.ZswapPool < 0 || o.ZswapPool > 0.9 {
+		return d.Errorf("options.zswap_pool", "", "got %g, expected a share of RAM such as 20%%", float64(o.ZswapPool))
+	}
+	if o.MaxDrives < 0 {
+		return d.Errorf("options.max_swap_drives", "", "cannot be negative")
+	}
+	return nil
+}
+
+// HorizonYears is the planning horizon in years.
+func (w *Workload) HorizonYears() float64 { return w.Horizon.Hours() / (365 * 24) }

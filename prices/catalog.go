@@ -1,0 +1,497 @@
+package prices
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/units"
+)
+
+// Catalog is one price list as written by a person: one currency, one date,
+// one source.
+type Catalog struct {
+	Name      string                 `yaml:"name" json:"name"`
+	Currency  string                 `yaml:"currency" json:"currency"`
+	Date      units.Date             `yaml:"date" json:"date"`
+	Source    string                 `yaml:"source" json:"source"`
+	Notes     string                 `yaml:"notes,omitempty" json:"notes,omitempty"`
+	Rates     map[string]units.Money `yaml:"rates,omitempty" json:"rates,omitempty"`
+	DIMMs     []DIMM                 `yaml:"dimms,omitempty" json:"dimms,omitempty"`
+	Drives    []Drive                `yaml:"drives,omitempty" json:"drives,omitempty"`
+	Platforms []Platform             `yaml:"platforms,omitempty" json:"platforms,omitempty"`
+
+	// File is where the catalog came from ("embedded:intel-2009" or a path).
+	File string     `yaml:"-" json:"file"`
+	doc  *yamlx.Doc `yaml:"-"`
+}
+
+// DIMM is a memory module.
+type DIMM struct {
+	SKU        string      `yaml:"sku" json:"sku"`
+	Model      string      `yaml:"model" json:"model"`
+	Generation string      `yaml:"generation" json:"generation"` // DDR3, DDR4, DDR5
+	Type       string      `yaml:"type" json:"type"`             // RDIMM, LRDIMM, UDIMM
+	Capacity   units.Bytes `yaml:"capacity" json:"capacity_bytes"`
+	Speed      int         `yaml:"speed" json:"speed_mts"` // MT/s
+	Price      units.Money `yaml:"price" json:"price"`
+	Source     string      `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog    string      `yaml:"-" json:"catalog"`
+}
+
+// Drive classes.
+const (
+	ClassHDD     = "hdd"
+	ClassSATASSD = "sata-ssd"
+	ClassNVMe    = "nvme-ssd"
+)
+
+// Drive is a storage device that can hold swap.
+type Drive struct {
+	SKU          string         `yaml:"sku" json:"sku"`
+	Model        string         `yaml:"model" json:"model"`
+	Class        string         `yaml:"class" json:"class"`         // hdd, sata-ssd, nvme-ssd
+	NAND         string         `yaml:"nand,omitempty" json:"nand"` // SLC, MLC, TLC, QLC (SSDs)
+	Capacity     units.Bytes    `yaml:"capacity" json:"capacity_bytes"`
+	Price        units.Money    `yaml:"price" json:"price"`
+	ReadLatency  units.Duration `yaml:"read_latency" json:"read_latency_ns"`
+	WriteLatency units.Duration `yaml:"write_latency" json:"write_latency_ns"`
+	ReadIOPS     float64        `yaml:"read_iops" json:"read_iops"`
+	WriteIOPS    float64        `yaml:"write_iops" json:"write_iops"`
+	TBW          units.Bytes    `yaml:"tbw,omitempty" json:"tbw_bytes,omitempty"` // rated total bytes written
+	DWPD         float64        `yaml:"dwpd,omitempty" json:"dwpd,omitempty"`     // drive writes per day over WarrantyYears
+	Warranty     float64        `yaml:"warranty_years,omitempty" json:"warranty_years,omitempty"`
+	Source       string         `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog      string         `yaml:"-" json:"catalog"`
+}
+
+// FactorClass is the key under which slowdown curves for this kind of device
+// are filed: "hdd", "sata-ssd-slc", "nvme-ssd-tlc", ...
+func (d Drive) FactorClass() string {
+	if d.Class == ClassHDD || d.NAND == "" {
+		return d.Class
+	}
+	return d.Class + "-" + strings.ToLower(d.NAND)
+}
+
+// Endurance returns the rated bytes written over the drive's life (TBW, or
+// DWPD x capacity x warranty days). Zero means unknown/unlimited (HDDs).
+func (d Drive) Endurance() units.Bytes {
+	if d.TBW > 0 {
+		return d.TBW
+	}
+	if d.DWPD > 0 {
+		years := d.Warranty
+		if years == 0 {
+			years = 5
+		}
+		return units.Bytes(d.DWPD * float64(d.Capacity) * 365 * years)
+	}
+	return 0
+}
+
+// Platform is a server chassis with CPUs and board: what the DIMMs and
+// drives go into.
+type Platform struct {
+	SKU      string      `yaml:"sku" json:"sku"`
+	Model    string      `yaml:"model" json:"model"`
+	Price    units.Money `yaml:"price" json:"price"`
+	Sockets  int         `yaml:"sockets" json:"sockets"`
+	Memory   MemoryRules `yaml:"memory" json:"memory"`
+	Bays     int         `yaml:"drive_bays" json:"drive_bays"` // bays free for swap drives
+	Classes  []string    `yaml:"drive_classes,omitempty" json:"drive_classes,omitempty"`
+	Reserve  units.Bytes `yaml:"os_reserve" json:"os_reserve_bytes"`           // memory kept for OS and page cache
+	Software []string    `yaml:"software_swap,omitempty" json:"software_swap"` // zram, zswap
+	Source   string      `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog  string      `yaml:"-" json:"catalog"`
+}
+
+// MemoryRules say which DIMMs a platform takes and how they must be placed.
+type MemoryRules struct {
+	Generation  string      `yaml:"generation" json:"generation"`
+	Types       []string    `yaml:"types" json:"types"`
+	Slots       int         `yaml:"slots" json:"slots"`
+	Channels    int         `yaml:"channels" json:"channels"`
+	MaxDIMM     units.Bytes `yaml:"max_dimm_capacity,omitempty" json:"max_dimm_capacity_bytes,omitempty"`
+	MaxCapacity units.Bytes `yaml:"max_capacity,omitempty" json:"max_capacity_bytes,omitempty"`
+	MinSpeed    int         `yaml:"min_speed,omitempty" json:"min_speed_mts,omitempty"`
+}
+
+// Accepts reports whether the platform can take the DIMM, and if not why.
+func (p Platform) Accepts(d DIMM) (bool, string) {
+	if !strings.EqualFold(p.Memory.Generation, d.Generation) {
+		return false, fmt.Sprintf("%s takes %s, not %s", p.SKU, p.Memory.Generation, d.Generation)
+	}
+	ok := false
+	for _, t := range p.Memory.Types {
+		if strings.EqualFold(t, d.Type) {
+			ok = true
+		}
+	}
+	if !ok {
+		return false, fmt.Sprintf("%s takes %s, not %s", p.SKU, strings.Join(p.Memory.Types, "/"), d.Type)
+	}
+	if p.Memory.MaxDIMM > 0 && d.Capacity > p.Memory.MaxDIMM {
+		return false, fmt.Sprintf("%s takes DIMMs up to %s, not %s", p.SKU, p.Memory.MaxDIMM, d.Capacity)
+	}
+	if p.Memory.MinSpeed > 0 && d.Speed < p.Memory.MinSpeed {
+		return false, fmt.Sprintf("%s needs DIMMs of at least %d MT/s, not %d", p.SKU, p.Memory.MinSpeed, d.Speed)
+	}
+	return true, ""
+}
+
+// AcceptsDrive reports whether the platform has bays for this drive class.
+func (p Platform) AcceptsDrive(d Drive) bool {
+	if p.Bays <= 0 {
+		return false
+	}
+	if len(p.Classes) == 0 {
+		return true
+	}
+	for _, c := range p.Classes {
+		if c == d.Class {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSoftware reports whether the platform's OS offers a software swap backend.
+func (p Platform) HasSoftware(name string) bool {
+	for _, s := range p.Software {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	validGenerations = []string{"DDR3", "DDR4", "DDR5"}
+	validTypes       = []string{"RDIMM", "LRDIMM", "UDIMM", "MRDIMM"}
+	validClasses     = []string{ClassHDD, ClassSATASSD, ClassNVMe}
+	validNAND        = []string{"SLC", "MLC", "TLC", "QLC"}
+	validSoftware    = []string{"zram", "zswap"}
+)
+
+func oneOf(v string, set []string) bool {
+	for _, s := range set {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse decodes and validates one catalog. file names it in errors.
+func Parse(file string, data []byte) (*Catalog, error) {
+	var c Catalog
+	doc, err := yamlx.Decode(file, data, &c)
+	if err != nil {
+		return nil, err
+	}
+	c.File = file
+	c.doc = doc
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Load reads a catalog file.
+func Load(path string) (*Catalog, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading price catalog: %w", err)
+	}
+	return Parse(path, data)
+}
+
+func (c *Catalog) validate() error {
+	d := c.doc
+	if c.Name == "" {
+		return d.Errorf("name", "add `name: my-catalog`", "missing; every catalog needs a name")
+	}
+	if !units.IsCurrencyCode(c.Currency) {
+		return d.Errorf("currency", "use an ISO 4217 code such as USD, EUR or RUB", "got %q, expected a three-letter currency code", c.Currency)
+	}
+	if c.Date.IsZero() {
+		return d.Errorf("date", "prices go stale; say when they were quoted", "missing, expected a date such as 2026-03-01")
+	}
+	if strings.TrimSpace(c.Source) == "" {
+		return d.Errorf("source", "name the quote, vendor list or report the prices come from", "missing")
+	}
+	if len(c.DIMMs)+len(c.Drives)+len(c.Platforms) == 0 {
+		return d.Errorf("", "add at least one of dimms:, drives:, platforms:", "catalog is empty")
+	}
+	for cur, r := range c.Rates {
+		p := "rates." + cur
+		if !units.IsCurrencyCode(cur) {
+			return d.Errorf(p, "", "%q is not a three-letter currency code", cur)
+		}
+		if r.Amount <= 0 || (r.Currency != "" && !units.IsCurrencyCode(r.Currency)) {
+			return d.Errorf(p, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "expected a positive amount of another currency")
+		}
+		if r.Currency == "" {
+			r.Currency = c.Currency
+			c.Rates[cur] = r
+		}
+	}
+	seen := map[string]string{}
+	sku := func(p, s string) error {
+		if strings.TrimSpace(s) == "" {
+			return d.Errorf(p+".sku", "every part needs a unique sku (part number)", "missing")
+		}
+		if prev, ok := seen[s]; ok {
+			return d.Errorf(p+".sku", "", "duplicate sku %q (also at %s)", s, prev)
+		}
+		seen[s] = p
+		return nil
+	}
+	price := func(p string, m *units.Money) error {
+		if m.Currency == "" {
+			m.Currency = c.Currency
+		}
+		if m.Amount <= 0 {
+			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %s, expected a price above zero", m)
+		}
+		return nil
+	}
+	for i := range c.DIMMs {
+		x := &c.DIMMs[i]
+		p := fmt.Sprintf("dimms[%d]", i)
+		x.Catalog = c.Name
+		if err := sku(p, x.SKU); err != nil {
+			return err
+		}
+		if !oneOf(x.Generation, validGenerations) {
+			return d.Errorf(p+".generation", "", "got %q, expected one of %s", x.Generation, strings.Join(validGenerations, ", "))
+		}
+		if !oneOf(x.Type, validTypes) {
+			return d.Errorf(p+".type", "", "got %q, expected one of %s", x.Type, strings.Join(validTypes, ", "))
+		}
+		if x.Capacity < units.GiB {
+			return d.Errorf(p+".capacity", "write e.g. 64GiB", "got %s, expected a DIMM capacity of at least 1GiB", x.Capacity)
+		}
+		if x.Speed < 0 {
+			return d.Errorf(p+".speed", "", "got %d, expected MT/s such as 4800", x.Speed)
+		}
+		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+	}
+	for i := range c.Drives {
+		x := &c.Drives[i]
+		p := fmt.Sprintf("drives[%d]", i)
+		x.Catalog = c.Name
+		if err := sku(p, x.SKU); err != nil {
+			return err
+		}
+		if !oneOf(x.Class, validClasses) {
+			return d.Errorf(p+".class", "", "got %q, expected one of %s", x.Class, strings.Join(validClasses, ", "))
+		}
+		if x.Class == ClassHDD && x.NAND != "" {
+			return d.Errorf(p+".nand", "remove it for hdd", "an HDD has no NAND type")
+		}
+		if x.Class != ClassHDD && !oneOf(x.NAND, validNAND) {
+			return d.Errorf(p+".nand", "", "got %q, expected one of %s for an SSD", x.NAND, strings.Join(validNAND, ", "))
+		}
+		if x.Capacity <= 0 {
+			return d.Errorf(p+".capacity", "write e.g. 960GB", "missing or zero")
+		}
+		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+		if x.ReadLatency <= 0 {
+			return d.Errorf(p+".read_latency", "write e.g. 85us (4 KiB random read, queue depth 1)", "missing or zero")
+		}
+		if x.WriteLatency <= 0 {
+			return d.Errorf(p+".write_latency", "write e.g. 20us (4 KiB random write, queue depth 1)", "missing or zero")
+		}
+		if x.ReadIOPS <= 0 || x.WriteIOPS <= 0 {
+			f := "read_iops"
+			if x.ReadIOPS > 0 {
+				f = "write_iops"
+			}
+			return d.Errorf(p+"."+f, "4 KiB random IOPS from the data sheet", "missing or not positive")
+		}
+		if x.DWPD < 0 || x.TBW < 0 || x.Warranty < 0 {
+			return d.Errorf(p+".dwpd", "", "endurance figures cannot be negative")
+		}
+		if x.Class != ClassHDD && x.TBW == 0 && x.DWPD == 0 {
+			return d.Errorf(p, "add `tbw: 7PB` or `dwpd: 1`; swap wears flash", "SSD without an endurance rating")
+		}
+	}
+	for i := range c.Platforms {
+		x := &c.Platforms[i]
+		p := fmt.Sprintf("platforms[%d]", i)
+		x.Catalog = c.Name
+		if err := sku(p, x.SKU); err != nil {
+			return err
+		}
+		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+		m := x.Memory
+		if !oneOf(m.Generation, validGenerations) {
+			return d.Errorf(p+".memory.generation", "", "got %q, expected one of %s", m.Generation, strings.Join(validGenerations, ", "))
+		}
+		if len(m.Types) == 0 {
+			return d.Errorf(p+".memory.types", "e.g. [RDIMM, LRDIMM]", "missing; list the DIMM types the board takes")
+		}
+		for j, t := range m.Types {
+			if !oneOf(t, validTypes) {
+				return d.Errorf(fmt.Sprintf("%s.memory.types[%d]", p, j), "", "got %q, expected one of %s", t, strings.Join(validTypes, ", "))
+			}
+		}
+		if m.Channels <= 0 {
+			return d.Errorf(p+".memory.channels", "total memory channels across all sockets", "missing or not positive")
+		}
+		if m.Slots <= 0 || m.Slots%m.Channels != 0 {
+			return d.Errorf(p+".memory.slots", "total DIMM slots, a multiple of channels", "got %d slots for %d channels, expected a positive multiple of the channel count", m.Slots, m.Channels)
+		}
+		if x.Bays < 0 {
+			return d.Errorf(p+".drive_bays", "", "cannot be negative")
+		}
+		for j, cl := range x.Classes {
+			if !oneOf(cl, validClasses) {
+				return d.Errorf(fmt.Sprintf("%s.drive_classes[%d]", p, j), "", "got %q, expected one of %s", cl, strings.Join(validClasses, ", "))
+			}
+		}
+		for j, s := range x.Software {
+			if !oneOf(s, validSoftware) {
+				return d.Errorf(fmt.Sprintf("%s.software_swap[%d]", p, j), "", "got %q, expected one of %s", s, strings.Join(validSoftware, ", "))
+			}
+		}
+		if x.Reserve < 0 {
+			return d.Errorf(p+".os_reserve", "", "cannot be negative")
+		}
+		if x.Sockets < 0 {
+			return d.Errorf(p+".sockets", "", "cannot be negative")
+		}
+	}
+	return nil
+}
+
+// ErrorAt builds an input error pointing at a field of this catalog.
+func (c *Catalog) ErrorAt(path, hint, format string, args ...any) error {
+	if c.doc == nil {
+		return fmt.Errorf("%s: field %s: %s", c.File, path, fmt.Sprintf(format, args...))
+	}
+	return c.doc.Errorf(path, hint, format, args...)
+}
+
+// Set is the merged view of several catalogs: later catalogs override parts
+// with the same SKU from earlier ones.
+type Set struct {
+	Catalogs  []*Catalog
+	DIMMs     []DIMM
+	Drives    []Drive
+	Platforms []Platform
+	rates     map[[2]string]float64
+}
+
+// Merge combines catalogs in order; a later part with the same SKU replaces
+// an earlier one (a user catalog overrides an embedded price).
+func Merge(cats ...*Catalog) (*Set, error) {
+	s := &Set{Catalogs: cats, rates: map[[2]string]float64{}}
+	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, c := range cats {
+		for _, x := range c.DIMMs {
+			if i, ok := di[x.SKU]; ok {
+				s.DIMMs[i] = x
+				continue
+			}
+			di[x.SKU] = len(s.DIMMs)
+			s.DIMMs = append(s.DIMMs, x)
+		}
+		for _, x := range c.Drives {
+			if i, ok := dr[x.SKU]; ok {
+				s.Drives[i] = x
+				continue
+			}
+			dr[x.SKU] = len(s.Drives)
+			s.Drives = append(s.Drives, x)
+		}
+		for _, x := range c.Platforms {
+			if i, ok := pl[x.SKU]; ok {
+				s.Platforms[i] = x
+				continue
+			}
+			pl[x.SKU] = len(s.Platforms)
+			s.Platforms = append(s.Platforms, x)
+		}
+		for cur, r := range c.Rates {
+			s.rates[[2]string{cur, r.Currency}] = r.Amount
+			s.rates[[2]string{r.Currency, cur}] = 1 / r.Amount
+		}
+	}
+	if len(s.DIMMs) == 0 || len(s.Platforms) == 0 {
+		names := make([]string, 0, len(cats))
+		for _, c := range cats {
+			names = append(names, c.File)
+		}
+		what := "DIMMs"
+		if len(s.Platforms) == 0 {
+			what = "platforms"
+		}
+		return nil, fmt.Errorf("%w: the price catalogs (%s) list no %s; add a catalog with --prices or name an embedded one in the workload's `catalogs:`", yamlx.ErrInput, strings.Join(names, ", "), what)
+	}
+	return s, nil
+}
+
+// Rate returns how many units of `to` one unit of `from` buys, directly or
+// through one intermediate currency.
+func (s *Set) Rate(from, to string) (float64, bool) {
+	if from == to {
+		return 1, true
+	}
+	if r, ok := s.rates[[2]string{from, to}]; ok {
+		return r, true
+	}
+	keys := make([][2]string, 0, len(s.rates))
+	for k := range s.rates {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	for _, k := range keys {
+		if k[0] != from {
+			continue
+		}
+		if r2, ok := s.rates[[2]string{k[1], to}]; ok {
+			return s.rates[k] * r2, true
+		}
+	}
+	return 0, false
+}
+
+// Convert expresses m in currency `to`, or fails naming both currencies.
+func (s *Set) Convert(m units.Money, to string) (float64, error) {
+	r, ok := s.Rate(m.Currency, to)
+	if !ok {
+		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, m.Currency, to)
+	}
+	return m.Amount * r, nil
+}
+
+// Currencies lists the currencies prices in the set are quoted in.
+func (s *Set) Currencies() []string {
+	m := map[string]bool{}
+	for _, x := range s.DIMMs {
+		m[x.Price.Currency] = true
+	}
+	for _, x := range s.Drives {
+		m[x.Price.Currency] = true
+	}
+	for _, x := range s.Platforms {
+		m[x.Price.Currency] = true
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -37,7 +37,7 @@ type FactorFile struct {
 	// model ignores it but keeps files round-trippable.
 	Extra map[string]any `yaml:"extra,omitempty" json:"extra,omitempty"`
 
-	File string     `yaml:"-" json:"file"`
+	File string     `yaml:"-" json:"-"`
 	doc  *yamlx.Doc `yaml:"-"`
 }
 

@@ -21,7 +21,7 @@ type Workload struct {
 	Jobs     []JobClass     `yaml:"jobs" json:"jobs"`
 	Options  Options        `yaml:"options,omitempty" json:"options"`
 
-	File string     `yaml:"-" json:"file"`
+	File string     `yaml:"-" json:"-"`
 	doc  *yamlx.Doc `yaml:"-"`
 }
 

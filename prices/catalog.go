@@ -24,7 +24,7 @@ type Catalog struct {
 	Platforms []Platform             `yaml:"platforms,omitempty" json:"platforms,omitempty"`
 
 	// File is where the catalog came from ("embedded:intel-2009" or a path).
-	File string     `yaml:"-" json:"file"`
+	File string     `yaml:"-" json:"-"`
 	doc  *yamlx.Doc `yaml:"-"`
 }
 

@@ -1,0 +1,77 @@
+// Command memplan tells whether to buy more DRAM or less DRAM plus a fast
+// swap device, and measures the slowdown factors that decision rests on.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/memplan/memplan/internal/yamlx"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitError       = 1 // the command failed
+	exitUsage       = 2 // bad flags or input files
+	exitInterrupted = 130
+)
+
+func main() {
+	if handled, code := maybeHelper(); handled {
+		os.Exit(code)
+	}
+	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+}
+
+// run executes memplan with args and returns the process exit code. A
+// SIGINT or SIGTERM cancels the context every long operation watches.
+func run(stdout, stderr io.Writer, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(ctx, stderr, err)
+}
+
+func exitCode(ctx context.Context, stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "memplan:", err)
+	var ue *usageError
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue):
+		return exitUsage
+	}
+	return exitError
+}
+
+// usageError marks a mistake in how memplan was called.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// helpers lets subsystems that re-execute memplan as a child (the probe's
+// workload) take over before cobra parses anything. Each returns whether
+// it handled the invocation and the exit code.
+var helpers []func() (bool, int)
+
+func maybeHelper() (bool, int) {
+	for _, h := range helpers {
+		if ok, code := h(); ok {
+			return true, code
+		}
+	}
+	return false, 0
+}

@@ -810,6 +810,10 @@ func advise(res *Result, w *Workload) []string {
 		}
 		if touched(j) > maxUsable {
 			maxC := int(maxUsable / j.Footprint)
+			if maxC == 0 {
+				out = append(out, fmt.Sprintf("one %s job needs %s, more than the %s usable RAM of the largest configuration; add a platform with more DIMM slots or larger DIMMs", j.Name, j.Footprint, maxUsable))
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s needs %s usable RAM to run without swap, more than the %s the largest configuration offers; run at most %d job(s) per server at once, or add a platform with more DIMM slots or larger DIMMs", j.Name, touched(j), maxUsable, maxC))
 		}
 	}

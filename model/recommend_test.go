@@ -1,0 +1,301 @@
+package model_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
+)
+
+const smallCatalog = `
+name: small
+currency: USD
+date: 2026-01-01
+source: test
+dimms:
+  - {sku: D16, model: 16G, generation: DDR5, type: RDIMM, capacity: 16GiB, speed: 4800, price: 100 USD}
+  - {sku: D32, model: 32G, generation: DDR5, type: RDIMM, capacity: 32GiB, speed: 4800, price: 400 USD}
+drives:
+  - {sku: TINY, model: Tiny TLC, class: nvme-ssd, nand: TLC, capacity: 512GB, price: 50 USD,
+     read_latency: 80us, write_latency: 20us, read_iops: 500000, write_iops: 100000, tbw: 20TB}
+platforms:
+  - sku: P
+    model: test box
+    price: 1000 USD
+    memory: {generation: DDR5, types: [RDIMM], slots: 8, channels: 8}
+    drive_bays: 2
+    os_reserve: 0GiB
+    software_swap: [zram, zswap]
+`
+
+func input(t *testing.T, workload, catalog string) model.Input {
+	t.Helper()
+	w, err := model.ParseWorkload("w.yaml", []byte(workload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := prices.Parse("c.yaml", []byte(catalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.Input{Workload: w, Prices: set, Factors: fs}
+}
+
+func configByID(t *testing.T, res *model.Result, suffix string) *model.Config {
+	t.Helper()
+	for i := range res.Configs {
+		if strings.HasSuffix(res.Configs[i].ID, suffix) {
+			return &res.Configs[i]
+		}
+	}
+	var ids []string
+	for _, c := range res.Configs {
+		ids = append(ids, c.ID)
+	}
+	t.Fatalf("no configuration ending %q among %s", suffix, strings.Join(ids, ", "))
+	return nil
+}
+
+func TestZramMemoryBalance(t *testing.T) {
+	// 8 x 16 GiB = 128 GiB usable; jobs touch 160 GiB compressing 2:1.
+	// Resident M and compressed overflow (F-M)/2 fill RAM: M = (2R - F)/(2-1) = 96 GiB.
+	in := input(t, `
+name: z
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 160GiB, runtime: 1h, deadline: 2h, compressibility: 2}
+options: {zram_sizes: ["50%"]}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := configByID(t, res, "8xD16/zram-lz4-50pct")
+	j := c.Jobs[0]
+	if j.InRAM != 96*units.GiB || !near(j.Fit, 0.6, 1e-9) {
+		t.Errorf("zram resident %s fit %.3f, want 96GiB and 0.6", j.InRAM, j.Fit)
+	}
+	if j.Estimate.Slowdown <= 1 || j.Estimate.Slowdown > 1.01 {
+		t.Errorf("zram slowdown %.4f, want small but above 1", j.Estimate.Slowdown)
+	}
+	if c.Wear != nil || c.Cost.Drives != 0 {
+		t.Errorf("zram has no drives to buy or wear: %+v %+v", c.Wear, c.Cost)
+	}
+	// A 25% zram disk (32 GiB) cannot take the 64 GiB overflow.
+	for _, c := range res.Configs {
+		if strings.Contains(c.ID, "8xD16/zram-lz4-25pct") {
+			t.Errorf("25%% zram should be rejected as too small")
+		}
+	}
+}
+
+func TestIncompressibleDataGetsNothingFromZram(t *testing.T) {
+	in := input(t, `
+name: z
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 160GiB, runtime: 1h, deadline: 2h, compressibility: 1}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Configs {
+		if c.Swap.Kind == model.SwapZram && c.Installed < 160*units.GiB {
+			t.Errorf("zram offered for incompressible data: %s", c.Label)
+		}
+	}
+	if res.Rejected["data incompressible: zram cannot hold the overflow"] == 0 {
+		t.Errorf("rejections %v lack the incompressible reason", res.Rejected)
+	}
+}
+
+func TestZswapSplitsOverflowBetweenPoolAndDrive(t *testing.T) {
+	in := input(t, `
+name: z
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 200GiB, runtime: 1h, deadline: 2h, compressibility: 2}
+options: {zswap_pool: "20%"}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := configByID(t, res, "8xD16/zswap-lz4+1xTINY")
+	d := configByID(t, res, "8xD16/1xTINY")
+	// Pool = 20% of 128 GiB; RAM left for pages = 102.4 GiB.
+	if want := 0.8 * 128 / 200; !near(z.Jobs[0].Fit, want, 1e-9) {
+		t.Errorf("zswap fit %.4f, want %.4f", z.Jobs[0].Fit, want)
+	}
+	if !(z.Jobs[0].Estimate.Slowdown < d.Jobs[0].Estimate.Slowdown) {
+		t.Errorf("zswap (%.4f) should beat the bare drive (%.4f) when the pool absorbs part of the overflow",
+			z.Jobs[0].Estimate.Slowdown, d.Jobs[0].Estimate.Slowdown)
+	}
+	if !strings.Contains(z.Jobs[0].Estimate.Basis, "zswap") {
+		t.Errorf("basis %q does not explain the split", z.Jobs[0].Estimate.Basis)
+	}
+}
+
+func TestWornOutDrivesArePricedForReplacement(t *testing.T) {
+	// A long, heavily swapping job on a 20 TBW drive over 5 years.
+	in := input(t, `
+name: wear
+horizon: 5y
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 240GiB, runtime: 20h, deadline: 24h, compressibility: 1}
+options: {dram_only: false}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := configByID(t, res, "8xD16/1xTINY")
+	if c.Wear == nil || !c.Wear.WearsOut || c.Wear.Replacements < 1 {
+		t.Fatalf("wear %+v: expected the drive to wear out", c.Wear)
+	}
+	if want := float64(c.Wear.Replacements) * 50; !near(c.Cost.Replacements, want, 1e-9) {
+		t.Errorf("replacement cost %.2f, want %.2f", c.Cost.Replacements, want)
+	}
+	if !near(c.Cost.PerServer, 1000+8*100+50+c.Cost.Replacements, 1e-9) {
+		t.Errorf("per-server cost %.2f does not include the replacements", c.Cost.PerServer)
+	}
+	joined := strings.Join(c.Notes, " ")
+	if !strings.Contains(joined, "wear out") {
+		t.Errorf("notes %q do not flag the wear", joined)
+	}
+}
+
+func TestServersFollowDailyDemand(t *testing.T) {
+	// 100 GiB per job fits 8 x 16 GiB; 3h jobs, 24h window: 8 waves a day of
+	// one job each -> 8 jobs per server-day; 50 jobs -> 7 servers.
+	in := input(t, `
+name: d
+jobs:
+  - {name: j, footprint: 100GiB, runtime: 3h, deadline: 4h, jobs_per_day: 50}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := configByID(t, res, "8xD16/noswap")
+	if c.Jobs[0].JobsPerServer != 8 || c.Servers != 7 {
+		t.Errorf("jobs/server-day %.1f servers %d, want 8 and 7", c.Jobs[0].JobsPerServer, c.Servers)
+	}
+	if !near(c.Cost.Fleet, 7*c.Cost.PerServer, 1e-6) {
+		t.Errorf("fleet cost %.2f != 7 x %.2f", c.Cost.Fleet, c.Cost.PerServer)
+	}
+	if res.Recommended == nil || res.Recommended.ID != c.ID || res.Baseline != res.Recommended {
+		t.Errorf("all-DRAM 128 GiB should be both recommended and baseline")
+	}
+	if !strings.Contains(res.Verdict, "All-DRAM is the cheapest") {
+		t.Errorf("verdict %q", res.Verdict)
+	}
+}
+
+func TestNothingMeetsTheDeadlineSaysWhatWould(t *testing.T) {
+	in := input(t, `
+name: late
+demand: {servers: 2}
+jobs:
+  - {name: slow, footprint: 200GiB, concurrency: 2, runtime: 3h, deadline: 3h}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Recommended != nil {
+		t.Fatalf("recommended %s though nothing should meet 3h with swap", res.Recommended.Label)
+	}
+	if !strings.Contains(res.Verdict, "No configuration meets") {
+		t.Errorf("verdict %q", res.Verdict)
+	}
+	adv := strings.Join(res.Advice, "\n")
+	for _, want := range []string{"closest:", "400GiB usable RAM", "at most 1 job"} {
+		if !strings.Contains(adv, want) {
+			t.Errorf("advice lacks %q:\n%s", want, adv)
+		}
+	}
+}
+
+func TestFootprintBeyondEveryConfigurationIsAnInputError(t *testing.T) {
+	w, err := model.ParseWorkload("huge.yaml", []byte(`name: huge
+demand: {servers: 1}
+jobs:
+  - name: j
+    footprint: 64TiB
+    runtime: 1h
+    deadline: 2h
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := prices.Parse("c.yaml", []byte(smallCatalog))
+	set, _ := prices.Merge(c)
+	fs, _ := model.MergeFactors(model.DefaultFactors())
+	_, err = model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	msg := err.Error()
+	for _, want := range []string{"huge.yaml:5:", "jobs[0].footprint", "64TiB", "exceeds every configuration"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestRankingIsDeterministicAndTiered(t *testing.T) {
+	in := loadIntel(t)
+	a, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := model.Recommend(in)
+	if len(a.Configs) != len(b.Configs) {
+		t.Fatal("different counts")
+	}
+	tier := func(c model.Config) int {
+		switch {
+		case c.Meets && !c.AtRisk:
+			return 0
+		case c.Meets:
+			return 1
+		}
+		return 2
+	}
+	for i := range a.Configs {
+		if a.Configs[i].ID != b.Configs[i].ID {
+			t.Fatalf("rank %d differs: %s vs %s", i+1, a.Configs[i].ID, b.Configs[i].ID)
+		}
+		if a.Configs[i].Rank != i+1 {
+			t.Errorf("rank field %d at index %d", a.Configs[i].Rank, i)
+		}
+		if i > 0 {
+			p, c := a.Configs[i-1], a.Configs[i]
+			if tier(p) > tier(c) {
+				t.Errorf("%s (tier %d) ranked above %s (tier %d)", p.ID, tier(p), c.ID, tier(c))
+			}
+			if tier(p) == tier(c) && tier(c) < 2 && p.Cost.Fleet > c.Cost.Fleet+1e-9 {
+				t.Errorf("%s costs more than %s but ranks above it", p.ID, c.ID)
+			}
+		}
+	}
+	if math.IsNaN(a.Configs[0].Cost.Fleet) {
+		t.Error("NaN cost")
+	}
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }

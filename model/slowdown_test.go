@@ -1,0 +1,150 @@
+package model
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/units"
+)
+
+
+
+func TestServiceTimeBounds(t *testing.T) {
+	x25e := Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300, Drives: 1}
+	// One job on a fast-writing device: latency-bound, 2 + 75 + 0.5*85 us.
+	fast := x25e
+	fast.WriteIOPS = 100000
+	if got := ServiceTime(fast, 1, 0.5, 2*time.Microsecond); !near(got, 119.5e-6, 1e-9) {
+		t.Errorf("QD1 service time %.1fus, want 119.5us", got*1e6)
+	}
+	// The X25-E's sustained 3,300 random-write IOPS bind even for one job.
+	if got := ServiceTime(x25e, 1, 0.5, 2*time.Microsecond); !near(got, 1/35000.0+0.5/3300.0, 1e-9) {
+		t.Errorf("QD1 X25-E service time %.1fus, want the write-bound 180.1us", got*1e6)
+	}
+	// Four jobs share 35k read / 3.3k write IOPS: throughput-bound.
+	want := 4 * (1/35000.0 + 0.5/3300.0)
+	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond); !near(got, want, 1e-9) {
+		t.Errorf("QD4 service time %.1fus, want %.1fus", got*1e6, want*1e6)
+	}
+	// Striping two drives halves the throughput bound.
+	x25e.Drives = 2
+	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond); !near(got, want/2, 1e-9) {
+		t.Errorf("RAID 0 x2 service time %.1fus, want %.1fus", got*1e6, want/2*1e6)
+	}
+	// No IOPS ceiling (zram): latency only.
+	z := Device{ReadLatency: 1700 * time.Nanosecond, WriteLatency: 1700 * time.Nanosecond}
+	if got := ServiceTime(z, 64, 0.5, 2*time.Microsecond); !near(got, 4.55e-6, 1e-10) {
+		t.Errorf("zram service time %.2fus, want 4.55us", got*1e6)
+	}
+}
+
+func TestExcessAtCurve(t *testing.T) {
+	c := &Curve{Uncertainty: 0.2, Points: []Point{
+		{Fit: 0.8, Slowdown: 1.1, CI: []float64{1.08, 1.12}},
+		{Fit: 0.5, Slowdown: 1.5},
+	}}
+	cases := []struct {
+		f, ex float64
+		extra bool
+	}{
+		{1, 0, false},
+		{1.2, 0, false},
+		{0.9, 0.05, false},                // halfway between (1, 0) and (0.8, 0.1)
+		{0.8, 0.1, false},                 // on a point
+		{0.65, 0.3, false},                // halfway between the two points
+		{0.5, 0.5, false},                 // lowest point
+		{0.25, 0.5 * 2.25, true},          // (0.75/0.5)^2 times the lowest excess
+		{0, 0.5 * (1 / 0.5) * (1 / 0.5), true},
+	}
+	for _, tc := range cases {
+		ex, _, extra := excessAt(c, tc.f)
+		if !near(ex, tc.ex, 1e-9) || extra != tc.extra {
+			t.Errorf("fit %.2f: excess %.4f extrapolated %v, want %.4f %v", tc.f, ex, extra, tc.ex, tc.extra)
+		}
+	}
+	// A point's CI sets its relative uncertainty: (1.12-1.08)/2 / 0.1 = 0.2.
+	if _, u, _ := excessAt(c, 0.8); !near(u, 0.2, 1e-9) {
+		t.Errorf("uncertainty at the CI point %.3f, want 0.2", u)
+	}
+	// Extrapolation widens the band.
+	_, uIn, _ := excessAt(c, 0.5)
+	_, uOut, _ := excessAt(c, 0.3)
+	if uOut <= uIn {
+		t.Errorf("extrapolated uncertainty %.3f not wider than %.3f", uOut, uIn)
+	}
+}
+
+func testFactors(t *testing.T) *Factors {
+	t.Helper()
+	fs, err := MergeFactors(DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+func TestPredictSameDeviceIsThePublishedFigure(t *testing.T) {
+	fs := testFactors(t)
+	x25e := Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300, Drives: 1}
+	est, err := fs.Predict("sata-ssd-slc", x25e, 4, 0.5, 0.52)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(est.Slowdown, 1.12, 1e-9) || est.Provenance != Published || est.Extrapolated {
+		t.Errorf("got %+v, want exactly the published 1.12", est)
+	}
+	if !(est.Low < est.Slowdown && est.Slowdown < est.High) {
+		t.Errorf("band [%.3f, %.3f] does not bracket %.3f", est.Low, est.High, est.Slowdown)
+	}
+}
+
+func TestPredictDerivesMissingClassesByServiceTime(t *testing.T) {
+	fs := testFactors(t)
+	nvme := Device{ReadLatency: 85 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 900000, WriteIOPS: 120000, Drives: 1}
+	est, err := fs.Predict("nvme-ssd-tlc", nvme, 4, 0.5, 0.52)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := ServiceTime(Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300}, 4, 0.5, 2*time.Microsecond)
+	tgt := ServiceTime(nvme, 4, 0.5, 2*time.Microsecond)
+	if want := 1 + 0.12*tgt/ref; !near(est.Slowdown, want, 1e-9) {
+		t.Errorf("derived slowdown %.4f, want %.4f", est.Slowdown, want)
+	}
+	if est.Provenance != Derived {
+		t.Errorf("provenance %q, want derived", est.Provenance)
+	}
+	if est.High-est.Slowdown <= (est.Slowdown-1)*0.25 {
+		t.Errorf("derived band too narrow: %+v", est)
+	}
+}
+
+func TestParseFactorsComputesCIFromSamples(t *testing.T) {
+	f, err := ParseFactors("m.yaml", []byte(`
+name: m
+source: test
+curves:
+  - class: zram-lz4
+    provenance: measured
+    host: box
+    reference: {read_latency: 2us}
+    points:
+      - fit: 0.5
+        samples: [1.10, 1.20, 1.30]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Curves[0].Points[0]
+	if !near(p.Slowdown, 1.2, 1e-9) {
+		t.Errorf("slowdown %.3f, want the mean 1.2", p.Slowdown)
+	}
+	// t(0.975, 2) = 4.3027; sd = 0.1; half-width = 4.3027*0.1/sqrt(3).
+	h := 4.302652729911275 * 0.1 / math.Sqrt(3)
+	if len(p.CI) != 2 || !near(p.CI[0], 1.2-h, 1e-6) || !near(p.CI[1], 1.2+h, 1e-6) {
+		t.Errorf("CI %v, want 1.2 +- %.4f", p.CI, h)
+	}
+	_ = units.GiB
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }

@@ -352,31 +352,24 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity}
 		for n := 1; n <= maxN; n++ {
 			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.FactorClass(), Capacity: units.Bytes(n) * d.Capacity}
-			e.add(base, s)
+			e.addDrive(base, s, d)
 			if pl.HasSoftware("zswap") {
 				s.Kind, s.Algorithm = SwapZswap, "lz4"
-				e.add(base, s)
+				e.addDrive(base, s, d)
 			}
 		}
 	}
 }
 
-func (e *evaluator) drive(s Swap) pricedDrive {
-	for _, d := range e.in.Prices.Drives {
-		if d.SKU == s.Drive.SKU {
-			return pricedDrive{d, s.Drive.Price}
-		}
-	}
-	return pricedDrive{}
-}
+// add evaluates a configuration without swap drives.
+func (e *evaluator) add(c Config, s Swap) { e.addDrive(c, s, nil) }
 
-// add evaluates one configuration and keeps it if every job class can run.
-func (e *evaluator) add(c Config, s Swap) {
+// addDrive evaluates one configuration and keeps it if every job class can
+// run; d is the swap drive model, if any.
+func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Swap = s
-	var d pricedDrive
 	var dev Device
-	if s.Kind == SwapDrive || s.Kind == SwapZswap {
-		d = e.drive(s)
+	if d != nil {
 		dev = Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: s.Drives}
 	}
 	c.Meets = true
@@ -427,7 +420,7 @@ func (e *evaluator) add(c Config, s Swap) {
 	}
 	c.Cost.Platform = c.Platform.Price
 	c.Cost.DIMMs = float64(c.DIMMCount) * c.DIMM.Price
-	if s.Drive != nil {
+	if d != nil {
 		c.Cost.Drives = float64(s.Drives) * s.Drive.Price
 		endurance := d.Endurance()
 		perDrive := writesPerDay / float64(s.Drives) * 365 * e.w.HorizonYears()

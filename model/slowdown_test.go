@@ -8,8 +8,6 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-
-
 func TestServiceTimeBounds(t *testing.T) {
 	x25e := Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300, Drives: 1}
 	// One job on a fast-writing device: latency-bound, 2 + 75 + 0.5*85 us.
@@ -50,11 +48,11 @@ func TestExcessAtCurve(t *testing.T) {
 	}{
 		{1, 0, false},
 		{1.2, 0, false},
-		{0.9, 0.05, false},                // halfway between (1, 0) and (0.8, 0.1)
-		{0.8, 0.1, false},                 // on a point
-		{0.65, 0.3, false},                // halfway between the two points
-		{0.5, 0.5, false},                 // lowest point
-		{0.25, 0.5 * 2.25, true},          // (0.75/0.5)^2 times the lowest excess
+		{0.9, 0.05, false},       // halfway between (1, 0) and (0.8, 0.1)
+		{0.8, 0.1, false},        // on a point
+		{0.65, 0.3, false},       // halfway between the two points
+		{0.5, 0.5, false},        // lowest point
+		{0.25, 0.5 * 2.25, true}, // (0.75/0.5)^2 times the lowest excess
 		{0, 0.5 * (1 / 0.5) * (1 / 0.5), true},
 	}
 	for _, tc := range cases {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/memplan/memplan/internal/yamlx"
@@ -49,10 +50,21 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 	switch {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue):
+	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err):
 		return exitUsage
 	}
 	return exitError
+}
+
+// isCobraUsage recognises cobra's own argument errors, which carry no type.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least ", "invalid argument "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // usageError marks a mistake in how memplan was called.

@@ -20,6 +20,7 @@ const (
 	Measured  = "measured"  // measured by memplan probe/profile on a real device
 	Emulated  = "emulated"  // measured on a throttled stand-in for a device not present
 	Derived   = "derived"   // computed by memplan from another curve (never in a file)
+	InRAM     = "in RAM"    // no swapping: the jobs fit
 )
 
 // FactorFile holds slowdown curves. The probe writes this format (as JSON,

@@ -34,12 +34,13 @@ type CatalogInfo struct {
 
 // FactorInfo records a factor file's identity and its curves' provenance.
 type FactorInfo struct {
-	Name   string            `json:"name"`
-	File   string            `json:"file"`
-	Date   string            `json:"date"`
-	Source string            `json:"source"`
-	Host   string            `json:"host,omitempty"`
-	Curves map[string]string `json:"curves"` // class -> provenance
+	Name         string            `json:"name"`
+	TransferFrom string            `json:"transfer_from,omitempty"` // class this file names to derive others from
+	File         string            `json:"file"`
+	Date         string            `json:"date"`
+	Source       string            `json:"source"`
+	Host         string            `json:"host,omitempty"`
+	Curves       map[string]string `json:"curves"` // class -> provenance
 }
 
 // Savings compares the recommendation with the all-DRAM baseline.
@@ -99,7 +100,7 @@ func Recommend(in Input) (*Result, error) {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}
 	for _, f := range in.Factors.Files {
-		fi := FactorInfo{Name: f.Name, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}}
+		fi := FactorInfo{Name: f.Name, TransferFrom: f.TransferFrom, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}}
 		if f.Host != nil {
 			fi.Host = f.Host.Hostname
 		}
@@ -458,7 +459,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	var flashWrites float64
 	if F <= R {
 		jr.InRAM, jr.Fit = t, 1
-		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: "in RAM", Basis: "fits in RAM"}
+		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: "fits in RAM"}
 	} else {
 		switch s.Kind {
 		case SwapNone:
@@ -586,7 +587,7 @@ func zramDevice(sw Software) Device {
 	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D()}
 }
 
-var provenanceOrder = map[string]int{"in RAM": 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}
+var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}
 
 func worse(a, b string) string {
 	if provenanceOrder[a] >= provenanceOrder[b] {
@@ -725,8 +726,13 @@ func verdict(res *Result) string {
 	for _, j := range r.Jobs {
 		jobs = append(jobs, fmt.Sprintf("%s %s of %s, slowdown %.2f", j.Name, j.Runtime, j.Deadline, j.Estimate.Slowdown))
 	}
-	s := fmt.Sprintf("Buy %s: it meets every deadline (%s) at %s per server, %s for %d server(s).",
-		r.Label, strings.Join(jobs, "; "), money(r.Cost.PerServer, res.Currency), money(r.Cost.Fleet, res.Currency), r.Servers)
+	s := fmt.Sprintf("Buy %s: it meets every deadline (%s) at %s per server",
+		r.Label, strings.Join(jobs, "; "), money(r.Cost.PerServer, res.Currency))
+	if r.Servers == 1 {
+		s += "."
+	} else {
+		s += fmt.Sprintf(", %s for %d servers.", money(r.Cost.Fleet, res.Currency), r.Servers)
+	}
 	switch {
 	case b == nil:
 		s += " No all-DRAM configuration in the catalogs meets the deadlines, so there is no all-DRAM baseline to compare with."
@@ -734,8 +740,13 @@ func verdict(res *Result) string {
 		s += " All-DRAM is the cheapest way to meet the deadlines here; swap would not save money."
 	default:
 		sv := res.Savings
-		s += fmt.Sprintf(" That is %s (%.1f%%) less than the cheapest all-DRAM configuration, %s at %s per server (%s per server saved).",
-			money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
+		if r.Servers == 1 && b.Servers == 1 {
+			s += fmt.Sprintf(" That is %s (%.1f%%) less than the cheapest all-DRAM configuration, %s, at %s.",
+				money(sv.PerServer, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency))
+		} else {
+			s += fmt.Sprintf(" That is %s (%.1f%%) less for the fleet than the cheapest all-DRAM configuration, %s, at %s per server (%s per server saved).",
+				money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
+		}
 	}
 	if r.AtRisk {
 		s += " Caution: no configuration meets the deadlines with certainty;"

@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/memplan/memplan/model"
+	"gopkg.in/yaml.v3"
+)
+
+var formats = []string{"table", "json", "yaml", "csv", "markdown"}
+
+// Formats lists the output formats Render accepts; the first is the default.
+func Formats() []string { return append([]string(nil), formats...) }
+
+// Render writes res in the given format ("" means table).
+func Render(w io.Writer, format string, res *model.Result, opts Options) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	if res == nil {
+		return errors.New("reports: no result to render")
+	}
+	return RenderOutput(w, format, NewOutput(res, opts))
+}
+
+// RenderOutput writes an already converted result, such as one read back
+// with ReadOutput, in the given format ("" means table).
+func RenderOutput(w io.Writer, format string, out Output) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	// Render into memory first so that a failure leaves no half-written
+	// report behind in w.
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "", "table":
+		err = renderTable(&buf, out)
+	case "json":
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		// Labels and notes are prose; "&" and "<" should stay readable.
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(out)
+	case "yaml":
+		err = renderYAML(&buf, out)
+	case "csv":
+		err = renderCSV(&buf, out)
+	case "markdown":
+		err = renderMarkdown(&buf, out)
+	}
+	if err != nil {
+		return fmt.Errorf("rendering %s: %w", format, err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// renderYAML encodes the same struct as JSON, so names and order match. yaml.v3
+// writes floats in exponent form from a million up ("1.2345e+06"), which
+// nobody wants to read as a fleet cost; they are rewritten in plain decimal.
+func renderYAML(w io.Writer, out Output) error {
+	var n yaml.Node
+	if err := n.Encode(out); err != nil {
+		return err
+	}
+	plainFloats(&n)
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+func plainFloats(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			// An untagged plain number resolves to int or float as written;
+			// either decodes into the float64 fields.
+			n.Value, n.Tag = strconv.FormatFloat(v, 'f', -1, 64), ""
+		}
+	}
+	for _, c := range n.Content {
+		plainFloats(c)
+	}
+}
+
+func checkFormat(format string) error {
+	if format == "" {
+		return nil
+	}
+	for _, f := range formats {
+		if f == format {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown output format %q; valid formats are %s", format, strings.Join(formats, ", "))
+}

@@ -1,0 +1,590 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
+	"gopkg.in/yaml.v3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// intelResult runs the model on the Intel EDA study, as `memplan recommend
+// --workload examples/intel-eda-2009.yaml` does.
+func intelResult(t testing.TB) *model.Result {
+	t.Helper()
+	w, err := model.LoadWorkload("../examples/intel-eda-2009.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := prices.Embedded("intel-2009")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Recommended == nil || res.Baseline == nil || res.Savings == nil {
+		t.Fatalf("the Intel study should yield a recommendation, a baseline and savings; got verdict %q", res.Verdict)
+	}
+	return res
+}
+
+// noMeetResult is a hand-made result in which nothing meets the deadlines:
+// the timing job is longer than its deadline even fully in RAM.
+func noMeetResult() *model.Result {
+	h := func(s string) units.Duration {
+		d, err := units.ParseDuration(s)
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}
+	usd := func(v float64) units.Money { return units.Money{Amount: v, Currency: "USD"} }
+	platform := model.Part{SKU: "2S-DDR5-16DIMM", Model: "Two-socket 1U server, 16 DIMM slots", Catalog: "current-2026", Price: 9000, Quoted: usd(9000)}
+	d32 := model.Part{SKU: "DDR5-5600-RDIMM-32G", Model: "32 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: 455.5, Quoted: usd(455.5), Capacity: 32 * units.GiB}
+	d64 := model.Part{SKU: "DDR5-5600-RDIMM-64G", Model: "64 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: 700, Quoted: usd(700), Capacity: 64 * units.GiB}
+	tlc := &model.Part{SKU: "NVME-TLC-1T9", Model: "1.92 TB enterprise TLC NVMe", Catalog: "current-2026", Price: 310, Quoted: usd(310), Capacity: 1920 * 1000 * 1000 * 1000}
+	job := func(name string, touched, inRAM units.Bytes, s, lo, hi float64, prov, basis string, extra bool, runtime, deadline string) model.JobResult {
+		rt := float64(h(runtime))
+		return model.JobResult{
+			Name: name, Touched: touched, InRAM: inRAM, Fit: float64(inRAM) / float64(touched),
+			Estimate: model.Estimate{Slowdown: s, Low: lo, High: hi, Provenance: prov, Basis: basis, Extrapolated: extra},
+			Runtime:  units.Duration(rt * s), RuntimeHigh: units.Duration(rt * hi), Deadline: h(deadline),
+			Meets: rt*s <= float64(h(deadline)),
+		}
+	}
+	inRAM := func(name string, touched units.Bytes, runtime, deadline string) model.JobResult {
+		return job(name, touched, touched, 1, 1, 1, "in RAM", "fits in RAM", false, runtime, deadline)
+	}
+	cost := func(dimms, drives, repl float64) model.Cost {
+		per := 9000 + dimms + drives + repl
+		return model.Cost{Platform: 9000, DIMMs: dimms, Drives: drives, Replacements: repl, PerServer: per, Fleet: 4 * per}
+	}
+	configs := []model.Config{
+		{
+			Rank: 1, ID: "2S-DDR5-16DIMM/16xDDR5-5600-RDIMM-64G/noswap", Label: "1TiB (16 x 64GiB), no swap",
+			Platform: platform, DIMM: d64, DIMMCount: 16, Swap: model.Swap{Kind: model.SwapNone},
+			Installed: 1024 * units.GiB, Usable: 1016 * units.GiB,
+			Jobs:    []model.JobResult{inRAM("synth", 640*units.GiB, "6h", "10h"), inRAM("timing", 128*units.GiB, "4h30m", "4h")},
+			Servers: 4, Cost: cost(16*700, 0, 0), MaxSlowdown: 1,
+		},
+		{
+			Rank: 2, ID: "2S-DDR5-16DIMM/16xDDR5-5600-RDIMM-32G/zswap-lz4+2xNVME-TLC-1T9", Label: "512GiB (16 x 32GiB) + zswap + 2 x 1.92 TB enterprise TLC NVMe RAID 0",
+			Platform: platform, DIMM: d32, DIMMCount: 16,
+			Swap:      model.Swap{Kind: model.SwapZswap, Drive: tlc, Drives: 2, Class: "nvme-ssd-tlc", Algorithm: "lz4", Capacity: 2 * tlc.Capacity},
+			Installed: 512 * units.GiB, Usable: 504 * units.GiB,
+			Jobs: []model.JobResult{
+				job("synth", 640*units.GiB, 380*units.GiB, 1.9, 1.5, 2.4, model.Measured, "measured on eval-01", true, "6h", "10h"),
+				job("timing", 128*units.GiB, 128*units.GiB, 1.1, 1.05, 1.2, model.Derived, "derived from the nvme-ssd-tlc curve (measured) by service time 95us vs 88us", false, "4h30m", "4h"),
+			},
+			Servers: 4, Cost: cost(16*455.5, 620, 620), MaxSlowdown: 1.9, Extrapolated: true,
+			Wear:  &model.Wear{WritesPerDay: 900 * units.GiB, HorizonWrites: 4100 * 1000 * 1000 * 1000 * 1000, Endurance: 3500 * 1000 * 1000 * 1000 * 1000, LifeUsed: 1.17, WearsOut: true, Replacements: 2},
+			Notes: []string{"swap writes wear out the 1.92 TB enterprise TLC NVMe 1.2 times over the horizon: 2 replacement drive(s) per server priced in", "slowdown extrapolated below the lowest measured fit ratio"},
+		},
+		{
+			Rank: 3, ID: "2S-DDR5-16DIMM/16xDDR5-5600-RDIMM-32G/zram-lz4-50pct", Label: "512GiB (16 x 32GiB) + zram 50% (lz4)",
+			Platform: platform, DIMM: d32, DIMMCount: 16,
+			Swap:      model.Swap{Kind: model.SwapZram, ZramShare: 0.5, Algorithm: "lz4", Capacity: 256 * units.GiB},
+			Installed: 512 * units.GiB, Usable: 504 * units.GiB,
+			Jobs: []model.JobResult{
+				job("synth", 640*units.GiB, 300*units.GiB, 2.1, 1.6, 2.6, model.Derived, "derived from the nvme-ssd-tlc curve (measured) by service time 3.7us vs 88us", false, "6h", "10h"),
+				inRAM("timing", 128*units.GiB, "4h30m", "4h"),
+			},
+			Servers: 4, Cost: cost(16*455.5, 0, 0), MaxSlowdown: 2.1,
+		},
+	}
+	// Meets stays false everywhere: the timing job misses on every configuration.
+	return &model.Result{
+		Workload: "Nightly synthesis and timing", WorkloadFile: "testdata/nightly.yaml", Currency: "USD", HorizonYears: 5,
+		Catalogs: []model.CatalogInfo{{Name: "current-2026", File: "embedded:current", Currency: "USD", Date: "2026-02-15", Source: "distributor quotes, February 2026"}},
+		Factors: []model.FactorInfo{
+			{Name: "eval-01 probe", File: "probe-eval-01.json", Date: "2026-03-02", Source: "memplan probe", Host: "eval-01", Curves: map[string]string{"nvme-ssd-tlc": model.Measured, "zram-lz4": model.Measured}},
+			{Name: "memplan-defaults", File: "embedded:factors", Date: "2026-11-29", Source: "published results", Curves: map[string]string{"sata-ssd-slc": model.Published, "hdd": model.Published}},
+		},
+		Evaluated: 3,
+		Rejected:  map[string]int{"does not fit in RAM without swap (would be OOM-killed or thrash)": 2, "swap space too small for the overflow": 1},
+		Configs:   configs,
+		Verdict:   "No configuration meets every deadline.",
+		Advice: []string{
+			"closest: 1TiB (16 x 64GiB), no swap runs timing in 4h30m (deadline 4h); a deadline of 4h31m would be met",
+			"timing takes 4h30m even fully in RAM, longer than its 4h deadline: no memory configuration helps; shorten the job or relax the deadline",
+		},
+		Warnings: []string{"catalog current-2026 quotes DRAM prices from 2026-02-15; DDR5 contract prices moved by more than 50% per quarter recently"},
+	}
+}
+
+type reportCase struct {
+	name string
+	res  *model.Result
+	opts Options
+}
+
+func cases(t *testing.T) []reportCase {
+	return []reportCase{
+		{"intel-eda-2009", intelResult(t), Options{Top: 5, Version: "test"}},
+		{"nothing-meets", noMeetResult(), Options{Version: "test"}},
+	}
+}
+
+var goldenExt = map[string]string{"table": "txt", "json": "json", "yaml": "yaml", "csv": "csv", "markdown": "md"}
+
+func render(t *testing.T, format string, res *model.Result, opts Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Render(&buf, format, res, opts); err != nil {
+		t.Fatalf("Render(%s): %v", format, err)
+	}
+	return buf.String()
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range cases(t) {
+		for _, f := range Formats() {
+			t.Run(tc.name+"/"+f, func(t *testing.T) {
+				got := render(t, f, tc.res, tc.opts)
+				path := filepath.Join("testdata", "golden", tc.name+"."+goldenExt[f])
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run `go test ./reports -update` to create it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("%s differs from the rendered output (if the change is intended, run `go test ./reports -update` and review the diff)\n--- got\n%s", path, got)
+				}
+			})
+		}
+	}
+}
+
+func lineWith(lines []string, prefix string, parts ...string) string {
+	for _, l := range lines {
+		if !strings.HasPrefix(l, prefix) {
+			continue
+		}
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(l, p)
+		}
+		if ok {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestTableFitsEightyColumns(t *testing.T) {
+	intel := intelResult(t)
+	// Varying fleet sizes add the servers column; several platforms prefix
+	// the memory column. Both must still fit.
+	vary := intelResult(t)
+	for i := range vary.Configs {
+		vary.Configs[i].Servers = 1 + i%3
+		vary.Configs[i].Cost.Fleet = vary.Configs[i].Cost.PerServer * float64(vary.Configs[i].Servers) * 1000
+		if i%2 == 1 {
+			vary.Configs[i].Platform.SKU = "2S-X5570-2U-LONG-PLATFORM-NAME"
+		}
+	}
+	for _, tc := range []reportCase{
+		{"intel all", intel, Options{}},
+		{"intel top 3", intel, Options{Top: 3}},
+		{"varying servers and platforms", vary, Options{}},
+		{"nothing meets", noMeetResult(), Options{}},
+	} {
+		out := render(t, "table", tc.res, tc.opts)
+		for i, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > termWidth {
+				t.Errorf("%s: line %d is %d columns wide:\n%s", tc.name, i+1, n, l)
+			}
+		}
+	}
+	out := render(t, "table", vary, Options{})
+	if !strings.Contains(out, "servers") || !strings.Contains(out, "RUB fleet") || !strings.Contains(out, "P2 = ") {
+		t.Errorf("varying fleet sizes and platforms should add a servers column, fleet costs and a platform key:\n%s", out)
+	}
+}
+
+func TestTableIntelContent(t *testing.T) {
+	res := intelResult(t)
+	out := render(t, "table", res, Options{Top: 3})
+	lines := strings.Split(out, "\n")
+
+	if !strings.HasPrefix(lines[0], "Buy ") || !strings.Contains(out, "X25-E") {
+		t.Errorf("the table should open with the verdict naming the X25-E:\n%s", out)
+	}
+	rec := lineWith(lines, "*", "X25-E 64GB", "12x4GiB DDR3", "yes", amount(res.Recommended.Cost.PerServer))
+	if rec == "" {
+		t.Errorf("no recommended row (*) with 12x4GiB DDR3, X25-E 64GB, yes and its cost:\n%s", out)
+	}
+	if !strings.Contains(rec, "1.12") {
+		t.Errorf("the recommended row should show the study's ~12%% slowdown: %q", rec)
+	}
+	base := lineWith(lines, "B", strconv.Itoa(res.Baseline.Rank), "12x8GiB DDR3", "none", "1.00")
+	if base == "" {
+		t.Errorf("the baseline (rank %d) must be shown even outside --top 3:\n%s", res.Baseline.Rank, out)
+	}
+	if lineWith(lines, "", "...") == "" || !strings.Contains(out, "Showing 4 of "+strconv.Itoa(len(res.Configs))) {
+		t.Errorf("skipped ranks should be marked and counted:\n%s", out)
+	}
+	saving := model.Money(res.Savings.PerServer, "RUB")
+	if !strings.Contains(saving, "RUB") || lineWith(lines, "Savings", saving+" per server") == "" {
+		t.Errorf("no savings line with %s per server:\n%s", saving, out)
+	}
+	if lineWith(lines, "  intel-2009 (2009-10-01, RUB") == "" {
+		t.Errorf("the price catalog and its date should be listed:\n%s", out)
+	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Slowdown factors: memplan-defaults (") ||
+		!strings.Contains(flat, "embedded:factors): published: hdd, sata-ssd-mlc, sata-ssd-slc") {
+		t.Errorf("the factor file and its curves' provenance should be listed:\n%s", out)
+	}
+	if lineWith(lines, "Not evaluated: ") == "" {
+		t.Errorf("rejected configurations should be counted:\n%s", out)
+	}
+
+	// The study's other devices miss the 8-hour workday.
+	all := strings.Split(render(t, "table", res, Options{}), "\n")
+	for _, dev := range []string{"  X25-M 80GB  ", "  2x 250GB 7200rpm", "  250GB 7200rpm"} {
+		if l := lineWith(all, "", "12x4GiB DDR3", dev); !strings.Contains(l, "MISS") {
+			t.Errorf("%s on 12x4GiB should be marked MISS: %q", strings.TrimSpace(dev), l)
+		}
+	}
+	// Narrowing the swap column drops model details, never the device kind.
+	if l := lineWith(all, "", "12x4GiB DDR3", "  4x 250GB"); !strings.Contains(l, "HDD") || strings.Contains(l, "..") {
+		t.Errorf("the 4-drive HDD label should keep \"HDD\" by dropping words: %q", l)
+	}
+	if l := lineWith(all, "", "6x4GiB DDR3"); !strings.Contains(l, "^") {
+		t.Errorf("24GiB configurations run below the published fit ratio and must be marked extrapolated: %q", l)
+	}
+	if l := lineWith(all, "", "3x X25-M 80GB", "12x4GiB"); !strings.Contains(l, "w") {
+		t.Errorf("a configuration that wears its drives out should mark its cost: %q", l)
+	}
+}
+
+func TestTableNothingMeets(t *testing.T) {
+	out := render(t, "table", noMeetResult(), Options{})
+	lines := strings.Split(out, "\n")
+	for _, want := range []string{"No configuration meets every deadline.", "What would work:", "Baseline: none", "Warning: catalog current-2026"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Savings") || lineWith(lines, "*") != "" {
+		t.Errorf("with nothing meeting the deadlines there is no recommendation and no saving:\n%s", out)
+	}
+	for _, swap := range []string{"none", "zswap+2x 1.92TB TLC NVMe", "zram 50% lz4"} {
+		if l := lineWith(lines, "", swap); !strings.Contains(l, "MISS") {
+			t.Errorf("row with %s should say MISS: %q", swap, l)
+		}
+	}
+	if l := lineWith(lines, "", "zswap+"); !strings.Contains(l, "1.10^") || !strings.Contains(l, "17,528w") {
+		t.Errorf("the zswap row should show its extrapolated slowdown and wear-inclusive cost: %q", l)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "eval-01 probe (2026-03-02, probe-eval-01.json, host eval-01): measured: nvme-ssd-tlc, zram-lz4") {
+		t.Errorf("measured factors should name their host:\n%s", out)
+	}
+	if !strings.Contains(out, "every configuration needs 4 servers") || !strings.Contains(out, "closest to its deadline") {
+		t.Errorf("fleet size and the multi-job convention should be explained:\n%s", out)
+	}
+	if !strings.Contains(out, `2 rows' slowdowns are carried over`) {
+		t.Errorf("derived slowdowns should be counted:\n%s", out)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, tc := range cases(t) {
+		data := render(t, "json", tc.res, tc.opts)
+		got, err := ReadOutput(strings.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := NewOutput(tc.res, tc.opts)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: JSON does not round-trip:\ngot  %+v\nwant %+v", tc.name, got, want)
+		}
+		// Rendering what was read back gives the same report.
+		var again bytes.Buffer
+		if err := RenderOutput(&again, "json", got); err != nil || again.String() != data {
+			t.Errorf("%s: re-rendered JSON differs (err %v)", tc.name, err)
+		}
+	}
+	out := NewOutput(intelResult(t), Options{Top: 5, Version: "v1.2.3"})
+	if out.SchemaVersion != 1 || out.MemplanVersion != "v1.2.3" || len(out.Configurations) != 5 || out.ConfigurationsTotal <= 5 {
+		t.Errorf("header or Top wrong: version %d %q, %d of %d configurations", out.SchemaVersion, out.MemplanVersion, len(out.Configurations), out.ConfigurationsTotal)
+	}
+	r := out.Recommended
+	if r == nil || !strings.Contains(r.Label, "X25-E") || r.ID != out.RecommendedID || !r.Recommended || r.UsableRAMGiB != 46 ||
+		r.Slowdown < 1.10 || r.Slowdown > 1.14 || !r.MeetsDeadlines || r.RuntimeHours >= r.DeadlineHours || r.DeadlineHours != 8 {
+		t.Errorf("recommended configuration wrong: %+v", r)
+	}
+	if b := out.Baseline; b == nil || !b.AllDRAM || b.Swap.Kind != "none" || b.InstalledRAMGiB != 96 || !b.Baseline {
+		t.Errorf("baseline should be 96 GiB all-DRAM: %+v", b)
+	}
+	if s := out.Savings; s == nil || s.PerServer <= 50000 || s.PerServer != out.Baseline.CostPerServer-r.CostPerServer {
+		t.Errorf("savings should exceed 50,000 RUB per server as in the study: %+v", s)
+	}
+}
+
+func TestYAMLMatchesJSON(t *testing.T) {
+	// Every field has the same name in both encodings.
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := 0; i < ty.NumField(); i++ {
+			f := ty.Field(i)
+			if j, y := f.Tag.Get("json"), f.Tag.Get("yaml"); j == "" || j != y || strings.Contains(j, ",") {
+				t.Errorf("%s.%s: json tag %q and yaml tag %q must be equal, plain names", ty.Name(), f.Name, j, y)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(Output{}))
+
+	big := intelResult(t)
+	big.Configs[0].Cost.Fleet = 232200000
+	if y := render(t, "yaml", big, Options{Top: 1}); !strings.Contains(y, "fleet_cost: 232200000\n") || strings.Contains(y, "e+") {
+		t.Errorf("YAML should write large amounts as plain numbers:\n%s", y)
+	}
+
+	for _, tc := range cases(t) {
+		data := render(t, "yaml", tc.res, tc.opts)
+		dec := yaml.NewDecoder(strings.NewReader(data))
+		dec.KnownFields(true)
+		var got Output
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if want := NewOutput(tc.res, tc.opts); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: YAML does not decode to the same Output", tc.name)
+		}
+	}
+}
+
+func TestReadOutputRejects(t *testing.T) {
+	good := render(t, "json", intelResult(t), Options{Top: 2, Version: "test"})
+	var generic map[string]any
+	if err := json.Unmarshal([]byte(good), &generic); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(f func(m map[string]any)) string {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(good), &m)
+		f(m)
+		b, _ := json.MarshalIndent(m, "", "  ")
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, data string
+		want       []string
+	}{
+		{"unknown top-level field", edit(func(m map[string]any) { m["colour"] = "blue" }), []string{`unknown field "colour"`, "line "}},
+		{"unknown nested field", strings.Replace(good, `"dimm_count": 12,`, `"dimm_count": 12, "price_eur": 1,`, 1),
+			[]string{`unknown field "price_eur"`, "line " + strconv.Itoa(lineOf(good, `"dimm_count": 12,`)) + ":"}},
+		{"newer schema", edit(func(m map[string]any) { m["schema_version"] = 2 }), []string{"schema_version is 2", "reads version 1"}},
+		{"no schema", edit(func(m map[string]any) { delete(m, "schema_version") }), []string{"no schema_version"}},
+		{"not JSON", "currency: RUB\n", []string{"line 1"}},
+		{"trailing data", good + "{}", []string{"after the result"}},
+		{"wrong type", strings.Replace(good, `"servers": 1,`, `"servers": "one",`, 1), []string{"servers", "line "}},
+		{"contradictory ids", edit(func(m map[string]any) { m["recommended_id"] = "something-else" }), []string{`recommended_id is "something-else"`}},
+	} {
+		_, err := ReadOutput(strings.NewReader(tc.data))
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		if !errors.Is(err, ErrSchema) {
+			t.Errorf("%s: error does not wrap ErrSchema: %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
+			}
+		}
+	}
+}
+
+func lineOf(text, sub string) int {
+	return strings.Count(text[:strings.Index(text, sub)], "\n") + 1
+}
+
+func TestCSV(t *testing.T) {
+	res := intelResult(t)
+	recs, err := csv.NewReader(strings.NewReader(render(t, "csv", res, Options{}))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recs[0], csvColumns) {
+		t.Errorf("header %v", recs[0])
+	}
+	if len(recs)-1 != len(res.Configs) {
+		t.Fatalf("%d rows for %d configurations", len(recs)-1, len(res.Configs))
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	rec := recs[1]
+	if rec[col["recommended"]] != "true" || !strings.Contains(rec[col["label"]], "X25-E") || rec[col["currency"]] != "RUB" {
+		t.Errorf("first row should be the recommended X25-E configuration: %v", rec)
+	}
+	if v, err := strconv.ParseFloat(rec[col["cost_per_server"]], 64); err != nil || v != res.Recommended.Cost.PerServer {
+		t.Errorf("cost_per_server %q, want %v", rec[col["cost_per_server"]], res.Recommended.Cost.PerServer)
+	}
+	for i, r := range recs[1:] {
+		if r[col["rank"]] != strconv.Itoa(i+1) {
+			t.Errorf("row %d has rank %s", i+1, r[col["rank"]])
+		}
+	}
+
+	// With --top the recommended and baseline rows are still there.
+	recs, err = csv.NewReader(strings.NewReader(render(t, "csv", res, Options{Top: 2}))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || recs[3][col["baseline"]] != "true" || recs[3][col["rank"]] != strconv.Itoa(res.Baseline.Rank) {
+		t.Errorf("top 2 should list ranks 1, 2 and the baseline: %v", recs)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	res := intelResult(t)
+	out := render(t, "markdown", res, Options{Top: 5})
+	for _, want := range []string{
+		"# memplan: Intel IT EDA batch (2009)", "## Verdict", "## Ranked configurations",
+		"| \\* | 1 | 48GiB (12 x 4GiB) + Intel X25-E 64GB (SLC) |",
+		"Savings with the recommended configuration: **" + model.Money(res.Savings.PerServer, "RUB") + " per server**",
+		"| 4 GB DDR3-1066 registered ECC | DDR3-1066-RDIMM-4G | 12 | 4,600 | 4600.00 RUB | 55,200 |",
+		"| **Per server** | | | | | **" + amount(res.Recommended.Cost.PerServer) + "** |",
+		"| intel-2009 | 2009-10-01 | RUB |", "### Not evaluated",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	out = render(t, "markdown", noMeetResult(), Options{})
+	for _, want := range []string{"### What would work", "### Warnings", "| `probe-eval-01.json` | eval-01 probe | 2026-03-02 | eval-01 |", "**no**"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	var buf bytes.Buffer
+	err := Render(&buf, "xlsx", intelResult(t), Options{})
+	if err == nil {
+		t.Fatal("unknown format accepted")
+	}
+	for _, f := range append(Formats(), `"xlsx"`) {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("error %q should list %s", err, f)
+		}
+	}
+	if buf.Len() != 0 {
+		t.Errorf("wrote %d bytes for an unknown format", buf.Len())
+	}
+	if got := Formats(); got[0] != "table" || len(got) != 5 {
+		t.Errorf("Formats() = %v", got)
+	}
+	if render(t, "", intelResult(t), Options{}) != render(t, "table", intelResult(t), Options{}) {
+		t.Error(`format "" should be the table`)
+	}
+}
+
+func TestLabels(t *testing.T) {
+	for in, want := range map[string]string{
+		"Intel X25-E 64GB (SLC)":           "X25-E 64GB",
+		"250 GB 7200 rpm SATA HDD":         "250GB 7200rpm SATA HDD",
+		"1.92 TB enterprise TLC NVMe":      "1.92TB TLC NVMe",
+		"800 GB SLC-class NVMe (XL-Flash)": "800GB SLC-class NVMe",
+		"Intel":                            "Intel",
+	} {
+		if got := compactDrive(in); got != want {
+			t.Errorf("compactDrive(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{55800, "55,800"}, {389.5, "389.50"}, {-1234.25, "-1,234.25"}, {0.999, "1"}} {
+		if got := amount(tc.v); got != tc.want {
+			t.Errorf("amount(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	for _, l := range wrap("see /a/very/long/path/that/does/not/fit/in/a/narrow/column/at/all and more words here", 20, "  ") {
+		if utf8.RuneCountInString(l) > 20 {
+			t.Errorf("wrapped line %q is longer than 20", l)
+		}
+	}
+}
+
+// TestSchemaDocumented keeps docs/result-json.md in step with the structs:
+// every JSON field and CSV column must be described there.
+func TestSchemaDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/result-json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := 0; i < ty.NumField(); i++ {
+			f := ty.Field(i)
+			if name := f.Tag.Get("json"); !strings.Contains(text, "`"+name+"`") {
+				t.Errorf("docs/result-json.md does not document %s.%s (`%s`)", ty.Name(), f.Name, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(Output{}))
+	csvDoc := text[strings.Index(text, "## CSV columns"):]
+	for _, c := range csvColumns {
+		if !strings.Contains(csvDoc, c) {
+			t.Errorf("docs/result-json.md does not list CSV column %s", c)
+		}
+	}
+}

@@ -1,0 +1,446 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+)
+
+// SchemaVersion is the version of Output. It changes only when a field is
+// removed, renamed or changes meaning or unit; readers refuse other versions
+// rather than guess. docs/result-json.md documents every field.
+const SchemaVersion = 1
+
+// ErrSchema marks a result file that is not a memplan result this version
+// can read (wrong or missing schema_version, unknown fields, bad JSON).
+var ErrSchema = errors.New("not a memplan result file this version can read")
+
+// Options control how much of a Result is shown.
+type Options struct {
+	// Top limits the ranked configurations listed to the N best; 0 lists
+	// them all. The recommended and baseline configurations are always
+	// present in their own fields (and as rows of the table and CSV).
+	Top int
+	// Version is the memplan version recorded in the output.
+	Version string
+}
+
+// Output is the stable, documented form of a model.Result. Every number is a
+// plain number in the unit its name carries (GiB, hours, TB) or, for money,
+// in Currency. Slices are never null so consumers need not special-case them.
+type Output struct {
+	SchemaVersion       int             `json:"schema_version" yaml:"schema_version"`
+	MemplanVersion      string          `json:"memplan_version" yaml:"memplan_version"`
+	Workload            string          `json:"workload" yaml:"workload"`
+	WorkloadFile        string          `json:"workload_file" yaml:"workload_file"`
+	Currency            string          `json:"currency" yaml:"currency"`
+	HorizonYears        float64         `json:"horizon_years" yaml:"horizon_years"`
+	Verdict             string          `json:"verdict" yaml:"verdict"`
+	Advice              []string        `json:"advice" yaml:"advice"`
+	Warnings            []string        `json:"warnings" yaml:"warnings"`
+	RecommendedID       string          `json:"recommended_id" yaml:"recommended_id"`
+	BaselineID          string          `json:"baseline_id" yaml:"baseline_id"`
+	Recommended         *Configuration  `json:"recommended" yaml:"recommended"`
+	Baseline            *Configuration  `json:"baseline" yaml:"baseline"`
+	Savings             *Savings        `json:"savings" yaml:"savings"`
+	ConfigurationsTotal int             `json:"configurations_total" yaml:"configurations_total"`
+	Configurations      []Configuration `json:"configurations" yaml:"configurations"`
+	RejectedTotal       int             `json:"rejected_total" yaml:"rejected_total"`
+	Rejected            []Rejection     `json:"rejected" yaml:"rejected"`
+	Catalogs            []Catalog       `json:"catalogs" yaml:"catalogs"`
+	Factors             []FactorFile    `json:"factors" yaml:"factors"`
+}
+
+// Savings of the recommended configuration against the baseline.
+type Savings struct {
+	PerServer float64 `json:"per_server" yaml:"per_server"`
+	Fleet     float64 `json:"fleet" yaml:"fleet"`
+	Percent   float64 `json:"percent" yaml:"percent"`
+}
+
+// Configuration is one evaluated server configuration. The flat slowdown and
+// runtime fields describe its critical job class, the one whose runtime
+// comes closest to (or furthest past) its deadline; Jobs has every class.
+type Configuration struct {
+	Rank             int      `json:"rank" yaml:"rank"`
+	ID               string   `json:"id" yaml:"id"`
+	Label            string   `json:"label" yaml:"label"`
+	Recommended      bool     `json:"recommended" yaml:"recommended"`
+	Baseline         bool     `json:"baseline" yaml:"baseline"`
+	AllDRAM          bool     `json:"all_dram" yaml:"all_dram"`
+	Platform         Part     `json:"platform" yaml:"platform"`
+	DIMM             Part     `json:"dimm" yaml:"dimm"`
+	DIMMCount        int      `json:"dimm_count" yaml:"dimm_count"`
+	InstalledRAMGiB  float64  `json:"installed_ram_gib" yaml:"installed_ram_gib"`
+	UsableRAMGiB     float64  `json:"usable_ram_gib" yaml:"usable_ram_gib"`
+	Swap             Swap     `json:"swap" yaml:"swap"`
+	MeetsDeadlines   bool     `json:"meets_deadlines" yaml:"meets_deadlines"`
+	AtRisk           bool     `json:"at_risk" yaml:"at_risk"`
+	Extrapolated     bool     `json:"extrapolated" yaml:"extrapolated"`
+	CriticalJob      string   `json:"critical_job" yaml:"critical_job"`
+	FitRatio         float64  `json:"fit_ratio" yaml:"fit_ratio"`
+	Slowdown         float64  `json:"slowdown" yaml:"slowdown"`
+	SlowdownLow      float64  `json:"slowdown_low" yaml:"slowdown_low"`
+	SlowdownHigh     float64  `json:"slowdown_high" yaml:"slowdown_high"`
+	MaxSlowdown      float64  `json:"max_slowdown" yaml:"max_slowdown"`
+	Provenance       string   `json:"provenance" yaml:"provenance"`
+	RuntimeHours     float64  `json:"runtime_hours" yaml:"runtime_hours"`
+	RuntimeHighHours float64  `json:"runtime_high_hours" yaml:"runtime_high_hours"`
+	DeadlineHours    float64  `json:"deadline_hours" yaml:"deadline_hours"`
+	Servers          int      `json:"servers" yaml:"servers"`
+	PlatformCost     float64  `json:"platform_cost" yaml:"platform_cost"`
+	DIMMsCost        float64  `json:"dimms_cost" yaml:"dimms_cost"`
+	DrivesCost       float64  `json:"drives_cost" yaml:"drives_cost"`
+	ReplacementsCost float64  `json:"replacements_cost" yaml:"replacements_cost"`
+	CostPerServer    float64  `json:"cost_per_server" yaml:"cost_per_server"`
+	FleetCost        float64  `json:"fleet_cost" yaml:"fleet_cost"`
+	Wear             *Wear    `json:"wear" yaml:"wear"`
+	Jobs             []Job    `json:"jobs" yaml:"jobs"`
+	Notes            []string `json:"notes" yaml:"notes"`
+}
+
+// Part is a catalog item as used in a configuration.
+type Part struct {
+	SKU            string  `json:"sku" yaml:"sku"`
+	Model          string  `json:"model" yaml:"model"`
+	Catalog        string  `json:"catalog" yaml:"catalog"`
+	UnitPrice      float64 `json:"unit_price" yaml:"unit_price"`
+	QuotedPrice    float64 `json:"quoted_price" yaml:"quoted_price"`
+	QuotedCurrency string  `json:"quoted_currency" yaml:"quoted_currency"`
+	CapacityBytes  int64   `json:"capacity_bytes" yaml:"capacity_bytes"`
+	CapacityGiB    float64 `json:"capacity_gib" yaml:"capacity_gib"`
+}
+
+// Swap is a configuration's swap arrangement.
+type Swap struct {
+	Kind        string  `json:"kind" yaml:"kind"`
+	DeviceClass string  `json:"device_class" yaml:"device_class"`
+	Drive       *Part   `json:"drive" yaml:"drive"`
+	Drives      int     `json:"drives" yaml:"drives"`
+	ZramShare   float64 `json:"zram_share" yaml:"zram_share"`
+	Algorithm   string  `json:"algorithm" yaml:"algorithm"`
+	CapacityGiB float64 `json:"capacity_gib" yaml:"capacity_gib"`
+}
+
+// Wear is the swap drives' write load against their rated endurance.
+type Wear struct {
+	WritesPerDayGiB         float64 `json:"writes_per_day_gib" yaml:"writes_per_day_gib"`
+	HorizonWritesPerDriveTB float64 `json:"horizon_writes_per_drive_tb" yaml:"horizon_writes_per_drive_tb"`
+	EndurancePerDriveTB     float64 `json:"endurance_per_drive_tb" yaml:"endurance_per_drive_tb"`
+	LifeUsed                float64 `json:"life_used" yaml:"life_used"`
+	WearsOut                bool    `json:"wears_out" yaml:"wears_out"`
+	ReplacementsPerServer   int     `json:"replacements_per_server" yaml:"replacements_per_server"`
+}
+
+// Job is how one job class fares on a configuration.
+type Job struct {
+	Name                string  `json:"name" yaml:"name"`
+	TouchedGiB          float64 `json:"touched_gib" yaml:"touched_gib"`
+	InRAMGiB            float64 `json:"in_ram_gib" yaml:"in_ram_gib"`
+	FitRatio            float64 `json:"fit_ratio" yaml:"fit_ratio"`
+	Slowdown            float64 `json:"slowdown" yaml:"slowdown"`
+	SlowdownLow         float64 `json:"slowdown_low" yaml:"slowdown_low"`
+	SlowdownHigh        float64 `json:"slowdown_high" yaml:"slowdown_high"`
+	Provenance          string  `json:"provenance" yaml:"provenance"`
+	Basis               string  `json:"basis" yaml:"basis"`
+	Extrapolated        bool    `json:"extrapolated" yaml:"extrapolated"`
+	RuntimeHours        float64 `json:"runtime_hours" yaml:"runtime_hours"`
+	RuntimeHighHours    float64 `json:"runtime_high_hours" yaml:"runtime_high_hours"`
+	DeadlineHours       float64 `json:"deadline_hours" yaml:"deadline_hours"`
+	MeetsDeadline       bool    `json:"meets_deadline" yaml:"meets_deadline"`
+	AtRisk              bool    `json:"at_risk" yaml:"at_risk"`
+	JobsPerServerDay    float64 `json:"jobs_per_server_day" yaml:"jobs_per_server_day"`
+	SwapWritesPerJobGiB float64 `json:"swap_writes_per_job_gib" yaml:"swap_writes_per_job_gib"`
+}
+
+// Rejection counts configurations dropped before evaluation, by reason.
+type Rejection struct {
+	Reason string `json:"reason" yaml:"reason"`
+	Count  int    `json:"count" yaml:"count"`
+}
+
+// Catalog identifies a price catalog the prices came from.
+type Catalog struct {
+	Name     string `json:"name" yaml:"name"`
+	File     string `json:"file" yaml:"file"`
+	Currency string `json:"currency" yaml:"currency"`
+	Date     string `json:"date" yaml:"date"`
+	Source   string `json:"source" yaml:"source"`
+}
+
+// FactorFile identifies a slowdown factor file and its curves' provenance.
+type FactorFile struct {
+	Name   string  `json:"name" yaml:"name"`
+	File   string  `json:"file" yaml:"file"`
+	Date   string  `json:"date" yaml:"date"`
+	Source string  `json:"source" yaml:"source"`
+	Host   string  `json:"host" yaml:"host"`
+	Curves []Curve `json:"curves" yaml:"curves"`
+}
+
+// Curve is one slowdown curve's device class and where it came from.
+type Curve struct {
+	Class      string `json:"class" yaml:"class"`
+	Provenance string `json:"provenance" yaml:"provenance"`
+}
+
+// Rounding keeps files readable and diffs quiet; the precision kept is far
+// below what any input is known to (prices to the cent, slowdowns to 1e-4,
+// runtimes to a third of a second).
+func money(v float64) float64 { return math.Round(v*100) / 100 }
+func r4(v float64) float64    { return math.Round(v*1e4) / 1e4 }
+func gib(b units.Bytes) float64 {
+	return r4(float64(b) / float64(units.GiB))
+}
+func tb(b units.Bytes) float64       { return r4(float64(b) / 1e12) }
+func hours(d units.Duration) float64 { return r4(d.Hours()) }
+
+// NewOutput converts a model result into the output schema.
+func NewOutput(res *model.Result, opts Options) Output {
+	out := Output{
+		SchemaVersion:  SchemaVersion,
+		MemplanVersion: opts.Version,
+		Advice:         []string{},
+		Warnings:       []string{},
+		Configurations: []Configuration{},
+		Rejected:       []Rejection{},
+		Catalogs:       []Catalog{},
+		Factors:        []FactorFile{},
+	}
+	if res == nil {
+		return out
+	}
+	out.Workload, out.WorkloadFile = res.Workload, res.WorkloadFile
+	out.Currency, out.HorizonYears = res.Currency, r4(res.HorizonYears)
+	out.Verdict = res.Verdict
+	out.Advice = append(out.Advice, res.Advice...)
+	out.Warnings = append(out.Warnings, res.Warnings...)
+
+	var recID, baseID string
+	if res.Recommended != nil {
+		recID = res.Recommended.ID
+	}
+	if res.Baseline != nil {
+		baseID = res.Baseline.ID
+	}
+	out.RecommendedID, out.BaselineID = recID, baseID
+	conv := func(c *model.Config) Configuration { return newConfiguration(c, recID, baseID) }
+	if res.Recommended != nil {
+		c := conv(res.Recommended)
+		out.Recommended = &c
+	}
+	if res.Baseline != nil {
+		c := conv(res.Baseline)
+		out.Baseline = &c
+	}
+	if s := res.Savings; s != nil {
+		out.Savings = &Savings{PerServer: money(s.PerServer), Fleet: money(s.Fleet), Percent: r4(s.Percent)}
+	}
+	out.ConfigurationsTotal = len(res.Configs)
+	for i := range res.Configs {
+		if opts.Top > 0 && i >= opts.Top {
+			break
+		}
+		out.Configurations = append(out.Configurations, conv(&res.Configs[i]))
+	}
+	for reason, n := range res.Rejected {
+		out.Rejected = append(out.Rejected, Rejection{Reason: reason, Count: n})
+		out.RejectedTotal += n
+	}
+	sort.Slice(out.Rejected, func(i, j int) bool {
+		a, b := out.Rejected[i], out.Rejected[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Reason < b.Reason
+	})
+	for _, c := range res.Catalogs {
+		out.Catalogs = append(out.Catalogs, Catalog{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date, Source: c.Source})
+	}
+	for _, f := range res.Factors {
+		ff := FactorFile{Name: f.Name, File: f.File, Date: f.Date, Source: f.Source, Host: f.Host, Curves: []Curve{}}
+		for class, prov := range f.Curves {
+			ff.Curves = append(ff.Curves, Curve{Class: class, Provenance: prov})
+		}
+		sort.Slice(ff.Curves, func(i, j int) bool { return ff.Curves[i].Class < ff.Curves[j].Class })
+		out.Factors = append(out.Factors, ff)
+	}
+	return out
+}
+
+func newPart(p model.Part) Part {
+	return Part{
+		SKU: p.SKU, Model: p.Model, Catalog: p.Catalog,
+		UnitPrice: money(p.Price), QuotedPrice: money(p.Quoted.Amount), QuotedCurrency: p.Quoted.Currency,
+		CapacityBytes: int64(p.Capacity), CapacityGiB: gib(p.Capacity),
+	}
+}
+
+// criticalJob is the job class whose runtime is largest relative to its
+// deadline: the one that decides whether the configuration works.
+func criticalJob(jobs []model.JobResult) int {
+	best, worst := -1, math.Inf(-1)
+	for i, j := range jobs {
+		r := math.Inf(1)
+		if j.Deadline > 0 {
+			r = float64(j.Runtime) / float64(j.Deadline)
+		}
+		if r > worst {
+			best, worst = i, r
+		}
+	}
+	return best
+}
+
+func newConfiguration(c *model.Config, recID, baseID string) Configuration {
+	out := Configuration{
+		Rank: c.Rank, ID: c.ID, Label: c.Label,
+		Recommended: c.ID == recID, Baseline: c.ID == baseID, AllDRAM: c.AllDRAM(),
+		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount,
+		InstalledRAMGiB: gib(c.Installed), UsableRAMGiB: gib(c.Usable),
+		Swap: Swap{
+			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives,
+			ZramShare: r4(c.Swap.ZramShare), Algorithm: c.Swap.Algorithm, CapacityGiB: gib(c.Swap.Capacity),
+		},
+		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,
+		MaxSlowdown: r4(c.MaxSlowdown), Servers: c.Servers,
+		PlatformCost: money(c.Cost.Platform), DIMMsCost: money(c.Cost.DIMMs), DrivesCost: money(c.Cost.Drives),
+		ReplacementsCost: money(c.Cost.Replacements), CostPerServer: money(c.Cost.PerServer), FleetCost: money(c.Cost.Fleet),
+		Jobs:  []Job{},
+		Notes: append([]string{}, c.Notes...),
+	}
+	if c.Swap.Drive != nil {
+		d := newPart(*c.Swap.Drive)
+		out.Swap.Drive = &d
+	}
+	if w := c.Wear; w != nil {
+		out.Wear = &Wear{
+			WritesPerDayGiB: gib(w.WritesPerDay), HorizonWritesPerDriveTB: tb(w.HorizonWrites),
+			EndurancePerDriveTB: tb(w.Endurance), LifeUsed: r4(w.LifeUsed), WearsOut: w.WearsOut,
+			ReplacementsPerServer: w.Replacements,
+		}
+	}
+	for _, j := range c.Jobs {
+		out.Jobs = append(out.Jobs, Job{
+			Name: j.Name, TouchedGiB: gib(j.Touched), InRAMGiB: gib(j.InRAM), FitRatio: r4(j.Fit),
+			Slowdown: r4(j.Estimate.Slowdown), SlowdownLow: r4(j.Estimate.Low), SlowdownHigh: r4(j.Estimate.High),
+			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis, Extrapolated: j.Estimate.Extrapolated,
+			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
+			MeetsDeadline: j.Meets, AtRisk: j.AtRisk,
+			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),
+		})
+	}
+	if i := criticalJob(c.Jobs); i >= 0 {
+		j := out.Jobs[i]
+		out.CriticalJob, out.FitRatio = j.Name, j.FitRatio
+		out.Slowdown, out.SlowdownLow, out.SlowdownHigh = j.Slowdown, j.SlowdownLow, j.SlowdownHigh
+		out.Provenance = j.Provenance
+		out.RuntimeHours, out.RuntimeHighHours, out.DeadlineHours = j.RuntimeHours, j.RuntimeHighHours, j.DeadlineHours
+	}
+	return out
+}
+
+// ReadOutput reads a result written by the json format. It is strict: a
+// field it does not know means the file was written by another schema (or
+// edited by hand) and guessing would put wrong numbers in a report.
+func ReadOutput(r io.Reader) (Output, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Output{}, err
+	}
+	// The version is checked before the strict decode so that a file from a
+	// newer memplan gets "wrong version", not a confusing unknown field.
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&probe); err != nil {
+		return Output{}, fmt.Errorf("%w: %s", ErrSchema, jsonError(data, err))
+	}
+	switch {
+	case probe.SchemaVersion == nil:
+		return Output{}, fmt.Errorf("%w: no schema_version field; expected the JSON written by `memplan recommend --format json`", ErrSchema)
+	case *probe.SchemaVersion != SchemaVersion:
+		return Output{}, fmt.Errorf("%w: schema_version is %d, this memplan reads version %d; re-run `memplan recommend --format json` with this memplan, or use the memplan that wrote the file", ErrSchema, *probe.SchemaVersion, SchemaVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var out Output
+	if err := dec.Decode(&out); err != nil {
+		return Output{}, fmt.Errorf("%w: %s", ErrSchema, jsonErrorAt(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Output{}, fmt.Errorf("%w: unexpected data after the result object (line %d)", ErrSchema, lineAt(data, dec.InputOffset()))
+	}
+	if err := out.check(); err != nil {
+		return Output{}, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	return out, nil
+}
+
+// check catches hand edits that leave the file self-contradictory, which a
+// report built from it would otherwise show as two different answers.
+func (o *Output) check() error {
+	if o.Currency == "" {
+		return errors.New("currency is empty; every amount in the file is in that currency")
+	}
+	same := func(field, id string, c *Configuration) error {
+		switch {
+		case c == nil && id != "":
+			return fmt.Errorf("%s_id is %q but %s is null", field, id, field)
+		case c != nil && c.ID != id:
+			return fmt.Errorf("%s_id is %q but %s.id is %q; they must name the same configuration", field, id, field, c.ID)
+		}
+		return nil
+	}
+	if err := same("recommended", o.RecommendedID, o.Recommended); err != nil {
+		return err
+	}
+	return same("baseline", o.BaselineID, o.Baseline)
+}
+
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+func jsonError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
+	}
+	return err.Error()
+}
+
+var unknownFieldRE = regexp.MustCompile(`unknown field "((?:[^"\\]|\\.)*)"`)
+
+// jsonErrorAt names the line of a decode error. The decoder reports an
+// unknown field only after reading the whole document, so its position is
+// useless there; the key is looked up instead (a name the schema does not
+// know cannot also be a known key elsewhere).
+func jsonErrorAt(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
+	case errors.As(err, &te):
+		return fmt.Sprintf("line %d: %v", lineAt(data, te.Offset), err)
+	}
+	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
+		key := regexp.MustCompile(`"` + regexp.QuoteMeta(m[1]) + `"\s*:`)
+		if loc := key.FindIndex(data); loc != nil {
+			return fmt.Sprintf("line %d: %v (not a field of schema version %d)", lineAt(data, int64(loc[0])), err, SchemaVersion)
+		}
+	}
+	return err.Error()
+}

@@ -1,0 +1,285 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The table is read in an 80-column terminal; prose is wrapped two columns
+// short of that so a trailing mark never lands in the last column.
+const (
+	termWidth = 80
+	textWidth = 78
+	minShrunk = 10
+)
+
+type column struct {
+	head   string
+	right  bool
+	shrink bool // may be truncated to fit the terminal
+	// dropWords shortens a cell by removing words before its last one, which
+	// keeps what a device is ("HDD", "NVMe") when its details do not fit.
+	dropWords bool
+	gap       int // spaces before this column
+	cells     []string
+	width     int
+}
+
+func renderTable(w io.Writer, out Output) error {
+	var b strings.Builder
+	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
+	para := func(text, indent string) {
+		for _, l := range wrap(text, textWidth, indent) {
+			line(l)
+		}
+	}
+
+	para(out.Verdict, "")
+	rs := rows(out)
+	if len(rs) > 0 {
+		line("")
+		tableRows(line, para, out, rs)
+	}
+
+	line("")
+	switch r, bl := out.Recommended, out.Baseline; {
+	case bl == nil:
+		para("Baseline: none; no all-DRAM configuration in the catalogs meets every deadline.", "")
+	case r != nil && r.ID == bl.ID:
+		para(fmt.Sprintf("Baseline: the recommended configuration is itself all-DRAM (%s), so swap saves nothing here.", bl.Label), "")
+	default:
+		para(fmt.Sprintf("Baseline (cheapest all-DRAM that meets every deadline, rank %d): %s, %s per server, %s for %s.",
+			bl.Rank, bl.Label, moneyCur(bl.CostPerServer, out.Currency), moneyCur(bl.FleetCost, out.Currency), plural(bl.Servers, "server", "servers")), "")
+	}
+	if s := out.Savings; s != nil {
+		para(fmt.Sprintf("Savings of the recommended configuration: %s per server, %s for the fleet (%.1f%% of the baseline's fleet cost).",
+			moneyCur(s.PerServer, out.Currency), moneyCur(s.Fleet, out.Currency), s.Percent), "")
+	}
+	if len(out.Advice) > 0 {
+		line("")
+		line("What would work:")
+		for _, a := range out.Advice {
+			para("- "+a, "  ")
+		}
+	}
+	for _, wn := range out.Warnings {
+		para("Warning: "+wn, "")
+	}
+
+	line("")
+	line("Slowdown factors:")
+	for _, f := range out.Factors {
+		id := []string{}
+		for _, s := range []string{f.Date, f.File} {
+			if s != "" {
+				id = append(id, s)
+			}
+		}
+		if f.Host != "" {
+			id = append(id, "host "+f.Host)
+		}
+		para(fmt.Sprintf("  %s (%s): %s", f.Name, strings.Join(id, ", "), provenanceSummary(f)), "    ")
+	}
+	if r := out.Recommended; r != nil && len(r.Jobs) > 0 {
+		for _, j := range r.Jobs {
+			para(fmt.Sprintf("  Recommended (%s): slowdown %.2f, range %.2f-%.2f; %s", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh, basisText(j)), "    ")
+		}
+	}
+	if n := derivedRows(rs); n > 0 {
+		para(fmt.Sprintf("  %s carried over from another device's curve by the service-time model (provenance \"derived\").",
+			plural(n, "row's slowdown is", "rows' slowdowns are")), "    ")
+	}
+	line("Prices:")
+	for _, c := range out.Catalogs {
+		para(fmt.Sprintf("  %s (%s, %s, %s): %s", c.Name, c.Date, c.Currency, c.File, c.Source), "    ")
+	}
+	if out.RejectedTotal > 0 {
+		var parts []string
+		for _, r := range out.Rejected {
+			parts = append(parts, fmt.Sprintf("%s: %d", r.Reason, r.Count))
+		}
+		para(fmt.Sprintf("Not evaluated: %s (%s).", plural(out.RejectedTotal, "configuration", "configurations"), strings.Join(parts, "; ")), "")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tableRows(line func(string), para func(string, string), out Output, rs []Configuration) {
+	platforms := []string{}
+	index := map[string]int{}
+	for _, c := range rs {
+		if _, ok := index[c.Platform.SKU]; !ok {
+			index[c.Platform.SKU] = len(platforms)
+			platforms = append(platforms, fmt.Sprintf("%s (%s)", c.Platform.Model, c.Platform.SKU))
+		}
+	}
+	vary := serversVary(rs)
+	cur := out.Currency
+
+	cols := []*column{
+		{head: "", gap: 0},
+		{head: "#", right: true, gap: 1},
+		{head: "memory", shrink: true, gap: 2},
+		{head: "swap", shrink: true, dropWords: true, gap: 2},
+		{head: "slowdown", gap: 2},
+		{head: "runtime", gap: 2},
+		{head: "ok", gap: 2},
+	}
+	servers := &column{head: "servers", right: true, gap: 2}
+	cost := &column{head: cur + "/server", right: true, gap: 2}
+	if vary {
+		cost.head = cur + " fleet"
+		cols = append(cols, servers)
+	}
+	cols = append(cols, cost)
+
+	prevRank := 0
+	for _, c := range rs {
+		if c.Rank > prevRank+1 {
+			for i, col := range cols {
+				cell := ""
+				if i == 1 {
+					cell = "..."
+				}
+				col.cells = append(col.cells, cell)
+			}
+		}
+		prevRank = c.Rank
+		mem := memoryLabel(c)
+		if len(platforms) > 1 {
+			mem = fmt.Sprintf("P%d %s", index[c.Platform.SKU]+1, mem)
+		}
+		ok := "yes"
+		if !c.MeetsDeadlines {
+			ok = "MISS"
+		}
+		money := c.CostPerServer
+		if vary {
+			money = c.FleetCost
+		}
+		cs := amount(money)
+		if c.ReplacementsCost > 0 {
+			cs += "w"
+		}
+		srv := strconv.Itoa(c.Servers)
+		if c.Servers == 0 {
+			srv = "-"
+		}
+		cells := []string{marks(c), strconv.Itoa(c.Rank), mem, swapLabel(c), slowdownCell(c), duration(c.RuntimeHours), ok}
+		if vary {
+			cells = append(cells, srv)
+		}
+		cells = append(cells, cs)
+		for i, col := range cols {
+			col.cells = append(col.cells, cells[i])
+		}
+	}
+	fit(cols, termWidth)
+
+	if len(platforms) == 1 {
+		para("Platform: "+platforms[0], "  ")
+	} else {
+		for i, p := range platforms {
+			para(fmt.Sprintf("P%d = %s", i+1, p), "  ")
+		}
+	}
+	row := func(get func(*column) string) {
+		var b strings.Builder
+		for _, col := range cols {
+			b.WriteString(strings.Repeat(" ", col.gap))
+			b.WriteString(pad(get(col), col.width, col.right))
+		}
+		line(b.String())
+	}
+	row(func(c *column) string { return c.head })
+	for i := range cols[0].cells {
+		row(func(c *column) string { return c.cells[i] })
+	}
+
+	var notes []string
+	if len(rs) < out.ConfigurationsTotal {
+		notes = append(notes, fmt.Sprintf("Showing %d of %d configurations.", len(rs), out.ConfigurationsTotal))
+	}
+	if vary {
+		notes = append(notes, fmt.Sprintf("Costs are for the whole fleet, in %s.", cur))
+	} else if len(rs) > 0 {
+		notes = append(notes, fmt.Sprintf("Costs are per server, in %s; every configuration needs %s.", cur, plural(rs[0].Servers, "server", "servers")))
+	}
+	if multiJob(rs) {
+		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")
+	}
+	para(strings.Join(notes, " "), "")
+	para("Legend: * recommended, B baseline (cheapest all-DRAM), ~ at risk (the high end of the slowdown range misses), ^ extrapolated, MISS misses a deadline, w includes drives replaced as they wear out.", "")
+}
+
+func multiJob(rs []Configuration) bool {
+	for _, c := range rs {
+		if len(c.Jobs) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// fit narrows the shrinkable columns, widest first, until a row fits.
+func fit(cols []*column, width int) {
+	total := 0
+	for _, c := range cols {
+		c.width = utf8.RuneCountInString(c.head)
+		for _, s := range c.cells {
+			c.width = max(c.width, utf8.RuneCountInString(s))
+		}
+		total += c.gap + c.width
+	}
+	for total > width {
+		var widest *column
+		for _, c := range cols {
+			if c.shrink && c.width > minShrunk && (widest == nil || c.width > widest.width) {
+				widest = c
+			}
+		}
+		if widest == nil {
+			break
+		}
+		widest.width--
+		total--
+	}
+	for _, c := range cols {
+		narrowed := utf8.RuneCountInString(c.head)
+		for i, s := range c.cells {
+			c.cells[i] = truncate(s, c.width, c.dropWords)
+			narrowed = max(narrowed, utf8.RuneCountInString(c.cells[i]))
+		}
+		c.width = narrowed
+	}
+}
+
+func truncate(s string, w int, dropWords bool) string {
+	if dropWords {
+		f := strings.Fields(s)
+		for utf8.RuneCountInString(strings.Join(f, " ")) > w && len(f) > 3 {
+			// Keep the first two words (count and size) and the last (kind).
+			f = append(f[:len(f)-2], f[len(f)-1])
+		}
+		s = strings.Join(f, " ")
+	}
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	return string(r[:w-2]) + ".."
+}
+
+func pad(s string, w int, right bool) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	return s + strings.Repeat(" ", n)
+}

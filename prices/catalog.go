@@ -399,30 +399,9 @@ func Merge(cats ...*Catalog) (*Set, error) {
 	s := &Set{Catalogs: cats, rates: map[[2]string]float64{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, c := range cats {
-		for _, x := range c.DIMMs {
-			if i, ok := di[x.SKU]; ok {
-				s.DIMMs[i] = x
-				continue
-			}
-			di[x.SKU] = len(s.DIMMs)
-			s.DIMMs = append(s.DIMMs, x)
-		}
-		for _, x := range c.Drives {
-			if i, ok := dr[x.SKU]; ok {
-				s.Drives[i] = x
-				continue
-			}
-			dr[x.SKU] = len(s.Drives)
-			s.Drives = append(s.Drives, x)
-		}
-		for _, x := range c.Platforms {
-			if i, ok := pl[x.SKU]; ok {
-				s.Platforms[i] = x
-				continue
-			}
-			pl[x.SKU] = len(s.Platforms)
-			s.Platforms = append(s.Platforms, x)
-		}
+		s.DIMMs = mergeBySKU(s.DIMMs, c.DIMMs, di, func(x DIMM) string { return x.SKU })
+		s.Drives = mergeBySKU(s.Drives, c.Drives, dr, func(x Drive) string { return x.SKU })
+		s.Platforms = mergeBySKU(s.Platforms, c.Platforms, pl, func(x Platform) string { return x.SKU })
 		for cur, r := range c.Rates {
 			s.rates[[2]string{cur, r.Currency}] = r.Amount
 			s.rates[[2]string{r.Currency, cur}] = 1 / r.Amount
@@ -440,6 +419,20 @@ func Merge(cats ...*Catalog) (*Set, error) {
 		return nil, fmt.Errorf("%w: the price catalogs (%s) list no %s; add a catalog with --prices or name an embedded one in the workload's `catalogs:`", yamlx.ErrInput, strings.Join(names, ", "), what)
 	}
 	return s, nil
+}
+
+// mergeBySKU appends parts to dst, replacing in place any part whose SKU is
+// already there (index maps SKU to position in dst).
+func mergeBySKU[T any](dst, parts []T, index map[string]int, sku func(T) string) []T {
+	for _, x := range parts {
+		if i, ok := index[sku(x)]; ok {
+			dst[i] = x
+			continue
+		}
+		index[sku(x)] = len(dst)
+		dst = append(dst, x)
+	}
+	return dst
 }
 
 // Rate returns how many units of `to` one unit of `from` buys, directly or

@@ -21,6 +21,7 @@ type Part struct {
 	Price    float64     `json:"unit_price"`     // in Result.Currency
 	Quoted   units.Money `json:"quoted_price"`   // as written in the catalog
 	Capacity units.Bytes `json:"capacity_bytes"` // DIMMs and drives
+	Watts    float64     `json:"watts"`          // average draw of one unit (catalog or default, see Result.TCO)
 }
 
 // Swap is the swap arrangement of a configuration.
@@ -68,6 +69,14 @@ type Cost struct {
 	Replacements float64 `json:"replacements"` // drives replaced within the horizon
 	PerServer    float64 `json:"per_server"`   // platform + DIMMs + drives + replacements
 	Fleet        float64 `json:"fleet"`        // PerServer x Servers
+
+	// Total cost of ownership over the workload's horizon (see Result.TCO
+	// for the electricity price and PUE used).
+	Watts     float64 `json:"watts"`          // average draw per server: platform + DIMMs + swap drives
+	EnergyKWh float64 `json:"energy_kwh"`     // per server over the horizon, at the facility (x PUE)
+	Power     float64 `json:"power"`          // EnergyKWh x electricity price; 0 when not priced
+	TCO       float64 `json:"tco_per_server"` // PerServer + Power
+	TCOFleet  float64 `json:"tco_fleet"`      // TCO x Servers
 }
 
 // Config is one evaluated server configuration.

@@ -48,6 +48,11 @@ type Savings struct {
 	PerServer float64 `json:"per_server"`
 	Fleet     float64 `json:"fleet"`
 	Percent   float64 `json:"percent"` // of the baseline fleet cost
+	// The same over the total cost of ownership (purchase + power over the
+	// horizon); zero when power could not be priced (see Result.TCO).
+	TCOPerServer float64 `json:"tco_per_server,omitempty"`
+	TCOFleet     float64 `json:"tco_fleet,omitempty"`
+	TCOPercent   float64 `json:"tco_percent,omitempty"`
 }
 
 // Result is the outcome of Recommend. Configs are ranked in three tiers, each
@@ -68,6 +73,7 @@ type Result struct {
 	Recommended  *Config        `json:"recommended"`
 	Baseline     *Config        `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
 	Savings      *Savings       `json:"savings,omitempty"`
+	TCO          *TCOInfo       `json:"tco,omitempty"` // how power was priced and what the ranking is by
 	Verdict      string         `json:"verdict"`
 	Advice       []string       `json:"advice,omitempty"` // what would make it work, when nothing does
 	Warnings     []string       `json:"warnings,omitempty"`
@@ -86,7 +92,43 @@ type pricedDrive struct {
 }
 
 // Recommend enumerates, evaluates and ranks configurations.
-func Recommend(in Input) (*Result, error) {
+func Recommend(in Input) (*Result, error) { return recommend(in, nil) }
+
+// hooks let the robustness analyses (BreakEven, Uncertainty) re-run the
+// ranking with other prices and slowdowns without re-reading any input. A
+// nil *hooks is Recommend's own behaviour.
+type hooks struct {
+	// price returns the multiplier on a part's catalog price.
+	price func(kind partKind, sku string) float64
+	// slowdown replaces an estimate predicted for a factor class. A Monte
+	// Carlo draw collapses the band onto the drawn value (the slowdown is
+	// then known), so only extrapolation still puts a configuration at risk.
+	slowdown func(class string, est Estimate) Estimate
+}
+
+type partKind int
+
+const (
+	kindPlatform partKind = iota
+	kindDIMM
+	kindDrive
+)
+
+func (h *hooks) scale(k partKind, sku string) float64 {
+	if h == nil || h.price == nil {
+		return 1
+	}
+	return h.price(k, sku)
+}
+
+func (h *hooks) adjust(class string, est Estimate) Estimate {
+	if h == nil || h.slowdown == nil {
+		return est
+	}
+	return h.slowdown(class, est)
+}
+
+func recommend(in Input, h *hooks) (*Result, error) {
 	w := in.Workload
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
@@ -118,6 +160,11 @@ func Recommend(in Input) (*Result, error) {
 		return nil, err
 	}
 	conv := func(m units.Money) (float64, error) { return in.Prices.Convert(m, cur) }
+	tco, elec, err := powerPricing(w, in.Prices, cur)
+	if err != nil {
+		return nil, err
+	}
+	res.TCO = tco
 
 	var drives []pricedDrive
 	for _, d := range in.Prices.Drives {
@@ -125,20 +172,25 @@ func Recommend(in Input) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		drives = append(drives, pricedDrive{d, p})
+		drives = append(drives, pricedDrive{d, p * h.scale(kindDrive, d.SKU)})
 	}
 	drives, dominated := pruneDrives(drives)
 	if dominated > 0 {
 		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable"] += dominated
 	}
 
-	ev := evaluator{in: in, w: w, res: res}
+	ev := evaluator{in: in, w: w, res: res, h: h, elec: elec}
+	dimmPrice := func(d prices.DIMM) (float64, error) {
+		p, err := conv(d.Price)
+		return p * h.scale(kindDIMM, d.SKU), err
+	}
 	for _, pl := range platforms {
 		plPrice, err := conv(pl.Price)
 		if err != nil {
 			return nil, err
 		}
-		dimms, dom, err := dimmsFor(pl, in.Prices.DIMMs, conv)
+		plPrice *= h.scale(kindPlatform, pl.SKU)
+		dimms, dom, err := dimmsFor(pl, in.Prices.DIMMs, dimmPrice)
 		if err != nil {
 			return nil, err
 		}
@@ -153,8 +205,8 @@ func Recommend(in Input) (*Result, error) {
 					continue
 				}
 				base := Config{
-					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price},
-					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity},
+					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
+					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
 					DIMMCount: count,
 					Installed: installed,
 					Usable:    installed - pl.Reserve,
@@ -242,14 +294,14 @@ func checkDIMMsUsable(s *prices.Set) error {
 
 // dimmsFor returns, for each DIMM capacity the platform accepts, the
 // cheapest module (others of that capacity can only cost more).
-func dimmsFor(pl prices.Platform, all []prices.DIMM, conv func(units.Money) (float64, error)) ([]pricedDIMM, int, error) {
+func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (float64, error)) ([]pricedDIMM, int, error) {
 	best := map[units.Bytes]pricedDIMM{}
 	n := 0
 	for _, d := range all {
 		if ok, _ := pl.Accepts(d); !ok {
 			continue
 		}
-		p, err := conv(d.Price)
+		p, err := price(d)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -300,9 +352,11 @@ func pruneDrives(ds []pricedDrive) ([]pricedDrive, int) {
 }
 
 type evaluator struct {
-	in  Input
-	w   *Workload
-	res *Result
+	in   Input
+	w    *Workload
+	res  *Result
+	h    *hooks
+	elec float64 // electricity per kWh in the result currency; 0 when not priced
 }
 
 func (e *evaluator) factorsFor(job string) *Factors {
@@ -350,7 +404,7 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		if !pl.AcceptsDrive(d.Drive) {
 			continue
 		}
-		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity}
+		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity, Watts: DriveWatts(d.Drive)}
 		for n := 1; n <= maxN; n++ {
 			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.FactorClass(), Capacity: units.Bytes(n) * d.Capacity}
 			e.addDrive(base, s, d)
@@ -439,6 +493,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	}
 	c.Cost.PerServer = c.Cost.Platform + c.Cost.DIMMs + c.Cost.Drives + c.Cost.Replacements
 	c.Cost.Fleet = c.Cost.PerServer * float64(c.Servers)
+	e.ownership(&c)
 	c.ID, c.Label = configID(c), configLabel(c)
 	if c.Extrapolated {
 		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
@@ -473,6 +528,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if err != nil {
 				return jr, 0, "no slowdown curve for " + s.Class
 			}
+			est = e.h.adjust(s.Class, est)
 			jr.Estimate = est
 			flashWrites = faultsPerJob(est, j) * pageSize * dirty
 		case SwapZram:
@@ -496,7 +552,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if err != nil {
 				return jr, 0, "no slowdown curve for zram"
 			}
-			jr.Estimate = est
+			jr.Estimate = e.h.adjust("zram-"+s.Algorithm, est)
 		case SwapZswap:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
@@ -526,6 +582,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if err1 != nil || err2 != nil {
 				return jr, 0, "no slowdown curve for zswap's parts"
 			}
+			pe, de = e.h.adjust("zram-"+s.Algorithm, pe), e.h.adjust(s.Class, de)
 			// Uniform access: each part's faults are proportional to its share.
 			wp, wd := inPool/(F-M), onDrive/(F-M)
 			jr.Estimate = Estimate{
@@ -637,8 +694,8 @@ func rank(res *Result, w *Workload) {
 		if ta, tb := tier(a), tier(b); ta != tb {
 			return ta < tb
 		}
-		if a.Meets && a.Cost.Fleet != b.Cost.Fleet {
-			return a.Cost.Fleet < b.Cost.Fleet
+		if ca, cb := rankCost(a, w), rankCost(b, w); a.Meets && ca != cb {
+			return ca < cb
 		}
 		if !a.Meets && a.MaxSlowdown != b.MaxSlowdown {
 			// Among misses, the closest to meeting first.
@@ -668,6 +725,12 @@ func rank(res *Result, w *Workload) {
 		sv := Savings{PerServer: b.Cost.PerServer - r.Cost.PerServer, Fleet: b.Cost.Fleet - r.Cost.Fleet}
 		if b.Cost.Fleet > 0 {
 			sv.Percent = sv.Fleet / b.Cost.Fleet * 100
+		}
+		if res.TCO != nil && res.TCO.Priced {
+			sv.TCOPerServer, sv.TCOFleet = b.Cost.TCO-r.Cost.TCO, b.Cost.TCOFleet-r.Cost.TCOFleet
+			if b.Cost.TCOFleet > 0 {
+				sv.TCOPercent = sv.TCOFleet / b.Cost.TCOFleet * 100
+			}
 		}
 		res.Savings = &sv
 	}
@@ -740,7 +803,11 @@ func verdict(res *Result) string {
 		s += " All-DRAM is the cheapest way to meet the deadlines here; swap would not save money."
 	default:
 		sv := res.Savings
-		if r.Servers == 1 && b.Servers == 1 {
+		if sv.Fleet < 0 {
+			// Only when ranking by TCO: it wins on power, not on purchase.
+			s += fmt.Sprintf(" It costs %s more to buy than the cheapest all-DRAM configuration, %s, at %s per server.",
+				money(-sv.Fleet, res.Currency), b.Label, money(b.Cost.PerServer, res.Currency))
+		} else if r.Servers == 1 && b.Servers == 1 {
 			s += fmt.Sprintf(" That is %s (%.1f%%) less than the cheapest all-DRAM configuration, %s, at %s.",
 				money(sv.PerServer, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency))
 		} else {
@@ -748,6 +815,7 @@ func verdict(res *Result) string {
 				money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
 		}
 	}
+	s += tcoVerdict(res)
 	if r.AtRisk {
 		s += " Caution: no configuration meets the deadlines with certainty;"
 		if r.Extrapolated {

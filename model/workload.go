@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,10 @@ type Workload struct {
 	Demand   Demand         `yaml:"demand" json:"demand"`
 	Jobs     []JobClass     `yaml:"jobs" json:"jobs"`
 	Options  Options        `yaml:"options,omitempty" json:"options"`
+	// Electricity and PUE price the power a server draws over the horizon
+	// (total cost of ownership). Defaults: DefaultElectricity, DefaultPUE.
+	Electricity *EnergyPrice `yaml:"electricity,omitempty" json:"electricity,omitempty"`
+	PUE         units.Ratio  `yaml:"pue,omitempty" json:"pue,omitempty"`
 
 	File string     `yaml:"-" json:"-"`
 	doc  *yamlx.Doc `yaml:"-"`
@@ -53,6 +58,7 @@ type Options struct {
 	MaxDrives  int           `yaml:"max_swap_drives,omitempty" json:"max_swap_drives"` // cap on swap drives per server
 	ZswapPool  units.Ratio   `yaml:"zswap_pool,omitempty" json:"zswap_pool"`           // zswap max_pool_percent as a share
 	NoSwap     bool          `yaml:"dram_only,omitempty" json:"dram_only,omitempty"`   // consider only all-DRAM configurations
+	RankBy     string        `yaml:"rank_by,omitempty" json:"rank_by,omitempty"`       // capital (default) or tco
 }
 
 // Defaults applied when a field is left out.
@@ -195,6 +201,21 @@ func (w *Workload) validate() error {
 	}
 	if o.MaxDrives < 0 {
 		return d.Errorf("options.max_swap_drives", "", "cannot be negative")
+	}
+	if o.RankBy == "" {
+		o.RankBy = RankCapital
+	}
+	if o.RankBy != RankCapital && o.RankBy != RankTCO {
+		return d.Errorf("options.rank_by", "capital ranks by purchase cost; tco adds power over the horizon", "got %q, expected %s or %s", o.RankBy, RankCapital, RankTCO)
+	}
+	if w.PUE == 0 {
+		w.PUE = DefaultPUE
+	}
+	if !(w.PUE >= 1 && w.PUE <= 5) {
+		return d.Errorf("pue", "power usage effectiveness of the data centre, e.g. 1.4", "got %g, expected a ratio between 1 and 5", float64(w.PUE))
+	}
+	if e := w.Electricity; e != nil && (!(e.Amount > 0) || math.IsInf(e.Amount, 0) || e.Currency == "") {
+		return d.Errorf("electricity", "write e.g. `electricity: 0.15 USD/kWh`", "got %s, expected a positive price per kWh with its currency", e)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package prices
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -37,8 +38,14 @@ type DIMM struct {
 	Capacity   units.Bytes `yaml:"capacity" json:"capacity_bytes"`
 	Speed      int         `yaml:"speed" json:"speed_mts"` // MT/s
 	Price      units.Money `yaml:"price" json:"price"`
-	Source     string      `yaml:"source,omitempty" json:"source,omitempty"`
-	Catalog    string      `yaml:"-" json:"catalog"`
+	// PriceRange is the spread of quotes, [low, high] around Price, that
+	// memplan's uncertainty analysis draws from (optional).
+	PriceRange []units.Money `yaml:"price_range,omitempty" json:"price_range,omitempty"`
+	// Watts is the module's average power draw in service (optional; the
+	// model has per-generation defaults).
+	Watts   float64 `yaml:"watts,omitempty" json:"watts,omitempty"`
+	Source  string  `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog string  `yaml:"-" json:"catalog"`
 }
 
 // Drive classes.
@@ -63,6 +70,8 @@ type Drive struct {
 	TBW          units.Bytes    `yaml:"tbw,omitempty" json:"tbw_bytes,omitempty"` // rated total bytes written
 	DWPD         float64        `yaml:"dwpd,omitempty" json:"dwpd,omitempty"`     // drive writes per day over WarrantyYears
 	Warranty     float64        `yaml:"warranty_years,omitempty" json:"warranty_years,omitempty"`
+	PriceRange   []units.Money  `yaml:"price_range,omitempty" json:"price_range,omitempty"` // [low, high] around Price (optional)
+	Watts        float64        `yaml:"watts,omitempty" json:"watts,omitempty"`             // average draw in service (optional; per-class default)
 	Source       string         `yaml:"source,omitempty" json:"source,omitempty"`
 	Catalog      string         `yaml:"-" json:"catalog"`
 }
@@ -104,8 +113,13 @@ type Platform struct {
 	Classes  []string    `yaml:"drive_classes,omitempty" json:"drive_classes,omitempty"`
 	Reserve  units.Bytes `yaml:"os_reserve" json:"os_reserve_bytes"`           // memory kept for OS and page cache
 	Software []string    `yaml:"software_swap,omitempty" json:"software_swap"` // zram, zswap
-	Source   string      `yaml:"source,omitempty" json:"source,omitempty"`
-	Catalog  string      `yaml:"-" json:"catalog"`
+	// PriceRange is [low, high] around Price (optional); Watts the average
+	// draw of chassis, CPUs and boot drive, without DIMMs and swap drives
+	// (optional; the model has a per-socket default).
+	PriceRange []units.Money `yaml:"price_range,omitempty" json:"price_range,omitempty"`
+	Watts      float64       `yaml:"watts,omitempty" json:"watts,omitempty"`
+	Source     string        `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog    string        `yaml:"-" json:"catalog"`
 }
 
 // MemoryRules say which DIMMs a platform takes and how they must be placed.
@@ -259,6 +273,30 @@ func (c *Catalog) validate() error {
 		}
 		return nil
 	}
+	// extras checks the optional price_range and watts of a part.
+	extras := func(p string, m units.Money, rng []units.Money, watts float64) error {
+		if len(rng) > 0 {
+			hint := "write the quotes' spread as `price_range: [low, high]`, e.g. [25000, 30000], with the price inside it"
+			if len(rng) != 2 {
+				return d.Errorf(p+".price_range", hint, "got %d amounts, expected two", len(rng))
+			}
+			for i := range rng {
+				if rng[i].Currency == "" {
+					rng[i].Currency = c.Currency
+				}
+				if rng[i].Currency != m.Currency {
+					return d.Errorf(fmt.Sprintf("%s.price_range[%d]", p, i), hint, "got %s, expected the price's currency %s", rng[i], m.Currency)
+				}
+			}
+			if !(rng[0].Amount > 0) || !(rng[0].Amount <= m.Amount) || !(m.Amount <= rng[1].Amount) || math.IsInf(rng[1].Amount, 0) {
+				return d.Errorf(p+".price_range", hint, "got [%s, %s] for the price %s, expected 0 < low <= price <= high", rng[0], rng[1], m)
+			}
+		}
+		if watts < 0 || math.IsNaN(watts) || math.IsInf(watts, 0) {
+			return d.Errorf(p+".watts", "average power draw in watts, e.g. 9.5; leave it out for memplan's default", "got %g, expected a number of watts, 0 or more", watts)
+		}
+		return nil
+	}
 	for i := range c.DIMMs {
 		x := &c.DIMMs[i]
 		p := fmt.Sprintf("dimms[%d]", i)
@@ -279,6 +317,9 @@ func (c *Catalog) validate() error {
 			return d.Errorf(p+".speed", "", "got %d, expected MT/s such as 4800", x.Speed)
 		}
 		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+		if err := extras(p, x.Price, x.PriceRange, x.Watts); err != nil {
 			return err
 		}
 	}
@@ -302,6 +343,9 @@ func (c *Catalog) validate() error {
 			return d.Errorf(p+".capacity", "write e.g. 960GB", "missing or zero")
 		}
 		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+		if err := extras(p, x.Price, x.PriceRange, x.Watts); err != nil {
 			return err
 		}
 		if x.ReadLatency <= 0 {
@@ -332,6 +376,9 @@ func (c *Catalog) validate() error {
 			return err
 		}
 		if err := price(p, &x.Price); err != nil {
+			return err
+		}
+		if err := extras(p, x.Price, x.PriceRange, x.Watts); err != nil {
 			return err
 		}
 		m := x.Memory

@@ -198,6 +198,9 @@ func (f *FactorFile) validate() error {
 			if !(pt.Fit > 0 && pt.Fit <= 1) {
 				return d.Errorf(pp+".fit", "usable RAM / memory touched, between 0 and 1", "got %g", pt.Fit)
 			}
+			if pt.Fit == 1 && len(c.Points) == 1 {
+				return d.Errorf(pp, "measure at least one fit ratio below 1; at fit 1 nothing is swapped", "a curve's only point is at fit 1, which says nothing about swapping")
+			}
 			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
 				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
 			}
@@ -275,6 +278,15 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 		}
 	}
 	if fs.TransferFrom != "" && fs.Curves[fs.TransferFrom] == nil {
+		var f *FactorFile
+		for _, x := range files {
+			if x.TransferFrom == fs.TransferFrom {
+				f = x
+			}
+		}
+		if f != nil && f.doc != nil {
+			return nil, f.doc.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
+		}
 		return nil, fmt.Errorf("%w: transfer_from names class %q but no factor file has a curve for it", yamlx.ErrInput, fs.TransferFrom)
 	}
 	return fs, nil

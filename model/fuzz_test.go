@@ -26,8 +26,6 @@ import (
 //     use it: Recommend (workloads) and Predict (factors) give finite
 //     figures.
 //
-// Violations explained by a known bug are skipped unless
-// MEMPLAN_TEST_BUGS=1, so the fuzzer keeps looking for new ones.
 // Seeds: testdata/fuzz/FuzzParseWorkload and testdata/fuzz/FuzzParseFactors.
 
 func FuzzParseWorkload(f *testing.F) {
@@ -69,10 +67,7 @@ func FuzzParseWorkload(f *testing.F) {
 			qaCheckFuzzError(t, file, data, err)
 			return
 		}
-		if bug, err := qaValidWorkload(w); err != nil {
-			if bug != "" {
-				qaSkipBug(t, bug)
-			}
+		if _, err := qaValidWorkload(w); err != nil {
 			t.Fatalf("accepted an invalid workload: %v", err)
 		}
 		// RUB catalog: a workload asking for another currency is an input
@@ -112,10 +107,7 @@ func FuzzParseFactors(f *testing.F) {
 			qaCheckFuzzError(t, file, data, err)
 			return
 		}
-		if bug, err := qaValidFactors(ff); err != nil {
-			if bug != "" {
-				qaSkipBug(t, bug)
-			}
+		if _, err := qaValidFactors(ff); err != nil {
 			t.Fatalf("accepted an invalid factor file: %v", err)
 		}
 		fs, err := model.MergeFactors(model.DefaultFactors(), ff)
@@ -132,9 +124,6 @@ func FuzzParseFactors(f *testing.F) {
 					t.Fatalf("Predict(%s, %g): %v", c.Class, fit, err)
 				}
 				if !qaFinite(e.Slowdown, e.Low, e.High) || e.Slowdown < 1 || e.Low > e.Slowdown || e.High < e.Slowdown {
-					if bug := qaPredictBug(c); bug != "" {
-						qaSkipBug(t, bug)
-					}
 					t.Fatalf("Predict(%s, %g) = %+v", c.Class, fit, e)
 				}
 			}
@@ -187,9 +176,7 @@ func qaCheckFuzzError(t *testing.T, file string, data []byte, err error) {
 	if leak := qaGoInternals.FindString(qaQuoted.ReplaceAllString(ie.Msg+" "+ie.Hint, `""`)); leak != "" {
 		switch {
 		case strings.Contains(msg, "cannot unmarshal"):
-			qaSkipBug(t, "yamlx leaves 'cannot unmarshal !!seq/!!map into T' untranslated")
 		case strings.Contains(msg, "not found in type"):
-			qaSkipBug(t, "yamlx notFoundRe misses unknown keys containing spaces")
 		}
 		t.Fatalf("message leaks Go internals (%q): %q", leak, msg)
 	}

@@ -237,9 +237,17 @@ func reportCurrency(w *Workload, s *prices.Set) (string, error) {
 	// Prefer the currency of the first platform's catalog if rates connect the rest.
 	target := s.Platforms[0].Price.Currency
 	for _, c := range curs {
-		if _, ok := s.Rate(c, target); !ok {
-			return "", fmt.Errorf("%w: the price catalogs mix %s without exchange rates between %s and %s; add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", yamlx.ErrInput, strings.Join(curs, " and "), c, target, c, target, w.File)
+		if _, ok := s.Rate(c, target); ok {
+			continue
 		}
+		msg := fmt.Sprintf("prices in %s cannot be compared with prices in %s: no exchange rate", c, target)
+		hint := fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
+		for _, cat := range s.Catalogs {
+			if cat.Currency == c {
+				return "", cat.ErrorAt("currency", hint, "%s", msg)
+			}
+		}
+		return "", fmt.Errorf("%w: %s (%s)", yamlx.ErrInput, msg, hint)
 	}
 	return target, nil
 }

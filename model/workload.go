@@ -153,6 +153,9 @@ func (w *Workload) validate() error {
 		if j.Concurrency < 0 {
 			return d.Errorf(p+".concurrency", "", "got %d, expected jobs at once per server (1 or more)", j.Concurrency)
 		}
+		if int64(j.Footprint) > math.MaxInt64/4/int64(j.Concurrency) {
+			return d.Errorf(p+".footprint", "", "%d jobs x %s is beyond any memory size memplan can reason about", j.Concurrency, j.Footprint)
+		}
 		if j.Deadline <= 0 {
 			return d.Errorf(p+".deadline", "the longest a job may take, e.g. 8h", "missing or zero")
 		}

@@ -252,6 +252,9 @@ func (c *Catalog) validate() error {
 			r.Currency = c.Currency
 			c.Rates[cur] = r
 		}
+		if r.Currency == cur {
+			return d.Errorf(p, "a rate converts one currency into another, e.g. `EUR: 1.08 USD`", "rate of %s into %s itself", cur, cur)
+		}
 	}
 	seen := map[string]string{}
 	sku := func(p, s string) error {
@@ -425,7 +428,7 @@ func (c *Catalog) validate() error {
 // ErrorAt builds an input error pointing at a field of this catalog.
 func (c *Catalog) ErrorAt(path, hint, format string, args ...any) error {
 	if c.doc == nil {
-		return fmt.Errorf("%s: field %s: %s", c.File, path, fmt.Sprintf(format, args...))
+		return &yamlx.InputError{File: c.File, Field: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
 	}
 	return c.doc.Errorf(path, hint, format, args...)
 }

@@ -15,15 +15,6 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-// skipKnownBug skips a test (or table row) that demonstrates an open bug
-// unless MEMPLAN_TEST_BUGS=1.
-func skipKnownBug(t testing.TB, bug string) {
-	t.Helper()
-	if os.Getenv("MEMPLAN_TEST_BUGS") == "" {
-		t.Skip("BUG: " + bug + " (set MEMPLAN_TEST_BUGS=1 to run)")
-	}
-}
-
 // baseCatalog is valid. Bad-input cases below edit single lines of it, so
 // the line numbers in the comments are the ones errors must report.
 const baseCatalog = `name: test
@@ -226,10 +217,6 @@ func TestParseBadInput(t *testing.T) {
 		edits []lineEdit
 		src   string // used instead of edits when set
 		want  wantErr
-		bug   string // non-empty: a known bug makes this row fail
-		// msgBug: only the message is wrong; file, line and field are
-		// checked even while the bug is open.
-		msgBug bool
 	}{
 		{name: "unknown field", edits: []lineEdit{{13, "speed", "    sped: 5600"}},
 			want: wantErr{13, "dimms[0].sped", []string{"unknown field", "check the spelling"}}},
@@ -325,47 +312,31 @@ func TestParseBadInput(t *testing.T) {
 			want: wantErr{50, "platforms[0].memory.types", []string{`got text "RDIMM"`, "expected a list"}}},
 		// Known bugs.
 		{name: "a mapping where a list is expected", src: "name: x\ncurrency: USD\ndate: 2026-03-01\nsource: s\ndimms:\n  sku: D1\n  price: 1 USD\n",
-			want: wantErr{6, "dimms", []string{"got a mapping", "expected a list"}},
-			bug:  "yamlx leaves 'cannot unmarshal !!map into []prices.DIMM' untranslated", msgBug: true},
+			want: wantErr{6, "dimms", []string{"got a mapping", "expected a list"}}},
 		{name: "a list where a mapping is expected", edits: []lineEdit{{49, "generation", "      - generation: DDR5"},
 			{50, "types", "        types: [RDIMM]"}, {51, "slots", "        slots: 32"}, {52, "channels", "        channels: 16"},
 			{53, "max_dimm_capacity", "        max_dimm_capacity: 128GiB"}},
-			want: wantErr{49, "platforms[0].memory", []string{"got a list", "expected a mapping"}},
-			bug:  "yamlx leaves 'cannot unmarshal !!seq into prices.MemoryRules' untranslated", msgBug: true},
+			want: wantErr{49, "platforms[0].memory", []string{"got a list", "expected a mapping"}}},
 		{name: "a list for the whole file", src: "- sku: D1\n- sku: D2\n",
-			want: wantErr{1, "", []string{"got a list", "expected a mapping"}},
-			bug:  "yamlx leaves 'cannot unmarshal !!seq into prices.Catalog' untranslated", msgBug: true},
+			want: wantErr{1, "", []string{"got a list", "expected a mapping"}}},
 		{name: "NaN IOPS", edits: []lineEdit{{31, "read_iops", "    read_iops: .nan"}},
-			want: wantErr{31, "drives[0].read_iops", []string{"missing or not positive"}},
-			bug:  "validate compares read_iops/write_iops with <= 0, which NaN passes"},
+			want: wantErr{31, "drives[0].read_iops", []string{"expected a finite number"}}},
 		{name: "infinite DWPD", edits: []lineEdit{{33, "dwpd", "    dwpd: .inf"}},
-			want: wantErr{33, "drives[0].dwpd", []string{"dwpd"}},
-			bug:  "validate accepts dwpd/warranty_years of .inf or .nan; Endurance() then converts Inf to Bytes"},
+			want: wantErr{33, "drives[0].dwpd", []string{"dwpd"}}},
 		{name: "rate of a currency into itself", edits: []lineEdit{{6, "EUR", "  USD: 2 USD"}},
-			want: wantErr{6, "rates.USD", []string{"USD"}},
-			bug:  "a rate from a currency to itself (or a bare rate keyed by the catalog's own currency) is accepted"},
+			want: wantErr{6, "rates.USD", []string{"USD"}}},
 		{name: "unknown key with a space", edits: []lineEdit{{54, "drive_bays", "    drive bays: 8"}},
-			want: wantErr{54, "platforms[0].drive bays", []string{"unknown field"}},
-			bug:  "yamlx notFoundRe matches `field (\\S+) not found`, so a key with a space leaks 'not found in type prices.Platform'", msgBug: true},
+			want: wantErr{54, "platforms[0].drive bays", []string{"unknown field"}}},
 		{name: "tab on line 1", src: "\tname: x\n",
-			want: wantErr{1, "", []string{"YAML syntax"}},
-			bug:  "yaml.v3 gives no line for errors on line 1; yamlx passes that on"},
+			want: wantErr{1, "", []string{"YAML syntax"}}},
 		{name: "mis-indented price", edits: []lineEdit{{14, "price", "  price: 700 USD"}},
-			want: wantErr{14, "", []string{"YAML syntax"}},
-			bug:  "yaml.v3 reports the line before the enclosing block (line 7, `dimms:`), not line 14"},
+			want: wantErr{14, "", []string{"YAML syntax"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := tt.src
 			if src == "" && tt.edits != nil {
 				src = edit(t, baseCatalog, tt.edits...)
-			}
-			if tt.bug != "" && tt.msgBug && os.Getenv("MEMPLAN_TEST_BUGS") == "" {
-				_, err := prices.Parse("catalog.yaml", []byte(src))
-				checkErrPosition(t, "catalog.yaml", err, tt.want)
-			}
-			if tt.bug != "" {
-				skipKnownBug(t, tt.bug)
 			}
 			c, err := prices.Parse("catalog.yaml", []byte(src))
 			if err == nil {
@@ -662,7 +633,6 @@ func TestRatesAndConvert(t *testing.T) {
 // caller mapping input errors to an exit code treats it as an internal
 // failure.
 func TestErrorAtWithoutDocumentIsInputError(t *testing.T) {
-	skipKnownBug(t, "Catalog.ErrorAt without a decoded document returns fmt.Errorf without yamlx.ErrInput")
 	c := &prices.Catalog{Name: "built", File: "built-in-go"}
 	err := c.ErrorAt("dimms[0]", "", "bad")
 	if !errors.Is(err, yamlx.ErrInput) {

@@ -118,7 +118,9 @@ func (b Bytes) String() string {
 		abs = -abs
 	}
 	switch {
-	case abs >= TiB && abs%(TiB/100) == 0 || abs >= 10*TiB:
+	case abs >= 1024*TiB:
+		return trimFloat(float64(b)/float64(1024*TiB), 2) + "PiB"
+	case abs >= TiB && (abs*100)%TiB == 0 || abs >= 10*TiB:
 		return trimFloat(float64(b)/float64(TiB), 2) + "TiB"
 	case abs >= GiB:
 		return trimFloat(float64(b)/float64(GiB), 1) + "GiB"
@@ -182,6 +184,13 @@ func (b *Bytes) UnmarshalText(t []byte) error {
 // and also d (24h), w (7d) and y (365d), e.g. "6h", "75us", "1d12h", "3y".
 type Duration time.Duration
 
+// maxDuration keeps sums of days and years far from int64 nanosecond overflow
+// (about 292 years).
+const (
+	maxDuration = 200 * 365 * 24 * time.Hour
+	maxDays     = 200 * 365
+)
+
 const durationExpected = `a duration such as "8h", "6h30m", "75us" or "2d" (units ns, us, ms, s, m, h, d, w, y)`
 
 // ParseDuration parses a non-negative duration.
@@ -202,6 +211,9 @@ func ParseDuration(s string) (Duration, error) {
 			return 0, &Error{Value: s, Expected: durationExpected}
 		}
 		unit := 24 * time.Hour
+		if v > maxDays {
+			return 0, &Error{Value: s, Expected: durationExpected + " of at most 200 years"}
+		}
 		switch rest[0] {
 		case 'w':
 			unit *= 7
@@ -221,6 +233,9 @@ func ParseDuration(s string) (Duration, error) {
 		if err != nil || d < 0 {
 			return 0, &Error{Value: s, Expected: durationExpected}
 		}
+	}
+	if extra < 0 || d+extra < d || d+extra > maxDuration {
+		return 0, &Error{Value: s, Expected: durationExpected + " of at most 200 years"}
 	}
 	return Duration(d + extra), nil
 }
@@ -314,16 +329,56 @@ func ParseMoney(s string) (Money, error) {
 		}
 		numParts = append(numParts, f)
 	}
-	num := strings.ReplaceAll(strings.Join(numParts, ""), ",", "")
-	num = strings.ReplaceAll(num, "_", "")
-	if num == "" {
-		return Money{}, &Error{Value: s, Expected: moneyExpected}
+	num, ok := ungroup(strings.Join(numParts, " "))
+	if !ok {
+		return Money{}, &Error{Value: s, Expected: moneyExpected + "; thousands may be grouped only in threes with ',' or spaces, and '.' is the decimal point"}
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Money{}, &Error{Value: s, Expected: moneyExpected}
 	}
 	return Money{Amount: v, Currency: cur}, nil
+}
+
+// ungroup removes thousands separators (',', ' ' or '_') from an amount,
+// accepting them only between groups of exactly three digits, so "12,50" or
+// "1.200,50" (European notation) is refused rather than misread.
+func ungroup(t string) (string, bool) {
+	t = strings.TrimSpace(t)
+	sign := ""
+	if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+		sign, t = t[:1], strings.TrimSpace(t[1:])
+	}
+	intPart, frac := t, ""
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		intPart, frac = t[:i], t[i:]
+		if strings.ContainsAny(frac, ", _") {
+			return "", false
+		}
+	}
+	groups := strings.FieldsFunc(intPart, func(r rune) bool { return r == ',' || r == ' ' || r == '_' })
+	if len(groups) == 0 {
+		if intPart == "" && frac != "" {
+			return sign + "0" + frac, true
+		}
+		return "", false
+	}
+	if len(groups) > 1 {
+		// Separators must be single and between digits.
+		if strings.Join(groups, "") != strings.NewReplacer(",", "", " ", "", "_", "").Replace(intPart) ||
+			strings.Contains(intPart, ",,") || strings.Contains(intPart, "  ") || strings.HasPrefix(intPart, ",") || strings.HasSuffix(intPart, ",") {
+			return "", false
+		}
+		if len(groups[0]) < 1 || len(groups[0]) > 3 {
+			return "", false
+		}
+		for _, g := range groups[1:] {
+			if len(g) != 3 {
+				return "", false
+			}
+		}
+	}
+	return sign + strings.Join(groups, "") + frac, true
 }
 
 func isCurrencyCode(s string) bool {

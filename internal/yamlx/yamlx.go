@@ -71,6 +71,8 @@ type entry struct {
 	isKey   bool
 	keyName string
 	parent  string
+	value   string // scalar value nodes only
+	scalar  bool
 }
 
 // Decode strictly decodes data into v. The returned Doc locates fields for
@@ -82,9 +84,15 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return doc, doc.wrapSyntax(err)
+		if line := tabIndentLine(data); line > 0 {
+			return doc, &InputError{File: file, Line: line, Msg: "YAML syntax: a tab is used for indentation", Hint: "indent with spaces"}
+		}
+		return doc, doc.wrapSyntax(err, firstFailingLine(data))
 	}
 	doc.index(&root, "")
+	if err := doc.checkFinite(&root); err != nil {
+		return doc, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	err := dec.Decode(v)
@@ -96,6 +104,41 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 		return doc, nil
 	}
 	return doc, doc.wrap(err)
+}
+
+// checkFinite refuses YAML's .nan and .inf anywhere: no quantity memplan
+// reads may be infinite or not a number, and comparisons such as x <= 0 let
+// NaN slip through.
+func (d *Doc) checkFinite(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!float" || n.Tag == "") {
+		v := strings.ToLower(strings.TrimLeft(n.Value, "+-"))
+		if v == ".nan" || v == ".inf" {
+			return &InputError{File: d.File, Line: n.Line, Column: n.Column, Field: d.lookupValue(n.Line, n.Value),
+				Msg: fmt.Sprintf("got %s, expected a finite number", n.Value)}
+		}
+	}
+	for _, c := range n.Content {
+		if err := d.checkFinite(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tabIndentLine returns the first line indented with a tab (YAML forbids
+// it, and the parser reports such errors at an unrelated line), or 0.
+func tabIndentLine(data []byte) int {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		for _, c := range l {
+			if c == '\t' {
+				return i + 1
+			}
+			if c != ' ' {
+				break
+			}
+		}
+	}
+	return 0
 }
 
 func stripComments(data []byte) []byte {
@@ -141,7 +184,7 @@ func (d *Doc) record(n *yaml.Node, path string) {
 	if _, ok := d.paths[path]; !ok {
 		d.paths[path] = pos{n.Line, n.Column}
 	}
-	d.byPos[n.Line] = append(d.byPos[n.Line], entry{path: path, col: n.Column})
+	d.byPos[n.Line] = append(d.byPos[n.Line], entry{path: path, col: n.Column, value: n.Value, scalar: n.Kind == yaml.ScalarNode})
 }
 
 // lookup finds the field path for a value at line/col (col 0: first on line).
@@ -160,19 +203,64 @@ func (d *Doc) lookup(line, col int) string {
 	return ""
 }
 
+// lookupValue finds the field whose scalar value on that line is value; a
+// mapping or list that merely starts on the same line (a list item's first
+// key, a flow mapping) must not take the blame. Without a match it falls
+// back to the first value node on the line.
+func (d *Doc) lookupValue(line int, value string) string {
+	if value != "" {
+		best := ""
+		for _, e := range d.byPos[line] {
+			if e.scalar && !e.isKey && e.value == value && len(e.path) > len(best) {
+				best = e.path
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return d.lookup(line, 0)
+}
+
 var (
 	lineRe     = regexp.MustCompile(`^line (\d+): (.*)$`)
-	notFoundRe = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-	unmarshRe  = regexp.MustCompile("^cannot unmarshal !!(\\w+) `?(.*?)`? into (\\S+)$")
+	notFoundRe = regexp.MustCompile(`^field (.+) not found in type \S+$`)
+	unmarshRe  = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
 )
 
-func (d *Doc) wrapSyntax(err error) error {
+// wrapSyntax turns a parser error into an InputError. yaml.v3 reports the
+// line where the enclosing block began, not the offending line, so the
+// caller passes the first line at which the document stops parsing (0 if
+// unknown) and that wins.
+func (d *Doc) wrapSyntax(err error, at int) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
 	if m := lineRe.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &InputError{File: d.File, Line: line, Msg: "YAML syntax: " + m[2], Hint: "check indentation and quoting"}
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
 	}
-	return &InputError{File: d.File, Msg: "YAML syntax: " + msg}
+	if at > 0 {
+		line = at
+	}
+	return &InputError{File: d.File, Line: line, Msg: "YAML syntax: " + msg, Hint: "check indentation and quoting"}
+}
+
+// firstFailingLine returns the first line whose addition makes the document
+// unparseable: the shortest failing prefix. Only for modest files.
+func firstFailingLine(data []byte) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > 5000 {
+		return 0
+	}
+	var n yaml.Node
+	prefix := make([]byte, 0, len(data))
+	for i, l := range lines {
+		prefix = append(prefix, l...)
+		if yaml.Unmarshal(prefix, &n) != nil {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 func (d *Doc) wrap(err error) error {
@@ -193,7 +281,7 @@ func (d *Doc) wrap(err error) error {
 		}
 		return errors.Join(errs...)
 	}
-	return d.wrapSyntax(err)
+	return d.wrapSyntax(err, 0)
 }
 
 func (d *Doc) typeError(s string) error {
@@ -216,7 +304,12 @@ func (d *Doc) typeError(s string) error {
 			Hint: "check the spelling; README.md lists the fields this file takes"}
 	}
 	if u := unmarshRe.FindStringSubmatch(rest); u != nil {
-		return &InputError{File: d.File, Line: line, Field: d.lookup(line, 0),
+		field := d.lookupValue(line, u[2])
+		if u[1] == "map" || u[1] == "seq" {
+			return &InputError{File: d.File, Line: line, Field: field,
+				Msg: fmt.Sprintf("got %s, expected %s", tagName(u[1]), goTypeName(u[3]))}
+		}
+		return &InputError{File: d.File, Line: line, Field: field,
 			Msg: fmt.Sprintf("got %s %q, expected %s", tagName(u[1]), u[2], goTypeName(u[3]))}
 	}
 	return &InputError{File: d.File, Line: line, Field: d.lookup(line, 0), Msg: rest}

@@ -19,6 +19,7 @@ func newPricesCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "List, show and check price catalogs",
 	}
 	c.AddCommand(newPricesListCommand(stdout), newPricesShowCommand(stdout), newPricesValidateCommand(stdout))
+	c.AddCommand(newPricesImportCommand(stdout, stderr))
 	return c
 }
 

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/prices/quote"
+	"github.com/memplan/memplan/units"
+	"github.com/spf13/cobra"
+)
+
+type pricesImportOptions struct {
+	Sheet    string
+	Map      string
+	Currency string
+	Date     string
+	Source   string
+	Name     string
+	Out      string
+	Force    bool
+
+	DIMMGeneration string
+	DIMMType       string
+	DriveClass     string
+	NAND           string
+	ReadLatency    string
+	WriteLatency   string
+	ReadIOPS       float64
+	WriteIOPS      float64
+	DWPD           float64
+}
+
+func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&o.Sheet, "sheet", "", "worksheet to read (default: the first with a recognisable header)")
+	f.StringVar(&o.Map, "map", "", `which columns hold what, e.g. "sku=B,desc=C,qty=D,price=F" (letters or 1-based numbers; also total=, currency=); overrides detection`)
+	f.StringVar(&o.Currency, "currency", "", "ISO currency of the prices (default: from the price cells or header)")
+	f.StringVar(&o.Date, "date", "", "when the prices were quoted, e.g. 2026-03-01 (default: a \"Date\" cell above the table)")
+	f.StringVar(&o.Source, "source", "", `where the prices come from, e.g. "Vendor X quote 1234" (default: the file name)`)
+	f.StringVar(&o.Name, "name", "", "catalog name (default: the file name without extension)")
+	f.StringVarP(&o.Out, "out", "o", "", "write the catalog to FILE (atomically) instead of standard output")
+	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
+	f.StringVar(&o.DIMMGeneration, "dimm-generation", "", "DDR generation for DIMM rows that do not state one (DDR4, DDR5)")
+	f.StringVar(&o.DIMMType, "dimm-type", "", "type for DIMM rows that do not state one (RDIMM, LRDIMM, UDIMM, MRDIMM)")
+	f.StringVar(&o.DriveClass, "drive-class", "", "class for drive rows that do not state an interface (nvme-ssd, sata-ssd, hdd)")
+	f.StringVar(&o.NAND, "nand", "", "NAND type for SSD rows that do not state one (SLC, MLC, TLC, QLC)")
+	f.StringVar(&o.ReadLatency, "drive-read-latency", "", "4 KiB random read latency for every imported drive, e.g. 85us (default: class default)")
+	f.StringVar(&o.WriteLatency, "drive-write-latency", "", "4 KiB random write latency for every imported drive, e.g. 20us (default: class default)")
+	f.Float64Var(&o.ReadIOPS, "drive-read-iops", 0, "4 KiB random read IOPS for every imported drive (default: class default)")
+	f.Float64Var(&o.WriteIOPS, "drive-write-iops", 0, "4 KiB random write IOPS for every imported drive (default: class default)")
+	f.Float64Var(&o.DWPD, "drive-dwpd", 0, "drive writes per day for SSD rows that state no endurance (default: class default)")
+	_ = c.MarkFlagFilename("out", "yaml", "yml")
+	for flag, vals := range map[string][]string{
+		"dimm-generation": {"DDR4", "DDR5"},
+		"dimm-type":       {"RDIMM", "LRDIMM", "UDIMM", "MRDIMM"},
+		"drive-class":     {prices.ClassNVMe, prices.ClassSATASSD, prices.ClassHDD},
+		"nand":            {"SLC", "MLC", "TLC", "QLC"},
+	} {
+		_ = c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+}
+
+func newPricesImportCommand(stdout, stderr io.Writer) *cobra.Command {
+	var o pricesImportOptions
+	c := &cobra.Command{
+		Use:   "import QUOTE.xlsx|QUOTE.csv",
+		Short: "Turn a vendor quote or procurement spreadsheet into a price catalog to review",
+		Long: `import reads a quote (.xlsx or .csv), finds the part number, description,
+quantity and unit price columns, recognises DIMMs and drives from their
+descriptions and writes a price catalog. Rows it skips (totals, tax,
+shipping, notes) and rows it cannot recognise are listed with the reason.
+Drive latency and IOPS, which no quote states, come from the embedded
+catalogs' figures for the drive's class unless given with --drive-*; the
+catalog says which figures are class defaults. See docs/import.md.`,
+		Example: `  memplan prices import quote.xlsx --out vendor-x.yaml
+  memplan prices import quote.csv --currency EUR --date 2026-03-01 --source "Vendor X quote 1234"
+  memplan prices import quote.xlsx --sheet Memory --map "sku=B,desc=C,qty=D,price=F"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPricesImport(cmd.Context(), o, args[0], stdout, stderr)
+		},
+	}
+	o.AddFlags(c)
+	return c
+}
+
+func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
+	q := quote.Options{Sheet: o.Sheet, Currency: strings.ToUpper(o.Currency), Source: o.Source, Name: o.Name, OutName: o.Out}
+	var err error
+	if o.Map != "" {
+		if q.Map, err = quote.ParseMap(o.Map); err != nil {
+			return q, usagef("%v", err)
+		}
+	}
+	if o.Date != "" {
+		if q.Date, err = units.ParseDate(o.Date); err != nil {
+			return q, usagef("--date: %v", err)
+		}
+	}
+	f := quote.Fill{
+		DIMMGeneration: strings.ToUpper(o.DIMMGeneration), DIMMType: strings.ToUpper(o.DIMMType),
+		DriveClass: strings.ToLower(o.DriveClass), NAND: strings.ToUpper(o.NAND),
+		ReadIOPS: o.ReadIOPS, WriteIOPS: o.WriteIOPS, DWPD: o.DWPD,
+	}
+	for _, d := range []struct {
+		flag, v string
+		into    *units.Duration
+	}{{"--drive-read-latency", o.ReadLatency, &f.ReadLatency}, {"--drive-write-latency", o.WriteLatency, &f.WriteLatency}} {
+		if d.v == "" {
+			continue
+		}
+		if *d.into, err = units.ParseDuration(d.v); err != nil || *d.into <= 0 {
+			return q, usagef("%s %q: expected a positive duration such as 85us", d.flag, d.v)
+		}
+	}
+	q.Fill = f
+	if err := q.Check(); err != nil {
+		return q, usagef("%v", err)
+	}
+	return q, nil
+}
+
+func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdout, stderr io.Writer) error {
+	if o.Out != "" {
+		if absPath(o.Out) == absPath(path) {
+			return usagef("--out %s is the quote itself; write the catalog to another file", o.Out)
+		}
+		if !o.Force && fileExists(o.Out) {
+			return usagef("%s exists; use --force to overwrite it", o.Out)
+		}
+	}
+	qo, err := o.quoteOptions()
+	if err != nil {
+		return err
+	}
+	wb, err := quote.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	res, err := quote.Import(wb, qo)
+	if res != nil {
+		printImportReport(stderr, res)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Out == "" {
+		_, err = stdout.Write(res.YAML)
+		return err
+	}
+	if err := writeAtomic(o.Out, res.YAML); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s; review it, then use it with --prices %s\n", o.Out, o.Out)
+	return nil
+}
+
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+func printImportReport(w io.Writer, r *quote.Result) {
+	where := r.File
+	if r.Sheet != "" {
+		where += fmt.Sprintf(", sheet %q", r.Sheet)
+	}
+	switch {
+	case r.HeaderFirst == 0:
+		where += ", no header row"
+	case r.HeaderFirst == r.HeaderLast:
+		where += fmt.Sprintf(", header row %d", r.HeaderFirst)
+	default:
+		where += fmt.Sprintf(", header rows %d-%d", r.HeaderFirst, r.HeaderLast)
+	}
+	fmt.Fprintf(w, "read %s; columns %s\n", where, r.Columns)
+	var dimms, drives, defaults int
+	for _, p := range r.Parts {
+		switch p.Kind {
+		case quote.KindDIMM:
+			dimms++
+		case quote.KindDrive:
+			drives++
+		}
+		for _, n := range p.Notes {
+			if strings.Contains(n, "class default") {
+				defaults++
+				break
+			}
+		}
+	}
+	fmt.Fprintf(w, "recognised %d %s (%d %s, %d %s)", len(r.Parts), plural(len(r.Parts), "part", "parts"), dimms, plural(dimms, "DIMM", "DIMMs"), drives, plural(drives, "drive", "drives"))
+	if r.Currency != "" && len(r.Parts) > 0 && r.CurrencyFrom != "" {
+		fmt.Fprintf(w, " in %s (from %s)", r.Currency, r.CurrencyFrom)
+	}
+	if !r.Date.IsZero() {
+		fmt.Fprintf(w, ", prices of %s (from %s)", r.Date, r.DateFrom)
+	}
+	fmt.Fprintln(w)
+	if defaults > 0 {
+		fmt.Fprintf(w, "class-default figures (latency, IOPS or endurance), not from the quote, in %d %s; the catalog's source: fields say which\n", defaults, plural(defaults, "drive", "drives"))
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(w, "check (%d %s):\n", len(r.Warnings), rowsWord(len(r.Warnings)))
+		for _, n := range r.Warnings {
+			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
+		}
+	}
+	if len(r.Unclassified) > 0 {
+		fmt.Fprintf(w, "not recognised (%d %s):\n", len(r.Unclassified), rowsWord(len(r.Unclassified)))
+		for _, n := range r.Unclassified {
+			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped (%d %s):\n", len(r.Skipped), rowsWord(len(r.Skipped)))
+		for _, n := range r.Skipped {
+			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
+		}
+	}
+	if r.Blank > 0 {
+		fmt.Fprintf(w, "%d blank %s ignored\n", r.Blank, rowsWord(r.Blank))
+	}
+}
+
+func rowsWord(n int) string { return plural(n, "row", "rows") }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

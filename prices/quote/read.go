@@ -1,0 +1,238 @@
+package quote
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding/charmap"
+)
+
+// Workbook is a quote as read from disk: one table per sheet (a CSV file is
+// one sheet with an empty name).
+type Workbook struct {
+	File   string
+	Sheets []*Table
+}
+
+// Table is the grid of one sheet. Text[i] is sheet row i+1 as displayed
+// (number formats applied, so "$1,234.56" keeps its currency symbol); Raw,
+// when not nil, holds the same cells unformatted (1234.56), which is what
+// amounts are read from. Merged ranges carry their value in every cell they
+// cover, so a header merged over two columns labels both.
+type Table struct {
+	Sheet string
+	Text  [][]string
+	Raw   [][]string
+	// Delimiter is the CSV field separator detected (0 for xlsx).
+	Delimiter rune
+	// Dates is set for xlsx, whose raw date cells are serial day numbers.
+	Dates bool
+}
+
+// Width is the number of columns the widest row uses.
+func (t *Table) Width() int {
+	w := 0
+	for _, r := range t.Text {
+		w = max(w, len(r))
+	}
+	return w
+}
+
+// cell returns the displayed text of a 1-based row and column.
+func (t *Table) cell(row, col int) string {
+	return at(t.Text, row, col)
+}
+
+// raw returns the unformatted value of a cell (the text for CSV).
+func (t *Table) raw(row, col int) string {
+	if t.Raw == nil {
+		return t.cell(row, col)
+	}
+	return at(t.Raw, row, col)
+}
+
+func at(g [][]string, row, col int) string {
+	if row < 1 || row > len(g) || col < 1 || col > len(g[row-1]) {
+		return ""
+	}
+	return strings.TrimSpace(g[row-1][col-1])
+}
+
+// ReadFile reads an .xlsx or .csv quote, chosen by the file's extension.
+func ReadFile(path string) (*Workbook, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xlsx", ".xlsm":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading quote: %w", err)
+		}
+		defer f.Close()
+		return ReadXLSX(path, f)
+	case ".csv", ".txt", ".tsv":
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading quote: %w", err)
+		}
+		return ReadCSV(path, data)
+	case ".xls":
+		return nil, &yamlx.InputError{File: path, Msg: "the old binary .xls format is not supported", Hint: "save it as .xlsx or .csv from the spreadsheet program"}
+	}
+	return nil, &yamlx.InputError{File: path, Msg: "unknown file type " + filepath.Ext(path), Hint: "memplan reads .xlsx and .csv quotes"}
+}
+
+// ReadXLSX reads every sheet of a workbook. name is used in messages.
+func ReadXLSX(name string, r io.Reader) (*Workbook, error) {
+	f, err := excelize.OpenReader(r)
+	if err != nil {
+		return nil, &yamlx.InputError{File: name, Msg: "not a readable .xlsx workbook: " + err.Error()}
+	}
+	defer f.Close()
+	wb := &Workbook{File: name}
+	for _, sh := range f.GetSheetList() {
+		text, err := f.GetRows(sh)
+		if err != nil {
+			// Chart sheets and dialog sheets have no rows.
+			continue
+		}
+		raw, err := f.GetRows(sh, excelize.Options{RawCellValue: true})
+		if err != nil {
+			raw = text
+		}
+		t := &Table{Sheet: sh, Text: text, Raw: raw, Dates: true}
+		merges, err := f.GetMergeCells(sh)
+		if err != nil {
+			return nil, &yamlx.InputError{File: name, Msg: fmt.Sprintf("sheet %q: reading merged cells: %v", sh, err)}
+		}
+		for _, m := range merges {
+			if err := t.fillMerge(m.GetStartAxis(), m.GetEndAxis()); err != nil {
+				return nil, &yamlx.InputError{File: name, Msg: fmt.Sprintf("sheet %q: merged range %s:%s: %v", sh, m.GetStartAxis(), m.GetEndAxis(), err)}
+			}
+		}
+		wb.Sheets = append(wb.Sheets, t)
+	}
+	if len(wb.Sheets) == 0 {
+		return nil, &yamlx.InputError{File: name, Msg: "the workbook has no worksheets"}
+	}
+	return wb, nil
+}
+
+// fillMerge copies the top-left value of a merged range into every cell it
+// covers (excelize reports the value only at the top-left).
+func (t *Table) fillMerge(start, end string) error {
+	c1, r1, err := excelize.CellNameToCoordinates(start)
+	if err != nil {
+		return err
+	}
+	c2, r2, err := excelize.CellNameToCoordinates(end)
+	if err != nil {
+		return err
+	}
+	text, raw := at(t.Text, r1, c1), at(t.Raw, r1, c1)
+	for r := r1; r <= r2; r++ {
+		for c := c1; c <= c2; c++ {
+			t.Text = set(t.Text, r, c, text)
+			t.Raw = set(t.Raw, r, c, raw)
+		}
+	}
+	return nil
+}
+
+func set(g [][]string, row, col int, v string) [][]string {
+	if v == "" {
+		return g
+	}
+	for len(g) < row {
+		g = append(g, nil)
+	}
+	for len(g[row-1]) < col {
+		g[row-1] = append(g[row-1], "")
+	}
+	g[row-1][col-1] = v
+	return g
+}
+
+// ReadCSV reads a CSV export. The delimiter (comma, semicolon or tab) is
+// detected; a UTF-8 byte-order mark is dropped and text that is not UTF-8 is
+// read as Windows-1252, which is what spreadsheet programs write in Western
+// Europe.
+func ReadCSV(name string, data []byte) (*Workbook, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(data) {
+		dec, err := charmap.Windows1252.NewDecoder().Bytes(data)
+		if err == nil {
+			data = dec
+		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &yamlx.InputError{File: name, Msg: "file is empty"}
+	}
+	best, bestRows := rune(0), [][]string(nil)
+	bestMode, bestHits, bestSplits := 0, 0, 0
+	for _, d := range []rune{',', ';', '\t'} {
+		rows, err := readCSV(data, d)
+		if err != nil {
+			continue
+		}
+		mode, hits := modeWidth(rows)
+		// A separator between two digits is more likely a decimal comma
+		// than a field boundary: the tie-breaker for 1.234,56 files.
+		splits := len(regexp.MustCompile(`[0-9]`+regexp.QuoteMeta(string(d))+`[0-9]`).FindAll(data, -1))
+		if mode > bestMode || mode == bestMode && (hits > bestHits || hits == bestHits && splits < bestSplits) {
+			best, bestRows, bestMode, bestHits, bestSplits = d, rows, mode, hits, splits
+		}
+	}
+	if best == 0 || bestMode < 2 {
+		return nil, &yamlx.InputError{File: name, Msg: "could not find columns: no comma, semicolon or tab separates the fields", Hint: "export the quote as CSV or .xlsx"}
+	}
+	return &Workbook{File: name, Sheets: []*Table{{Text: bestRows, Delimiter: best}}}, nil
+}
+
+func readCSV(data []byte, delim rune) ([][]string, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = delim
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	var rows [][]string
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rec)
+	}
+}
+
+// modeWidth returns the most common number of non-empty-trimmed fields per
+// non-blank row, and how many rows have it. The delimiter that splits the
+// most rows into the most fields is the real one: a semicolon file split at
+// commas yields only the halves of its decimal numbers.
+func modeWidth(rows [][]string) (mode, hits int) {
+	count := map[int]int{}
+	for _, r := range rows {
+		w := len(r)
+		for w > 0 && strings.TrimSpace(r[w-1]) == "" {
+			w--
+		}
+		if w > 1 {
+			count[w]++
+		}
+	}
+	for w, n := range count {
+		if n > hits || n == hits && w > mode {
+			mode, hits = w, n
+		}
+	}
+	return mode, hits
+}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +91,7 @@ type pricedDIMM struct {
 type pricedDrive struct {
 	prices.Drive
 	price float64
+	class string // FactorClass, computed once
 }
 
 // Recommend enumerates, evaluates and ranks configurations.
@@ -172,11 +175,11 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		drives = append(drives, pricedDrive{d, p * h.scale(kindDrive, d.SKU)})
+		drives = append(drives, pricedDrive{Drive: d, price: p * h.scale(kindDrive, d.SKU), class: d.FactorClass()})
 	}
-	drives, dominated := pruneDrives(drives)
+	drives, dominated := pruneDrives(drives, w.Jobs)
 	if dominated > 0 {
-		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable"] += dominated
+		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable for this workload"] += dominated
 	}
 
 	ev := evaluator{in: in, w: w, res: res, h: h, elec: elec}
@@ -219,10 +222,10 @@ func recommend(in Input, h *hooks) (*Result, error) {
 			}
 		}
 	}
-	if len(res.Configs) == 0 {
+	if len(ev.configs) == 0 {
 		return nil, ev.nothingFits(platforms)
 	}
-	rank(res, w)
+	rank(res, ev.configs, w)
 	return res, nil
 }
 
@@ -327,44 +330,107 @@ func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (fl
 }
 
 // pruneDrives drops drives that another drive of the same class beats or
-// matches on every count: price, capacity, latency, IOPS and endurance.
-func pruneDrives(ds []pricedDrive) ([]pricedDrive, int) {
+// matches on everything that matters to this workload: price, usable
+// capacity (capacity beyond what the largest job class touches buys
+// nothing), endurance, and for each dirty share the workload uses, the
+// per-fault latency (read + dirty x write) and the per-fault IOPS cost
+// (1/read IOPS + dirty/write IOPS). Such a drive can only make a
+// configuration costlier or slower.
+func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].price != ds[j].price {
 			return ds[i].price < ds[j].price
 		}
 		return ds[i].SKU < ds[j].SKU
 	})
-	endur := func(d pricedDrive) float64 {
-		if e := d.Endurance(); e > 0 {
-			return float64(e)
+	var maxTouched units.Bytes
+	var dirties []float64
+	for _, j := range jobs {
+		if t := touched(j); t > maxTouched {
+			maxTouched = t
 		}
-		return math.Inf(1)
+		if !slices.Contains(dirties, float64(j.DirtyShare)) {
+			dirties = append(dirties, float64(j.DirtyShare))
+		}
 	}
-	kept := ds[:0:0]
+	type metrics struct {
+		capacity, endurance float64
+		lat, thr            []float64
+	}
+	measure := func(d pricedDrive) metrics {
+		m := metrics{capacity: float64(min(d.Capacity, maxTouched)), endurance: math.Inf(1)}
+		if e := d.Endurance(); e > 0 {
+			m.endurance = float64(e)
+		}
+		for _, dirty := range dirties {
+			m.lat = append(m.lat, d.ReadLatency.Seconds()+dirty*d.WriteLatency.Seconds())
+			m.thr = append(m.thr, 1/d.ReadIOPS+dirty/d.WriteIOPS)
+		}
+		return m
+	}
+	beats := func(k, d metrics) bool {
+		if k.capacity < d.capacity || k.endurance < d.endurance {
+			return false
+		}
+		for i := range k.lat {
+			if k.lat[i] > d.lat[i] || k.thr[i] > d.thr[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var kept []pricedDrive
+	var km []metrics
 	for _, d := range ds {
+		m := measure(d)
 		dominated := false
-		for _, k := range kept {
-			if k.FactorClass() == d.FactorClass() && k.price <= d.price && k.Capacity >= d.Capacity &&
-				k.ReadLatency <= d.ReadLatency && k.WriteLatency <= d.WriteLatency &&
-				k.ReadIOPS >= d.ReadIOPS && k.WriteIOPS >= d.WriteIOPS && endur(k) >= endur(d) {
+		for i, k := range kept {
+			if k.class == d.class && k.price <= d.price && beats(km[i], m) {
 				dominated = true
 				break
 			}
 		}
 		if !dominated {
-			kept = append(kept, d)
+			kept, km = append(kept, d), append(km, m)
 		}
 	}
 	return kept, len(ds) - len(kept)
 }
 
 type evaluator struct {
-	in   Input
-	w    *Workload
-	res  *Result
-	h    *hooks
-	elec float64 // electricity per kWh in the result currency; 0 when not priced
+	configs []*Config
+	preps   map[prepKey]prepared
+	in      Input
+	w       *Workload
+	res     *Result
+	h       *hooks
+	elec    float64 // electricity per kWh in the result currency; 0 when not priced
+}
+
+type prepKey struct {
+	fs          *Factors
+	class       string
+	dev         Device
+	concurrency int
+	dirty       float64
+}
+
+// predict is Factors.Predict with the fit-independent part cached: the
+// search asks the same device and load about many memory sizes.
+func (e *evaluator) predict(fs *Factors, class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
+	k := prepKey{fs, class, dev, concurrency, dirty}
+	p, ok := e.preps[k]
+	if !ok {
+		var err error
+		if p, err = fs.prepare(class, dev, concurrency, dirty); err != nil {
+			return Estimate{}, err
+		}
+		if e.preps == nil {
+			e.preps = map[prepKey]prepared{}
+		}
+		e.preps[k] = p
+	}
+	return p.at(f), nil
 }
 
 func (e *evaluator) factorsFor(job string) *Factors {
@@ -414,7 +480,7 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		}
 		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity, Watts: DriveWatts(d.Drive)}
 		for n := 1; n <= maxN; n++ {
-			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.FactorClass(), Capacity: units.Bytes(n) * d.Capacity}
+			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.class, Capacity: units.Bytes(n) * d.Capacity}
 			e.addDrive(base, s, d)
 			if pl.HasSoftware("zswap") {
 				s.Kind, s.Algorithm = SwapZswap, "lz4"
@@ -438,7 +504,13 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Meets = true
 	c.MaxSlowdown = 1
 	serverDays := 0.0
-	flash := make([]float64, len(e.w.Jobs))
+	var flashBuf [8]float64
+	flash := flashBuf[:0]
+	if len(e.w.Jobs) > len(flashBuf) {
+		flash = make([]float64, 0, len(e.w.Jobs))
+	}
+	flash = flash[:len(e.w.Jobs)]
+	c.Jobs = make([]JobResult, 0, len(e.w.Jobs))
 	for i, j := range e.w.Jobs {
 		jr, flashWrites, reason := e.job(c, s, j, dev)
 		if reason != "" {
@@ -502,11 +574,13 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Cost.PerServer = c.Cost.Platform + c.Cost.DIMMs + c.Cost.Drives + c.Cost.Replacements
 	c.Cost.Fleet = c.Cost.PerServer * float64(c.Servers)
 	e.ownership(&c)
-	c.ID, c.Label = configID(c), configLabel(c)
 	if c.Extrapolated {
 		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
 	}
-	e.res.Configs = append(e.res.Configs, c)
+	// Kept by pointer: a Config is large, and sorting or growing a slice of
+	// values would copy each one many times over.
+	kept := c
+	e.configs = append(e.configs, &kept)
 	e.res.Evaluated++
 }
 
@@ -532,7 +606,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "swap space too small for the overflow"
 			}
 			jr.Fit = R / F
-			est, err := fs.Predict(s.Class, dev, j.Concurrency, dirty, jr.Fit)
+			est, err := e.predict(fs, s.Class, dev, j.Concurrency, dirty, jr.Fit)
 			if err != nil {
 				return jr, 0, "no slowdown curve for " + s.Class
 			}
@@ -556,7 +630,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "zram disk too small for the overflow"
 			}
 			jr.Fit = M / F
-			est, err := fs.Predict("zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, jr.Fit)
+			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, jr.Fit)
 			if err != nil {
 				return jr, 0, "no slowdown curve for zram"
 			}
@@ -585,8 +659,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			}
 			f := M / F
 			jr.Fit = f
-			pe, err1 := fs.Predict("zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, f)
-			de, err2 := fs.Predict(s.Class, dev, j.Concurrency, dirty, f)
+			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, f)
+			de, err2 := e.predict(fs, s.Class, dev, j.Concurrency, dirty, f)
 			if err1 != nil || err2 != nil {
 				return jr, 0, "no slowdown curve for zswap's parts"
 			}
@@ -661,28 +735,28 @@ func worse(a, b string) string {
 	return b
 }
 
-func configID(c Config) string {
-	id := fmt.Sprintf("%s/%dx%s", c.Platform.SKU, c.DIMMCount, c.DIMM.SKU)
+func configID(c *Config) string {
+	id := c.Platform.SKU + "/" + strconv.Itoa(c.DIMMCount) + "x" + c.DIMM.SKU
 	switch c.Swap.Kind {
 	case SwapNone:
 		return id + "/noswap"
 	case SwapZram:
-		return fmt.Sprintf("%s/zram-%s-%.0fpct", id, c.Swap.Algorithm, c.Swap.ZramShare*100)
+		return id + "/zram-" + c.Swap.Algorithm + "-" + strconv.FormatFloat(c.Swap.ZramShare*100, 'f', 0, 64) + "pct"
 	case SwapZswap:
-		return fmt.Sprintf("%s/zswap-%s+%dx%s", id, c.Swap.Algorithm, c.Swap.Drives, c.Swap.Drive.SKU)
+		return id + "/zswap-" + c.Swap.Algorithm + "+" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU
 	}
-	return fmt.Sprintf("%s/%dx%s", id, c.Swap.Drives, c.Swap.Drive.SKU)
+	return id + "/" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU
 }
 
-func configLabel(c Config) string {
-	mem := fmt.Sprintf("%s (%d x %s)", c.Installed, c.DIMMCount, c.DIMM.Capacity)
+func configLabel(c *Config) string {
+	mem := c.Installed.String() + " (" + strconv.Itoa(c.DIMMCount) + " x " + c.DIMM.Capacity.String() + ")"
 	switch c.Swap.Kind {
 	case SwapNone:
 		return mem + ", no swap"
 	case SwapZram:
-		return fmt.Sprintf("%s + zram %.0f%% (%s)", mem, c.Swap.ZramShare*100, c.Swap.Algorithm)
+		return mem + " + zram " + strconv.FormatFloat(c.Swap.ZramShare*100, 'f', 0, 64) + "% (" + c.Swap.Algorithm + ")"
 	case SwapZswap:
-		return fmt.Sprintf("%s + zswap + %s", mem, driveLabel(c.Swap))
+		return mem + " + zswap + " + driveLabel(c.Swap)
 	}
 	return mem + " + " + driveLabel(c.Swap)
 }
@@ -694,32 +768,50 @@ func driveLabel(s Swap) string {
 	return fmt.Sprintf("%d x %s RAID 0", s.Drives, s.Drive.Model)
 }
 
-// rank orders configurations and picks the recommendation and baseline.
-func rank(res *Result, w *Workload) {
-	cs := res.Configs
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := &cs[i], &cs[j]
-		if ta, tb := tier(a), tier(b); ta != tb {
-			return ta < tb
-		}
-		if ca, cb := rankCost(a, w), rankCost(b, w); a.Meets && ca != cb {
-			return ca < cb
-		}
-		if !a.Meets && a.MaxSlowdown != b.MaxSlowdown {
-			// Among misses, the closest to meeting first.
-			return missBy(a) < missBy(b)
-		}
-		if a.Cost.PerServer != b.Cost.PerServer {
-			return a.Cost.PerServer < b.Cost.PerServer
-		}
-		if a.MaxSlowdown != b.MaxSlowdown {
-			return a.MaxSlowdown < b.MaxSlowdown
-		}
-		return a.ID < b.ID
-	})
-	for i := range cs {
-		cs[i].Rank = i + 1
+// rank orders the evaluated configurations into res.Configs and picks the
+// recommendation and baseline. Ties keep enumeration order (platform, DIMM
+// size, count, swap option), which is deterministic.
+func rank(res *Result, ps []*Config, w *Workload) {
+	type key struct {
+		tier            int
+		cost, miss, per float64
+		slow            float64
 	}
+	keys := make([]key, len(ps))
+	order := make([]int, len(ps))
+	for i, c := range ps {
+		k := key{tier: tier(c), per: c.Cost.PerServer, slow: c.MaxSlowdown}
+		if c.Meets {
+			k.cost = rankCost(c, w)
+		} else {
+			k.miss = missBy(c)
+		}
+		keys[i], order[i] = k, i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := &keys[order[i]], &keys[order[j]]
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if a.cost != b.cost {
+			return a.cost < b.cost
+		}
+		if a.miss != b.miss {
+			// Among misses, the closest to meeting first.
+			return a.miss < b.miss
+		}
+		if a.per != b.per {
+			return a.per < b.per
+		}
+		return a.slow < b.slow
+	})
+	cs := make([]Config, len(ps))
+	for i, o := range order {
+		cs[i] = *ps[o]
+		cs[i].Rank = i + 1
+		cs[i].ID, cs[i].Label = configID(&cs[i]), configLabel(&cs[i])
+	}
+	res.Configs = cs
 	for i := range cs {
 		if cs[i].AllDRAM() && cs[i].Meets {
 			res.Baseline = &cs[i]

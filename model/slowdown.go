@@ -105,6 +105,25 @@ func excessAt(c *Curve, f float64) (excess, relUnc float64, extrapolated bool) {
 // non-resident memory lives on dev (class names the curve family), with
 // `concurrency` jobs per server and the given dirty share.
 func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
+	p, err := fs.prepare(class, dev, concurrency, dirty)
+	if err != nil {
+		return Estimate{}, err
+	}
+	return p.at(f), nil
+}
+
+// prepared is everything about a prediction that does not depend on the fit
+// ratio, so the search can reuse it across memory sizes.
+type prepared struct {
+	curve      *Curve
+	ratio      float64 // target / reference service time
+	target     float64 // seconds per fault on the target device
+	provenance string
+	basis      string
+	extraUnc   float64 // relative uncertainty added by derivation or scaling
+}
+
+func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty float64) (prepared, error) {
 	overhead := fs.FaultOverhead.D()
 	target := ServiceTime(dev, concurrency, dirty, overhead)
 	c, ok := fs.Curves[class]
@@ -112,7 +131,7 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 	if !ok {
 		c, ok = fs.Curves[fs.TransferFrom]
 		if !ok {
-			return Estimate{}, fmt.Errorf("no slowdown curve for %s and no transfer_from curve to derive one", class)
+			return prepared{}, fmt.Errorf("no slowdown curve for %s and no transfer_from curve to derive one", class)
 		}
 		derived = true
 	}
@@ -120,30 +139,37 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 	refDev := Device{Name: ref.Device, ReadLatency: ref.ReadLatency.D(), WriteLatency: ref.WriteLatency.D(),
 		ReadIOPS: ref.ReadIOPS, WriteIOPS: ref.WriteIOPS, Drives: ref.Drives}
 	refTime := ServiceTime(refDev, ref.Concurrency, float64(ref.DirtyShare), overhead)
-	ratio := target / refTime
-	ex, u, extra := excessAt(c, f)
-	est := Estimate{Provenance: c.Provenance, Extrapolated: extra, FaultTime: target}
+	p := prepared{curve: c, ratio: target / refTime, target: target, provenance: c.Provenance}
 	switch c.Provenance {
 	case Measured, Emulated:
-		est.Basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
+		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
 	default:
-		est.Basis = "published: " + c.Source
+		p.basis = "published: " + c.Source
 	}
-	scaled := math.Abs(ratio-1) > 0.005
-	if derived {
-		est.Provenance = Derived
-		est.Basis = fmt.Sprintf("derived from the %s curve (%s) by service time %.3gus vs %.3gus", c.Class, c.Provenance, target*1e6, refTime*1e6)
-		u = math.Hypot(u, transferUncertainty)
-	} else if scaled {
-		est.Basis += fmt.Sprintf("; scaled by service time %.3gus vs %.3gus", target*1e6, refTime*1e6)
-		u = math.Hypot(u, transferUncertainty/2)
+	switch {
+	case derived:
+		p.provenance = Derived
+		p.basis = fmt.Sprintf("derived from the %s curve (%s) by service time %.3gus vs %.3gus", c.Class, c.Provenance, target*1e6, refTime*1e6)
+		p.extraUnc = transferUncertainty
+	case math.Abs(p.ratio-1) > 0.005:
+		p.basis += fmt.Sprintf("; scaled by service time %.3gus vs %.3gus", target*1e6, refTime*1e6)
+		p.extraUnc = transferUncertainty / 2
 	}
-	ex *= ratio
+	return p, nil
+}
+
+func (p prepared) at(f float64) Estimate {
+	ex, u, extra := excessAt(p.curve, f)
+	if p.extraUnc > 0 {
+		u = math.Hypot(u, p.extraUnc)
+	}
+	ex *= p.ratio
+	est := Estimate{Provenance: p.provenance, Basis: p.basis, Extrapolated: extra, FaultTime: p.target}
 	est.Slowdown = 1 + ex
 	est.Low = 1 + math.Max(0, ex*(1-u)) // u is a relative 95% half-width
 	est.High = 1 + ex*(1+u)
 	if est.Low > est.Slowdown {
 		est.Low = est.Slowdown
 	}
-	return est, nil
+	return est
 }

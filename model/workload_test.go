@@ -278,7 +278,7 @@ func TestParseWorkloadBadInput(t *testing.T) {
 		{name: "empty file", src: "\n",
 			want: qaWant{0, "", []string{"file is empty"}}},
 		{name: "two documents", src: qaWorkload + "---\n" + qaWorkload,
-			want: qaWant{0, "", []string{"more than one YAML document"}}},
+			want: qaWant{22, "", []string{"more than one YAML document"}}},
 		{name: "unclosed quote", edits: []qaEdit{{13, "footprint", `    footprint: "200GiB`}},
 			want: qaWant{13, "", []string{"YAML syntax", "check indentation and quoting"}}},
 		{name: "scalar where a list is expected", edits: []qaEdit{{20, "zswap_pool", "  zswap_pool: 20%\n  platforms: P1"}},

@@ -301,7 +301,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "only comments", src: "# prices to follow\n\n",
 			want: wantErr{0, "", []string{"file is empty"}}},
 		{name: "two documents", src: baseCatalog + "---\n" + baseCatalog,
-			want: wantErr{0, "", []string{"more than one YAML document", "---"}}},
+			want: wantErr{58, "", []string{"more than one YAML document", "---"}}},
 		{name: "unclosed quote", edits: []lineEdit{{24, "model", `    model: "1.92 TB TLC NVMe`}},
 			want: wantErr{24, "", []string{"YAML syntax", "end of stream", "check indentation and quoting"}}},
 		{name: "over-indented key", edits: []lineEdit{{27, "capacity", "      capacity: 1.92TB"}},

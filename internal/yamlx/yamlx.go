@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -82,28 +83,125 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 	if len(bytes.TrimSpace(stripComments(data))) == 0 {
 		return doc, &InputError{File: file, Msg: "file is empty", Hint: "see README.md for the format and examples/ for a starting point"}
 	}
+	// Parse once into a node tree; every check and the decode work from it.
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
 		if line := tabIndentLine(data); line > 0 {
 			return doc, &InputError{File: file, Line: line, Msg: "YAML syntax: a tab is used for indentation", Hint: "indent with spaces"}
 		}
 		return doc, doc.wrapSyntax(err, firstFailingLine(data))
 	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		if err != nil {
+			return doc, doc.wrapSyntax(err, firstFailingLine(data))
+		}
+		return doc, &InputError{File: file, Line: extra.Line, Msg: "more than one YAML document in the file", Hint: "remove the extra '---' section"}
+	}
 	doc.index(&root, "")
 	if err := doc.checkFinite(&root); err != nil {
 		return doc, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(v)
-	if err == nil {
-		var extra yaml.Node
-		if dec.Decode(&extra) != io.EOF {
-			return doc, &InputError{File: file, Msg: "more than one YAML document in the file", Hint: "remove the extra '---' section"}
-		}
-		return doc, nil
+	if errs := doc.checkKnown(&root, reflect.TypeOf(v), ""); len(errs) > 0 {
+		return doc, errors.Join(errs...)
 	}
-	return doc, doc.wrap(err)
+	if err := root.Decode(v); err != nil {
+		return doc, doc.wrap(err)
+	}
+	return doc, nil
+}
+
+var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+
+// checkKnown reports mapping keys that name no field of the Go type they
+// decode into (yaml.v3 does this only when decoding from a byte stream;
+// memplan decodes from the parsed tree to parse each file once).
+func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || n == nil || reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		return nil
+	}
+	if n.Kind == yaml.DocumentNode {
+		var errs []error
+		for _, c := range n.Content {
+			errs = append(errs, d.checkKnown(c, t, path)...)
+		}
+		return errs
+	}
+	if n.Kind == yaml.AliasNode {
+		return d.checkKnown(n.Alias, t, path)
+	}
+	var errs []error
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil // the decoder reports the kind mismatch
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			p := join(path, k.Value)
+			ft, ok := fieldType(t, k.Value)
+			if !ok {
+				errs = append(errs, &InputError{File: d.File, Line: k.Line, Field: p, Msg: "unknown field",
+					Hint: "check the spelling; README.md lists the fields this file takes"})
+				continue
+			}
+			errs = append(errs, d.checkKnown(val, ft, p)...)
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind == yaml.SequenceNode {
+			for i, c := range n.Content {
+				errs = append(errs, d.checkKnown(c, t.Elem(), path+"["+strconv.Itoa(i)+"]")...)
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				errs = append(errs, d.checkKnown(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value))...)
+			}
+		}
+	}
+	return errs
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// fieldType finds the struct field a YAML key decodes into, following
+// yaml.v3's rules: the tag name, else the lower-cased field name; inline
+// structs contribute their fields.
+func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(","+opts+",", ",inline,") {
+			if ft, ok := fieldType(f.Type, key); ok {
+				return ft, true
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		if name == key {
+			return f.Type, true
+		}
+	}
+	return nil, false
 }
 
 // checkFinite refuses YAML's .nan and .inf anywhere: no quantity memplan

@@ -139,7 +139,7 @@ func TestDecodeBadInput(t *testing.T) {
 			want{line: 4, col: 15, field: "parts[0].capacity", has: []string{"a list", "expected a size"}}},
 		{"empty file", "", want{has: []string{"file is empty"}}},
 		{"only comments", "# nothing here\n\n   # still nothing\n---\n", want{has: []string{"file is empty"}}},
-		{"two documents", "name: x\n---\nname: y\n", want{has: []string{"more than one YAML document"}}},
+		{"two documents", "name: x\n---\nname: y\n", want{line: 2, has: []string{"more than one YAML document"}}},
 		{"duplicate key", "name: x\nparts: []\nname: y\n", want{line: 3, field: "name", has: []string{`"name" already defined at line 1`}}},
 		{"unclosed flow list", "name: [x\n", want{line: 1, has: []string{"YAML syntax", "check indentation and quoting"}}},
 		{"unclosed quote", "name: x\nparts:\n  - sku: \"A\n", want{line: 3, has: []string{"YAML syntax", "end of stream"}}},

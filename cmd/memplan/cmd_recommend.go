@@ -8,6 +8,7 @@ import (
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
+	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,7 @@ type recommendOptions struct {
 	Top    int
 	Out    string
 	Force  bool
+	XLSX   string
 }
 
 func (o *recommendOptions) AddFlags(c *cobra.Command) {
@@ -29,13 +31,15 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(reports.Formats(), ", "))
 	f.IntVar(&o.Top, "top", -1, "show at most N configurations (default 10 for table and markdown, all for json, yaml and csv; 0 = all)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
-	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
+	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
+	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return reports.Formats(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = c.MarkFlagFilename("workload", "yaml", "yml")
 	_ = c.MarkFlagFilename("prices", "yaml", "yml")
 	_ = c.MarkFlagFilename("factors", "yaml", "yml", "json")
+	_ = c.MarkFlagFilename("xlsx", "xlsx")
 }
 
 func newRecommendCommand(stdout, _ io.Writer) *cobra.Command {
@@ -62,6 +66,11 @@ func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error
 	if o.Out != "" && !o.Force && fileExists(o.Out) {
 		return usagef("%s exists; use --force to overwrite it", o.Out)
 	}
+	if o.XLSX != "" {
+		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	in, err := loadInputs(o.inputOptions)
 	if err != nil {
 		return err
@@ -69,6 +78,14 @@ func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error
 	res, err := model.Recommend(in)
 	if err != nil {
 		return err
+	}
+	if o.XLSX != "" {
+		// The workbook lists every configuration whatever --top says: its
+		// ranking is recomputed when a price is edited.
+		out := reports.NewOutput(res, reports.Options{Version: Version()})
+		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
+			return err
+		}
 	}
 	top := o.Top
 	if top < 0 {

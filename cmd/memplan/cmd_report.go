@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/reports"
+	"github.com/memplan/memplan/reports/xlsx"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newReportCommand) }
+
+type reportOptions struct {
+	From   string
+	XLSX   string
+	Format string
+	Force  bool
+	// formatSet: --format was given, so it is printed even with --xlsx.
+	formatSet bool
+}
+
+func (o *reportOptions) AddFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&o.From, "from", "", "the `RESULT.json` to render, as written by memplan recommend --format json")
+	f.StringVar(&o.XLSX, "xlsx", "", "write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically)")
+	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
+	f.BoolVar(&o.Force, "force", false, "overwrite the --xlsx FILE if it exists")
+	_ = c.MarkFlagFilename("from", "json")
+	_ = c.MarkFlagFilename("xlsx", "xlsx")
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return reports.Formats(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func newReportCommand(stdout, _ io.Writer) *cobra.Command {
+	var o reportOptions
+	c := &cobra.Command{
+		Use:   "report --from RESULT.json [--xlsx FILE]",
+		Short: "Render a saved result again, or as an Excel workbook procurement can edit",
+		Long: `report reads a result saved with ` + "`memplan recommend --format json`" + ` and renders it
+without running the model again: as a table or another --format, or with
+--xlsx as an Excel workbook whose costs are formulas over editable unit
+prices (see docs/excel.md).`,
+		Example: `  memplan recommend -w eda.yaml --format json --out plan.json
+  memplan report --from plan.json --xlsx plan.xlsx
+  memplan report --from plan.json --format markdown`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.formatSet = cmd.Flags().Changed("format")
+			return runReport(cmd.Context(), o, stdout)
+		},
+	}
+	o.AddFlags(c)
+	return c
+}
+
+func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
+	if o.From == "" {
+		return usagef("--from RESULT.json is required: a result saved with `memplan recommend --format json --out RESULT.json`")
+	}
+	if !validFormat(o.Format) {
+		return usagef("unknown --format %q; expected one of %s", o.Format, strings.Join(reports.Formats(), ", "))
+	}
+	if o.XLSX != "" {
+		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	out, err := readResult(o.From)
+	if err != nil {
+		return err
+	}
+	if o.XLSX != "" {
+		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
+			return err
+		}
+		if !o.formatSet {
+			return nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := reports.RenderOutput(&buf, o.Format, out); err != nil {
+		return err
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
+
+// readResult reads a saved result; a file that is not one is a bad input
+// (exit 2), named with its path.
+func readResult(path string) (reports.Output, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, path))
+		}
+		return reports.Output{}, err
+	}
+	defer f.Close()
+	out, err := reports.ReadOutput(f)
+	if err != nil {
+		return reports.Output{}, inputErr(fmt.Errorf("%s: %w", path, err))
+	}
+	return out, nil
+}
+
+// inputError marks a bad input file for the exit code without changing
+// its message.
+type inputError struct{ err error }
+
+func inputErr(err error) error             { return &inputError{err} }
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == yamlx.ErrInput }

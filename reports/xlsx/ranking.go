@@ -1,0 +1,169 @@
+package xlsx
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/memplan/memplan/reports"
+)
+
+// The Rank column reproduces the model's ranking (model.rank) with
+// formulas, so that a price edit re-ranks:
+//
+//   - tier first: configurations that meet every deadline with margin,
+//     then those at risk, then those that miss;
+//   - within the first two tiers, fleet cost, then cost per server, then
+//     the lower slowdown, then the ID;
+//   - misses closest to the deadline first (by slowdown); equally close
+//     ones by cost per server, then ID.
+//
+// Everything in that order except the costs is independent of prices, so
+// the rows are laid out in blocks that never change: each tier, and for
+// misses each group of equal slowdown, occupies consecutive rows. A row's
+// rank is the rows before its block (a number) plus its position inside
+// the block, counted with COUNTIF over the block alone. Counting is
+// quadratic in the block size (spreadsheets without dynamic arrays cannot
+// sort), so the blocks keep it as small as the model allows; see the
+// benchmark note in docs/excel.md.
+
+// tier orders configurations as the model does: those that meet every
+// deadline with margin, those at risk, those that miss.
+func tier(c reports.Configuration) int {
+	switch {
+	case c.MeetsDeadlines && !c.AtRisk:
+		return 1
+	case c.MeetsDeadlines:
+		return 2
+	}
+	return 3
+}
+
+// rankKeys holds, per row (index into book.rows), the static parts of the
+// ranking.
+type rankKeys struct {
+	block     []span // the rows ranked together with this one
+	before    []int  // rows of the blocks before it
+	tieOrder  []int  // 1.. by (slowdown, ID): the last tie-break
+	missGroup []int  // misses: 1.. groups of equal slowdown, closest first; 0 otherwise
+	// tieScale turns cost per server and tie order into one exact integer,
+	// ROUND(cost per server x 100) x tieScale + tie order, so that ties on
+	// fleet cost are broken with one count instead of two. Zero when costs
+	// are too large for that to stay exact (see exactTieKey).
+	tieScale int
+}
+
+// order sorts rows into sheet order (tier, miss group, memplan rank) and
+// computes the ranking keys.
+func order(rows []reports.Configuration) ([]reports.Configuration, rankKeys) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		if ti, tj := tier(rows[i]), tier(rows[j]); ti != tj {
+			return ti < tj
+		}
+		return rows[i].Rank < rows[j].Rank
+	})
+	// Groups of misses numbered in memplan's order (closest first), then
+	// made contiguous.
+	group := map[float64]int{}
+	for _, c := range rows {
+		if tier(c) == 3 {
+			if _, ok := group[c.MaxSlowdown]; !ok {
+				group[c.MaxSlowdown] = len(group) + 1
+			}
+		}
+	}
+	missGroup := func(c reports.Configuration) int {
+		if tier(c) != 3 {
+			return 0
+		}
+		return group[c.MaxSlowdown]
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if ti, tj := tier(rows[i]), tier(rows[j]); ti != tj {
+			return ti < tj
+		}
+		return missGroup(rows[i]) < missGroup(rows[j])
+	})
+
+	n := len(rows)
+	k := rankKeys{block: make([]span, n), before: make([]int, n), tieOrder: make([]int, n), missGroup: make([]int, n)}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, c := rows[idx[i]], rows[idx[j]]
+		if a.MaxSlowdown != c.MaxSlowdown {
+			return a.MaxSlowdown < c.MaxSlowdown
+		}
+		return a.ID < c.ID
+	})
+	for pos, i := range idx {
+		k.tieOrder[i] = pos + 1
+	}
+	for i := 0; i < n; {
+		j := i
+		for j < n && tier(rows[j]) == tier(rows[i]) && missGroup(rows[j]) == missGroup(rows[i]) {
+			j++
+		}
+		for x := i; x < j; x++ {
+			k.block[x] = span{i + 2, j + 1}
+			k.before[x] = i
+			k.missGroup[x] = missGroup(rows[x])
+		}
+		i = j
+	}
+	if exactTieKey(rows) {
+		k.tieScale = n + 1
+	}
+	return rows, k
+}
+
+// exactTieKey reports whether ROUND(cost per server x 100) x (n+1) + n
+// stays an integer a spreadsheet holds exactly and prints in full in a
+// "<"&key criterion (below 10^15), even if someone multiplies a price by
+// a hundred.
+func exactTieKey(rows []reports.Configuration) bool {
+	const margin = 100
+	most := 0.0
+	for _, c := range rows {
+		most = max(most, c.CostPerServer)
+	}
+	return (most*margin*100+1)*float64(len(rows)+1) < 1e15
+}
+
+// rankFormula is the Rank cell of row i (sheet row r).
+func (b *book) rankFormula(i, r int) string {
+	k := b.rank
+	blk := k.block[i]
+	in := func(col int) string {
+		c := colName(col)
+		return fmt.Sprintf("$%s$%d:$%s$%d", c, blk.first, c, blk.last)
+	}
+	at := func(col int) string { return cell(col, r) }
+	if tier(b.rows[i]) == 3 {
+		// One group of equal slowdown: by cost per server, then ID.
+		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
+			in(cPerServer), at(cPerServer),
+			in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
+	}
+	if k.tieScale > 0 {
+		// Fleet cost; ties by the tie key (cost per server, then order).
+		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
+			in(cFleet), at(cFleet),
+			in(cFleet), at(cFleet), in(cTieKey), at(cTieKey))
+	}
+	return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+COUNTIFS(%s,%s,%s,%s,%s,"<"&%s)+1`, k.before[i],
+		in(cFleet), at(cFleet),
+		in(cFleet), at(cFleet), in(cPerServer), at(cPerServer),
+		in(cFleet), at(cFleet), in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
+}
+
+// tieKeyCell is the Tie key cell of row i: a formula when it folds in the
+// cost per server, else the static tie order.
+func (b *book) tieKeyCell(i, r int) (formula string, value int) {
+	k := b.rank
+	if tier(b.rows[i]) == 3 || k.tieScale == 0 {
+		return "", k.tieOrder[i]
+	}
+	return fmt.Sprintf("ROUND(%s*100,0)*%d+%d", cell(cPerServer, r), k.tieScale, k.tieOrder[i]), 0
+}

@@ -1,0 +1,98 @@
+package xlsx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// styles are the cell formats the sheets share.
+type styles struct {
+	title, section, header, text, wrap, bold int
+	money, moneyInput, moneyBold             int
+	pct, ratio, hours, gib, count            int
+	// conditional formats (dxf ids) for Configurations rows
+	miss, risk, best int
+}
+
+const (
+	headerFill = "D9E1F2"
+	inputFill  = "FFF2CC" // the cells a person is meant to edit
+)
+
+// currencyFormat shows an amount with its ISO code, which reads the same in
+// every locale (a "$" or "₽" format would follow the reader's settings).
+func currencyFormat(cur string) string {
+	code := strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' {
+			return r
+		}
+		return -1
+	}, cur)
+	return fmt.Sprintf(`#,##0.00 "%s";-#,##0.00 "%s"`, code, code)
+}
+
+func newStyles(f *excelize.File, cur string) (styles, error) {
+	var s styles
+	money := currencyFormat(cur)
+	defs := []struct {
+		id *int
+		st excelize.Style
+	}{
+		{&s.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
+		{&s.section, excelize.Style{Font: &excelize.Font{Bold: true, Size: 12}}},
+		{&s.header, excelize.Style{
+			Font:      &excelize.Font{Bold: true},
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{headerFill}},
+			Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"},
+			Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+		}},
+		{&s.text, excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}}},
+		{&s.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.bold, excelize.Style{Font: &excelize.Font{Bold: true}, Alignment: &excelize.Alignment{Vertical: "top"}}},
+		{&s.money, excelize.Style{CustomNumFmt: &money}},
+		{&s.moneyInput, excelize.Style{
+			CustomNumFmt: &money,
+			Fill:         excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{inputFill}},
+			Border:       []excelize.Border{{Type: "left", Color: "BF9000", Style: 1}, {Type: "right", Color: "BF9000", Style: 1}, {Type: "top", Color: "BF9000", Style: 1}, {Type: "bottom", Color: "BF9000", Style: 1}},
+			Protection:   &excelize.Protection{Locked: false},
+		}},
+		{&s.moneyBold, excelize.Style{CustomNumFmt: &money, Font: &excelize.Font{Bold: true}}},
+		{&s.pct, excelize.Style{NumFmt: 10}},                    // 0.00%
+		{&s.ratio, excelize.Style{CustomNumFmt: strp("0.000")}}, // slowdowns
+		{&s.hours, excelize.Style{CustomNumFmt: strp("0.00")}},  // hours
+		{&s.gib, excelize.Style{CustomNumFmt: strp("#,##0.0")}}, // GiB, GB
+		{&s.count, excelize.Style{CustomNumFmt: strp("#,##0")}}, // counts
+	}
+	for _, d := range defs {
+		st := d.st
+		id, err := f.NewStyle(&st)
+		if err != nil {
+			return s, err
+		}
+		*d.id = id
+	}
+	conds := []struct {
+		id         *int
+		font, fill string
+		bold       bool
+	}{
+		{&s.miss, "9C0006", "FFC7CE", false},
+		{&s.risk, "9C5700", "FFEB9C", false},
+		{&s.best, "006100", "C6EFCE", true},
+	}
+	for _, c := range conds {
+		id, err := f.NewConditionalStyle(&excelize.Style{
+			Font: &excelize.Font{Color: c.font, Bold: c.bold},
+			Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c.fill}},
+		})
+		if err != nil {
+			return s, err
+		}
+		*c.id = id
+	}
+	return s, nil
+}
+
+func strp(s string) *string { return &s }

@@ -23,6 +23,11 @@ type Input struct {
 	// JobFactors optionally gives a job class its own curves (from a
 	// measured profile); they take precedence over Factors for that class.
 	JobFactors map[string]*Factors
+	// Now and MaxPriceAge make Recommend warn about stale prices: a part of
+	// a ranked configuration quoted more than MaxPriceAge before Now. Zero
+	// values turn the check off (the model never reads the clock itself).
+	Now         time.Time
+	MaxPriceAge time.Duration
 }
 
 // CatalogInfo records a catalog's identity for the report.
@@ -226,6 +231,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return nil, ev.nothingFits(platforms)
 	}
 	rank(res, ev.configs, w)
+	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
 	return res, nil
 }
 
@@ -953,6 +959,39 @@ func (e *evaluator) nothingFits(platforms []prices.Platform) error {
 	return e.w.ErrorAt(fmt.Sprintf("jobs[%d].footprint", wi), "lower the footprint or concurrency, or add larger DIMMs, drives or platforms to the catalog",
 		"%d concurrent jobs x %s = %s exceeds every configuration the catalogs allow (at most %s usable RAM; rejected: %s)",
 		e.w.Jobs[wi].Concurrency, e.w.Jobs[wi].Footprint, worst, maxRAM, strings.Join(reasons, "; "))
+}
+
+// staleWarnings names catalogs whose prices, used by the recommended or
+// baseline configuration, are older than the allowed age.
+func staleWarnings(in Input, res *Result) []string {
+	if in.MaxPriceAge <= 0 || in.Now.IsZero() {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, c := range []*Config{res.Recommended, res.Baseline} {
+		if c == nil {
+			continue
+		}
+		used[c.Platform.Catalog], used[c.DIMM.Catalog] = true, true
+		if c.Swap.Drive != nil {
+			used[c.Swap.Drive.Catalog] = true
+		}
+	}
+	if len(used) == 0 && len(res.Configs) > 0 {
+		c := res.Configs[0]
+		used[c.Platform.Catalog], used[c.DIMM.Catalog] = true, true
+	}
+	var out []string
+	for _, c := range in.Prices.Catalogs {
+		if !used[c.Name] || c.Date.IsZero() {
+			continue
+		}
+		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge {
+			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote or pass --max-price-age",
+				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24)))
+		}
+	}
+	return out
 }
 
 // advise explains, when nothing meets the deadlines, what would.

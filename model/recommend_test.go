@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
@@ -299,3 +300,20 @@ func TestRankingIsDeterministicAndTiered(t *testing.T) {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestStalePricesWarn(t *testing.T) {
+	in := loadIntel(t)
+	in.Now = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	in.MaxPriceAge = 90 * 24 * time.Hour
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "intel-2009") || !strings.Contains(res.Warnings[0], "2009-10-01") {
+		t.Fatalf("warnings %q, want one naming the 2009 catalog and its date", res.Warnings)
+	}
+	in.MaxPriceAge = 0
+	if res, _ := model.Recommend(in); len(res.Warnings) != 0 {
+		t.Errorf("check off, yet warnings %q", res.Warnings)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memplan/memplan/internal/yamlx"
@@ -187,11 +189,15 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable for this workload"] += dominated
 	}
 
-	ev := evaluator{in: in, w: w, res: res, h: h, elec: elec}
 	dimmPrice := func(d prices.DIMM) (float64, error) {
 		p, err := conv(d.Price)
 		return p * h.scale(kindDIMM, d.SKU), err
 	}
+	type population struct {
+		base Config
+		pl   prices.Platform
+	}
+	var pops []population
 	for _, pl := range platforms {
 		plPrice, err := conv(pl.Price)
 		if err != nil {
@@ -223,8 +229,35 @@ func recommend(in Input, h *hooks) (*Result, error) {
 					res.Rejected["OS reserve larger than installed memory"]++
 					continue
 				}
-				ev.options(base, pl, drives)
+				pops = append(pops, population{base, pl})
 			}
+		}
+	}
+	// Memory populations are independent: evaluate contiguous chunks of them
+	// on every core, then concatenate in order so the result does not depend
+	// on scheduling.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(pops)/8))
+	evs := make([]*evaluator, workers)
+	var wg sync.WaitGroup
+	for i := range evs {
+		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[string]int{}}
+		evs[i] = ev
+		lo, hi := i*len(pops)/workers, (i+1)*len(pops)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, p := range pops[lo:hi] {
+				ev.options(p.base, p.pl, drives)
+			}
+		}()
+	}
+	wg.Wait()
+	ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
+	for _, x := range evs {
+		ev.configs = append(ev.configs, x.configs...)
+		res.Evaluated += x.evaluated
+		for k, v := range x.rejected {
+			res.Rejected[k] += v
 		}
 	}
 	if len(ev.configs) == 0 {
@@ -403,14 +436,18 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 	return kept, len(ds) - len(kept)
 }
 
+// evaluator searches part of the configuration space; each goroutine has its
+// own, so nothing in it is shared or locked.
 type evaluator struct {
-	configs []*Config
-	preps   map[prepKey]prepared
-	in      Input
-	w       *Workload
-	res     *Result
-	h       *hooks
-	elec    float64 // electricity per kWh in the result currency; 0 when not priced
+	configs   []*Config
+	preps     map[prepKey]prepared
+	rejected  map[string]int // reason -> count, merged into Result.Rejected
+	evaluated int
+	in        Input
+	w         *Workload
+	res       *Result
+	h         *hooks
+	elec      float64 // electricity per kWh in the result currency; 0 when not priced
 }
 
 type prepKey struct {
@@ -465,7 +502,7 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		e.add(base, Swap{Kind: SwapNone})
 		return
 	}
-	e.res.Rejected["does not fit in RAM without swap (would be OOM-killed or thrash)"]++
+	e.rejected["does not fit in RAM without swap (would be OOM-killed or thrash)"]++
 	if e.w.Options.NoSwap {
 		return
 	}
@@ -520,7 +557,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	for i, j := range e.w.Jobs {
 		jr, flashWrites, reason := e.job(c, s, j, dev)
 		if reason != "" {
-			e.res.Rejected[reason]++
+			e.rejected[reason]++
 			return
 		}
 		flash[i] = flashWrites
@@ -587,7 +624,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	// values would copy each one many times over.
 	kept := c
 	e.configs = append(e.configs, &kept)
-	e.res.Evaluated++
+	e.evaluated++
 }
 
 // job evaluates one job class. It returns the job's result, the bytes one
@@ -812,10 +849,23 @@ func rank(res *Result, ps []*Config, w *Workload) {
 		return a.slow < b.slow
 	})
 	cs := make([]Config, len(ps))
-	for i, o := range order {
-		cs[i] = *ps[o]
-		cs[i].Rank = i + 1
-		cs[i].ID, cs[i].Label = configID(&cs[i]), configLabel(&cs[i])
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cs[i] = *ps[order[i]]
+			cs[i].Rank = i + 1
+			cs[i].ID, cs[i].Label = configID(&cs[i]), configLabel(&cs[i])
+		}
+	}
+	if len(cs) < 4096 {
+		fill(0, len(cs))
+	} else {
+		var wg sync.WaitGroup
+		n := runtime.GOMAXPROCS(0)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(lo, hi int) { defer wg.Done(); fill(lo, hi) }(i*len(cs)/n, (i+1)*len(cs)/n)
+		}
+		wg.Wait()
 	}
 	res.Configs = cs
 	for i := range cs {

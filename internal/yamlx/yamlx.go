@@ -271,7 +271,7 @@ func (d *Doc) index(n *yaml.Node, path string) {
 	case yaml.SequenceNode:
 		d.record(n, path)
 		for i, c := range n.Content {
-			d.index(c, fmt.Sprintf("%s[%d]", path, i))
+			d.index(c, path+"["+strconv.Itoa(i)+"]")
 		}
 	default:
 		d.record(n, path)

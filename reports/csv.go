@@ -17,6 +17,7 @@ var csvColumns = []string{
 	"critical_job", "fit_ratio", "slowdown", "slowdown_low", "slowdown_high", "provenance",
 	"runtime_hours", "runtime_high_hours", "deadline_hours",
 	"servers", "currency", "platform_cost", "dimms_cost", "drives_cost", "replacements_cost", "cost_per_server", "fleet_cost",
+	"watts", "energy_kwh", "power_cost", "tco_per_server", "tco_fleet", "uncertainty_share",
 	"wear_life_used", "wear_wears_out", "wear_replacements_per_server",
 	"notes",
 }
@@ -27,6 +28,14 @@ func renderCSV(w io.Writer, out Output) error {
 		return err
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	// How often each configuration came out cheapest in the uncertainty
+	// run; empty cells when there was none, 0 for one that never won.
+	shares := map[string]float64{}
+	if u := out.Uncertainty; u != nil {
+		for _, w := range u.Winners {
+			shares[w.ID] = w.Share
+		}
+	}
 	for _, c := range rows(out) {
 		driveSKU := ""
 		if c.Swap.Drive != nil {
@@ -40,6 +49,10 @@ func renderCSV(w io.Writer, out Output) error {
 			wearsOut = strconv.FormatBool(c.Wear.WearsOut)
 			repl = strconv.Itoa(c.Wear.ReplacementsPerServer)
 		}
+		share := ""
+		if out.Uncertainty != nil {
+			share = num(shares[c.ID])
+		}
 		rec := []string{
 			strconv.Itoa(c.Rank), strconv.FormatBool(c.Recommended), strconv.FormatBool(c.Baseline), c.ID, c.Label,
 			c.Platform.SKU, c.DIMM.SKU, strconv.Itoa(c.DIMMCount), num(c.DIMM.CapacityGiB), num(c.InstalledRAMGiB), num(c.UsableRAMGiB),
@@ -48,6 +61,7 @@ func renderCSV(w io.Writer, out Output) error {
 			c.CriticalJob, num(c.FitRatio), num(c.Slowdown), num(c.SlowdownLow), num(c.SlowdownHigh), c.Provenance,
 			num(c.RuntimeHours), num(c.RuntimeHighHours), num(c.DeadlineHours),
 			strconv.Itoa(c.Servers), out.Currency, num(c.PlatformCost), num(c.DIMMsCost), num(c.DrivesCost), num(c.ReplacementsCost), num(c.CostPerServer), num(c.FleetCost),
+			num(c.Watts), num(c.EnergyKWh), num(c.PowerCost), num(c.TCOPerServer), num(c.TCOFleet), share,
 			lifeUsed, wearsOut, repl,
 			strings.Join(c.Notes, "; "),
 		}

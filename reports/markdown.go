@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -45,12 +46,17 @@ func renderMarkdown(w io.Writer, out Output) error {
 	}
 
 	rs := rows(out)
+	withTCO := out.TCO != nil && out.TCO.Priced
 	p("## Ranked configurations\n\n")
 	if len(rs) == 0 {
 		p("No configuration was evaluated.\n\n")
 	} else {
-		p("| | # | Configuration | Slowdown (range) | Runtime / deadline | Meets deadlines | Servers | Per server (%s) | Fleet (%s) | Slowdown source |\n", cur, cur)
-		p("|---|--:|---|---|---|---|--:|--:|--:|---|\n")
+		tcoHead, tcoAlign := "", ""
+		if withTCO {
+			tcoHead, tcoAlign = fmt.Sprintf(" TCO per server (%s) |", cur), "--:|"
+		}
+		p("| | # | Configuration | Slowdown (range) | Runtime / deadline | Meets deadlines | Servers | Per server (%s) | Fleet (%s) |%s Slowdown source |\n", cur, cur, tcoHead)
+		p("|---|--:|---|---|---|---|--:|--:|--:|%s---|\n", tcoAlign)
 		for _, c := range rs {
 			meets := "yes"
 			switch {
@@ -67,9 +73,13 @@ func renderMarkdown(w io.Writer, out Output) error {
 			if c.ReplacementsCost > 0 {
 				cost += " incl. wear"
 			}
-			p("| %s | %d | %s | %s | %s / %s | %s | %d | %s | %s | %s |\n",
+			tcoCell := ""
+			if withTCO {
+				tcoCell = " " + amount(math.Round(c.TCOPerServer)) + " |"
+			}
+			p("| %s | %d | %s | %s | %s / %s | %s | %d | %s | %s |%s %s |\n",
 				mdCell(marks(c)), c.Rank, mdCell(c.Label), slow, duration(c.RuntimeHours), duration(c.DeadlineHours),
-				meets, c.Servers, cost, amount(c.FleetCost), mdCell(c.Provenance))
+				meets, c.Servers, cost, amount(c.FleetCost), tcoCell, mdCell(c.Provenance))
 		}
 		p("\n")
 		if len(rs) < out.ConfigurationsTotal {
@@ -114,6 +124,11 @@ func renderMarkdown(w io.Writer, out Output) error {
 		bom(&b, *bl, cur)
 	}
 
+	if showTCO(out) {
+		tcoSection(&b, out)
+	}
+	robustSection(&b, out)
+
 	p("## Where the numbers come from\n\n### Slowdown factors\n\n")
 	p("| File | Name | Date | Host | Curves | Source |\n|---|---|---|---|---|---|\n")
 	for _, f := range out.Factors {
@@ -139,6 +154,125 @@ func renderMarkdown(w io.Writer, out Output) error {
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// tcoSection compares purchase, power and total cost of ownership of the
+// recommended and baseline configurations.
+func tcoSection(b *strings.Builder, out Output) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	cur := out.Currency
+	p("## Total cost of ownership\n\n")
+	ss := tcoSentences(out)
+	if !out.TCO.Priced || len(ss) == 0 {
+		for _, s := range ss {
+			p("%s\n\n", mdText(s))
+		}
+		return
+	}
+	p("%s\n\n", mdText(ss[0]))
+	var cs []*Configuration
+	var names []string
+	if r := out.Recommended; r != nil {
+		cs, names = append(cs, r), append(names, "Recommended")
+	}
+	if bl := out.Baseline; bl != nil && (out.Recommended == nil || bl.ID != out.Recommended.ID) {
+		cs, names = append(cs, bl), append(names, "Baseline")
+	}
+	if len(cs) == 0 {
+		return
+	}
+	p("| | Configuration | Average draw (W) | Energy over the horizon (kWh) | Purchase per server (%s) | Power per server (%s) | TCO per server (%s) | TCO for the fleet (%s) |\n", cur, cur, cur, cur)
+	p("|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for i, c := range cs {
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", names[i], mdCell(c.Label), trim1(c.Watts), amount(math.Round(c.EnergyKWh)),
+			amount(c.CostPerServer), amount(math.Round(c.PowerCost)), amount(math.Round(c.TCOPerServer)), amount(math.Round(c.TCOFleet)))
+	}
+	p("\n")
+	if len(ss) > 1 && out.Savings != nil && out.Recommended != nil && out.Baseline != nil {
+		p("%s\n\n", mdText(ss[len(ss)-1]))
+	}
+}
+
+// robustSection is "How robust is the answer": break-even prices and the
+// uncertainty run, when they were computed.
+func robustSection(b *strings.Builder, out Output) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	cur := out.Currency
+	be, u := out.BreakEven, out.Uncertainty
+	if be == nil && u == nil {
+		return
+	}
+	p("## How robust is the answer\n\n")
+	if be != nil {
+		p("### Break-even prices\n\n")
+		if !be.Computed {
+			p("%s\n\n", mdText(capitalise(be.Note)))
+		} else {
+			p("How far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by %s):\n\n", rankCostName(out))
+			for _, it := range breakEvenItems(out) {
+				p("- %s\n", mdText(it))
+			}
+			p("\nIn detail (a factor multiplies today's price: 0.5 is half of it):\n\n")
+			p("| Price scaled | Against | Break-even factor | Direction | Then the cheapest | Prices at that point | Method |\n|---|---|--:|---|---|---|---|\n")
+			row := func(what, against string, pt *BreakEvenPoint, today []PartPrice) {
+				if pt == nil {
+					return
+				}
+				if !pt.Exists {
+					p("| %s | %s | - | %s | %s | %s | |\n", mdCell(what), against, pt.Direction, mdCell(orDash(pt.TakesOverLabel)), mdCell(orDash(pt.Note)))
+					return
+				}
+				p("| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(what), against, strconv.FormatFloat(pt.Factor, 'g', 4, 64), pt.Direction,
+					mdCell(pt.TakesOverLabel), mdCell(pricesText(pt.Prices, today, cur)), pt.Method)
+			}
+			for _, x := range []struct {
+				what string
+				pb   *PriceBreakEven
+			}{{"DRAM (every DIMM)", be.DRAM}, {"swap drive", be.Drive}} {
+				if x.pb == nil {
+					continue
+				}
+				what := x.what
+				if x.pb == be.Drive && len(x.pb.Parts) > 0 {
+					what = x.pb.Parts[0].Model
+				}
+				row(what, "any configuration", &x.pb.Falls, x.pb.Parts)
+				row(what, "any configuration", &x.pb.Rises, x.pb.Parts)
+				row(what, "the baseline alone", x.pb.VsBaseline, x.pb.Parts)
+				row(what, "the runner-up alone", x.pb.VsRunnerUp, x.pb.Parts)
+			}
+			p("\n")
+		}
+	}
+	if u != nil {
+		p("### Uncertainty\n\n%s.\n\n", mdText(capitalise(uncertaintyHead(u))))
+		if len(u.Winners) > 0 {
+			p("| Cheapest configuration | Runs | Share |\n|---|--:|--:|\n")
+			for _, w := range u.Winners {
+				label := mdCell(w.Label)
+				if w.ID == out.RecommendedID {
+					label = "**" + label + "** (recommended)"
+				}
+				p("| %s | %d | %s |\n", label, w.Runs, pct(w.Share))
+			}
+			p("\n")
+		}
+		if ss := uncertaintySentences(out); len(ss) > 0 {
+			if len(u.Winners) > 0 {
+				ss = ss[1:] // the table above names the winners
+			}
+			if len(ss) > 0 {
+				p("%s\n\n", mdText(strings.Join(ss, " ")))
+			}
+		}
+		if d, q := u.Savings, u.SavingsPercent; d != nil && q != nil {
+			p("| Saving against all-DRAM, fleet (%d runs) | 5th percentile | Median | 95th percentile | Mean | Min | Max |\n|---|--:|--:|--:|--:|--:|--:|\n", d.N)
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", cur, amount(math.Round(d.P5)), amount(math.Round(d.P50)), amount(math.Round(d.P95)),
+				amount(math.Round(d.Mean)), amount(math.Round(d.Min)), amount(math.Round(d.Max)))
+			p("| %% of the all-DRAM cost | %s | %s | %s | %s | %s | %s |\n\n", trim1(q.P5), trim1(q.P50), trim1(q.P95), trim1(q.Mean), trim1(q.Min), trim1(q.Max))
+		}
+		p("*Method:* %s\n\n", mdText(u.Method))
+	}
 }
 
 // bom lists what one server of the configuration is bought from. The line

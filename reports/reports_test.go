@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,13 +23,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-// intelResult runs the model on the Intel EDA study, as `memplan recommend
-// --workload examples/intel-eda-2009.yaml` does.
-func intelResult(t testing.TB) *model.Result {
+// intelInput loads the Intel EDA study as `memplan recommend --workload
+// examples/intel-eda-2009.yaml` does; edit may change the workload first.
+func intelInput(t testing.TB, edit func(*model.Workload)) model.Input {
 	t.Helper()
 	w, err := model.LoadWorkload("../examples/intel-eda-2009.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(w)
 	}
 	cat, err := prices.Embedded("intel-2009")
 	if err != nil {
@@ -42,7 +46,13 @@ func intelResult(t testing.TB) *model.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+	return model.Input{Workload: w, Prices: set, Factors: fs}
+}
+
+// intelResult runs the model on the Intel EDA study.
+func intelResult(t testing.TB) *model.Result {
+	t.Helper()
+	res, err := model.Recommend(intelInput(t, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +60,34 @@ func intelResult(t testing.TB) *model.Result {
 		t.Fatalf("the Intel study should yield a recommendation, a baseline and savings; got verdict %q", res.Verdict)
 	}
 	return res
+}
+
+// intelTCO ranks the Intel study by total cost of ownership with power at
+// 5 RUB/kWh (the default electricity price is in USD, which the RUB
+// catalog cannot convert).
+func intelTCO(w *model.Workload) {
+	w.Electricity = &model.EnergyPrice{Amount: 5, Currency: "RUB"}
+	w.Options.RankBy = model.RankTCO
+}
+
+// robustCase is a result with its break-even and uncertainty analyses, as
+// `recommend --uncertainty --runs 200 --seed 7` computes them.
+func robustCase(t testing.TB, edit func(*model.Workload), top int) reportCase {
+	t.Helper()
+	in := intelInput(t, edit)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := model.BreakEven(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := model.Uncertainty(in, model.UncertaintyOptions{Runs: 200, Seed: 7, PriceSpread: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reportCase{res: res, opts: Options{Top: top, Version: "test", BreakEven: be, Uncertainty: u}}
 }
 
 // noMeetResult is a hand-made result in which nothing meets the deadlines:
@@ -143,9 +181,17 @@ type reportCase struct {
 }
 
 func cases(t *testing.T) []reportCase {
+	robust := robustCase(t, nil, 5)
+	robust.name = "intel-robust"
+	tco := robustCase(t, intelTCO, 5)
+	tco.name = "intel-tco"
+	big := intelResult(t)
 	return []reportCase{
 		{"intel-eda-2009", intelResult(t), Options{Top: 5, Version: "test"}},
 		{"nothing-meets", noMeetResult(), Options{Version: "test"}},
+		robust,
+		tco,
+		{"break-even-skipped", big, Options{Top: 3, Version: "test", BreakEvenNote: "not computed: the search evaluated 12,000 configurations; add --break-even to compute it (it re-runs the ranking a few dozen times)"}},
 	}
 }
 
@@ -215,12 +261,12 @@ func TestTableFitsEightyColumns(t *testing.T) {
 			vary.Configs[i].Platform.SKU = "2S-X5570-2U-LONG-PLATFORM-NAME"
 		}
 	}
-	for _, tc := range []reportCase{
+	for _, tc := range append([]reportCase{
 		{"intel all", intel, Options{}},
 		{"intel top 3", intel, Options{Top: 3}},
 		{"varying servers and platforms", vary, Options{}},
 		{"nothing meets", noMeetResult(), Options{}},
-	} {
+	}, cases(t)...) {
 		out := render(t, "table", tc.res, tc.opts)
 		for i, l := range strings.Split(out, "\n") {
 			if n := utf8.RuneCountInString(l); n > termWidth {
@@ -319,6 +365,72 @@ func TestTableNothingMeets(t *testing.T) {
 		t.Errorf("derived slowdowns should be counted:\n%s", out)
 	}
 }
+
+// TestRobustnessBlocks: the TCO paragraph appears when power is priced or
+// ranks, the break-even block when it was computed, the uncertainty block
+// when it ran; each says what a reader needs to act on.
+func TestRobustnessBlocks(t *testing.T) {
+	plain := flatText(render(t, "table", intelResult(t), Options{}))
+	for _, absent := range []string{"Total cost of ownership", "Break-even", "Uncertainty:"} {
+		if strings.Contains(plain, absent) {
+			t.Errorf("without power priced or analyses, the table should not mention %q", absent)
+		}
+	}
+	tc := robustCase(t, intelTCO, 0)
+	out := flatText(render(t, "table", tc.res, tc.opts))
+	for _, want := range []string{
+		"Total cost of ownership over 3 years: purchase plus power, the average draw around the clock at 5 RUB/kWh and PUE 1.4. The ranking follows it.",
+		"Recommended: 232,200 RUB to buy + 80,758 RUB power (439 W, 16,152 kWh) = 312,958 RUB per server.",
+		"Baseline: 288,000 RUB to buy + 82,414 RUB power (448 W, 16,483 kWh) = 370,414 RUB per server.",
+		"(by total cost of ownership):",
+		"- Cheapest in: 48GiB (12 x 4GiB) + Intel X25-E 64GB (SLC) (the recommendation) 97.5%",
+		"Method: Each run draws every catalog price independently",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// The block order: warnings first, then the ranking, then the analyses.
+	for _, pair := range [][2]string{{"Savings of the recommended", "Total cost of ownership over"}, {"Total cost of ownership over", "Break-even:"}, {"Break-even:", "Uncertainty:"}, {"Uncertainty:", "Slowdown factors:"}} {
+		if i, j := strings.Index(out, pair[0]), strings.Index(out, pair[1]); i < 0 || j < i {
+			t.Errorf("%q should come before %q", pair[0], pair[1])
+		}
+	}
+	md := render(t, "markdown", tc.res, tc.opts)
+	for _, want := range []string{"## Total cost of ownership", "## How robust is the answer", "### Break-even prices", "### Uncertainty",
+		"| DRAM (every DIMM) | any configuration | 0.3061 | falls | 96GiB (12 x 8GiB), no swap |", "TCO per server (RUB) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	// The CSV has each configuration's share of the uncertainty runs.
+	recs, err := csv.NewReader(strings.NewReader(render(t, "csv", tc.res, tc.opts))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	sum := 0.0
+	for _, r := range recs[1:] {
+		if r[col["uncertainty_share"]] == "" {
+			t.Fatalf("row %s: empty uncertainty_share after an uncertainty run", r[col["id"]])
+		}
+		v, _ := strconv.ParseFloat(r[col["uncertainty_share"]], 64)
+		sum += v
+		if r[col["recommended"]] == "true" {
+			if tco, _ := strconv.ParseFloat(r[col["tco_per_server"]], 64); tco != 312958.44 {
+				t.Errorf("recommended tco_per_server %v, want 312958.44", tco)
+			}
+		}
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Errorf("the listed configurations' shares sum to %v; all winners are listed here", sum)
+	}
+}
+
+func flatText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func TestJSONRoundTrip(t *testing.T) {
 	for _, tc := range cases(t) {

@@ -31,6 +31,14 @@ type Options struct {
 	Top int
 	// Version is the memplan version recorded in the output.
 	Version string
+	// BreakEven and Uncertainty are the robustness analyses run on the
+	// same inputs (model.BreakEven, model.Uncertainty); nil when not run.
+	// BreakEvenNote, when BreakEven is nil, says why it was not computed
+	// and how to ask for it; the output then carries
+	// break_even.computed = false with that note.
+	BreakEven     *model.BreakEvenResult
+	BreakEvenNote string
+	Uncertainty   *model.UncertaintyResult
 }
 
 // Output is the stable, documented form of a model.Result. Every number is a
@@ -43,6 +51,7 @@ type Output struct {
 	WorkloadFile        string          `json:"workload_file" yaml:"workload_file"`
 	Currency            string          `json:"currency" yaml:"currency"`
 	HorizonYears        float64         `json:"horizon_years" yaml:"horizon_years"`
+	RankBy              string          `json:"rank_by" yaml:"rank_by"`
 	Verdict             string          `json:"verdict" yaml:"verdict"`
 	Advice              []string        `json:"advice" yaml:"advice"`
 	Warnings            []string        `json:"warnings" yaml:"warnings"`
@@ -51,6 +60,9 @@ type Output struct {
 	Recommended         *Configuration  `json:"recommended" yaml:"recommended"`
 	Baseline            *Configuration  `json:"baseline" yaml:"baseline"`
 	Savings             *Savings        `json:"savings" yaml:"savings"`
+	TCO                 *TCO            `json:"tco" yaml:"tco"`
+	BreakEven           *BreakEven      `json:"break_even" yaml:"break_even"`
+	Uncertainty         *Uncertainty    `json:"uncertainty" yaml:"uncertainty"`
 	ConfigurationsTotal int             `json:"configurations_total" yaml:"configurations_total"`
 	Configurations      []Configuration `json:"configurations" yaml:"configurations"`
 	RejectedTotal       int             `json:"rejected_total" yaml:"rejected_total"`
@@ -64,6 +76,95 @@ type Savings struct {
 	PerServer float64 `json:"per_server" yaml:"per_server"`
 	Fleet     float64 `json:"fleet" yaml:"fleet"`
 	Percent   float64 `json:"percent" yaml:"percent"`
+	// The same over the total cost of ownership (purchase + power over the
+	// horizon); 0 when power is not priced (tco.priced false).
+	TCOPerServer float64 `json:"tco_per_server" yaml:"tco_per_server"`
+	TCOFleet     float64 `json:"tco_fleet" yaml:"tco_fleet"`
+	TCOPercent   float64 `json:"tco_percent" yaml:"tco_percent"`
+}
+
+// TCO says how power was priced for the total cost of ownership.
+type TCO struct {
+	ElectricityPerKWh  float64 `json:"electricity_per_kwh" yaml:"electricity_per_kwh"` // in Currency; 0 when not priced
+	ElectricityQuoted  string  `json:"electricity_quoted" yaml:"electricity_quoted"`   // as written, e.g. "0.15 USD/kWh"
+	ElectricityDefault bool    `json:"electricity_default" yaml:"electricity_default"` // memplan's default, not the workload's
+	PUE                float64 `json:"pue" yaml:"pue"`
+	HorizonHours       float64 `json:"horizon_hours" yaml:"horizon_hours"`
+	Priced             bool    `json:"priced" yaml:"priced"`
+	Note               string  `json:"note" yaml:"note"`
+}
+
+// BreakEven is model.BreakEvenResult in the output schema.
+type BreakEven struct {
+	Computed bool            `json:"computed" yaml:"computed"`
+	Note     string          `json:"note" yaml:"note"` // why not, when Computed is false
+	DRAM     *PriceBreakEven `json:"dram" yaml:"dram"`
+	Drive    *PriceBreakEven `json:"drive" yaml:"drive"`
+}
+
+// PriceBreakEven is where one price, scaled from today's, makes another
+// configuration win.
+type PriceBreakEven struct {
+	Scaled     string          `json:"scaled" yaml:"scaled"`
+	Parts      []PartPrice     `json:"parts" yaml:"parts"`
+	Falls      BreakEvenPoint  `json:"falls" yaml:"falls"`
+	Rises      BreakEvenPoint  `json:"rises" yaml:"rises"`
+	VsBaseline *BreakEvenPoint `json:"vs_baseline" yaml:"vs_baseline"`
+	VsRunnerUp *BreakEvenPoint `json:"vs_runner_up" yaml:"vs_runner_up"`
+}
+
+// BreakEvenPoint is one price at which another configuration takes over.
+type BreakEvenPoint struct {
+	Exists         bool        `json:"exists" yaml:"exists"`
+	Factor         float64     `json:"factor" yaml:"factor"`
+	Direction      string      `json:"direction" yaml:"direction"`
+	TakesOver      string      `json:"takes_over" yaml:"takes_over"`
+	TakesOverLabel string      `json:"takes_over_label" yaml:"takes_over_label"`
+	Prices         []PartPrice `json:"prices" yaml:"prices"`
+	Method         string      `json:"method" yaml:"method"`
+	Note           string      `json:"note" yaml:"note"`
+}
+
+// PartPrice is a part's price per unit and per nominal GB.
+type PartPrice struct {
+	SKU       string  `json:"sku" yaml:"sku"`
+	Model     string  `json:"model" yaml:"model"`
+	UnitPrice float64 `json:"unit_price" yaml:"unit_price"`
+	PerGB     float64 `json:"per_gb" yaml:"per_gb"`
+}
+
+// Uncertainty is model.UncertaintyResult in the output schema.
+type Uncertainty struct {
+	Runs             int           `json:"runs" yaml:"runs"`
+	Seed             uint64        `json:"seed" yaml:"seed"`
+	PriceSpread      float64       `json:"price_spread" yaml:"price_spread"`
+	RunsMet          int           `json:"runs_met" yaml:"runs_met"`
+	NoneMeets        float64       `json:"none_meets" yaml:"none_meets"`
+	Winners          []WinShare    `json:"winners" yaml:"winners"`
+	RecommendedShare float64       `json:"recommended_share" yaml:"recommended_share"`
+	RecommendedMeets float64       `json:"recommended_meets" yaml:"recommended_meets"`
+	Savings          *Distribution `json:"savings" yaml:"savings"`
+	SavingsPercent   *Distribution `json:"savings_percent" yaml:"savings_percent"`
+	Method           string        `json:"method" yaml:"method"`
+}
+
+// WinShare is how often one configuration came out cheapest.
+type WinShare struct {
+	ID    string  `json:"id" yaml:"id"`
+	Label string  `json:"label" yaml:"label"`
+	Runs  int     `json:"runs" yaml:"runs"`
+	Share float64 `json:"share" yaml:"share"`
+}
+
+// Distribution summarises sampled values.
+type Distribution struct {
+	N    int     `json:"n" yaml:"n"`
+	Mean float64 `json:"mean" yaml:"mean"`
+	P5   float64 `json:"p5" yaml:"p5"`
+	P50  float64 `json:"p50" yaml:"p50"`
+	P95  float64 `json:"p95" yaml:"p95"`
+	Min  float64 `json:"min" yaml:"min"`
+	Max  float64 `json:"max" yaml:"max"`
 }
 
 // Configuration is one evaluated server configuration. The flat slowdown and
@@ -102,6 +203,11 @@ type Configuration struct {
 	ReplacementsCost float64  `json:"replacements_cost" yaml:"replacements_cost"`
 	CostPerServer    float64  `json:"cost_per_server" yaml:"cost_per_server"`
 	FleetCost        float64  `json:"fleet_cost" yaml:"fleet_cost"`
+	Watts            float64  `json:"watts" yaml:"watts"`
+	EnergyKWh        float64  `json:"energy_kwh" yaml:"energy_kwh"`
+	PowerCost        float64  `json:"power_cost" yaml:"power_cost"`
+	TCOPerServer     float64  `json:"tco_per_server" yaml:"tco_per_server"`
+	TCOFleet         float64  `json:"tco_fleet" yaml:"tco_fleet"`
 	Wear             *Wear    `json:"wear" yaml:"wear"`
 	Jobs             []Job    `json:"jobs" yaml:"jobs"`
 	Notes            []string `json:"notes" yaml:"notes"`
@@ -117,6 +223,7 @@ type Part struct {
 	QuotedCurrency string  `json:"quoted_currency" yaml:"quoted_currency"`
 	CapacityBytes  int64   `json:"capacity_bytes" yaml:"capacity_bytes"`
 	CapacityGiB    float64 `json:"capacity_gib" yaml:"capacity_gib"`
+	Watts          float64 `json:"watts" yaml:"watts"`
 }
 
 // Swap is a configuration's swap arrangement.
@@ -203,6 +310,10 @@ func gib(b units.Bytes) float64 {
 func tb(b units.Bytes) float64       { return r4(float64(b) / 1e12) }
 func hours(d units.Duration) float64 { return r4(d.Hours()) }
 
+// r6 keeps break-even factors and electricity prices (fractions of a
+// currency unit per kWh) to a millionth.
+func r6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
 // NewOutput converts a model result into the output schema.
 func NewOutput(res *model.Result, opts Options) Output {
 	out := Output{
@@ -220,6 +331,16 @@ func NewOutput(res *model.Result, opts Options) Output {
 	}
 	out.Workload, out.WorkloadFile = res.Workload, res.WorkloadFile
 	out.Currency, out.HorizonYears = res.Currency, r4(res.HorizonYears)
+	out.RankBy = model.RankCapital
+	if t := res.TCO; t != nil {
+		if t.RankBy != "" {
+			out.RankBy = t.RankBy
+		}
+		out.TCO = &TCO{
+			ElectricityPerKWh: r6(t.Electricity), ElectricityQuoted: t.Quoted, ElectricityDefault: t.Default,
+			PUE: r4(t.PUE), HorizonHours: r4(t.HorizonHours), Priced: t.Priced, Note: t.Note,
+		}
+	}
 	out.Verdict = res.Verdict
 	out.Advice = append(out.Advice, res.Advice...)
 	out.Warnings = append(out.Warnings, res.Warnings...)
@@ -242,7 +363,17 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Baseline = &c
 	}
 	if s := res.Savings; s != nil {
-		out.Savings = &Savings{PerServer: money(s.PerServer), Fleet: money(s.Fleet), Percent: r4(s.Percent)}
+		out.Savings = &Savings{PerServer: money(s.PerServer), Fleet: money(s.Fleet), Percent: r4(s.Percent),
+			TCOPerServer: money(s.TCOPerServer), TCOFleet: money(s.TCOFleet), TCOPercent: r4(s.TCOPercent)}
+	}
+	switch {
+	case opts.BreakEven != nil:
+		out.BreakEven = newBreakEven(opts.BreakEven)
+	case opts.BreakEvenNote != "":
+		out.BreakEven = &BreakEven{Note: opts.BreakEvenNote}
+	}
+	if u := opts.Uncertainty; u != nil {
+		out.Uncertainty = newUncertainty(u)
 	}
 	out.ConfigurationsTotal = len(res.Configs)
 	for i := range res.Configs {
@@ -280,8 +411,65 @@ func newPart(p model.Part) Part {
 	return Part{
 		SKU: p.SKU, Model: p.Model, Catalog: p.Catalog,
 		UnitPrice: money(p.Price), QuotedPrice: money(p.Quoted.Amount), QuotedCurrency: p.Quoted.Currency,
-		CapacityBytes: int64(p.Capacity), CapacityGiB: gib(p.Capacity),
+		CapacityBytes: int64(p.Capacity), CapacityGiB: gib(p.Capacity), Watts: r4(p.Watts),
 	}
+}
+
+func newBreakEven(b *model.BreakEvenResult) *BreakEven {
+	out := &BreakEven{Computed: true, DRAM: newPriceBreakEven(&b.DRAM)}
+	if b.Drive != nil {
+		out.Drive = newPriceBreakEven(b.Drive)
+	}
+	return out
+}
+
+func newPriceBreakEven(p *model.PriceBreakEven) *PriceBreakEven {
+	out := &PriceBreakEven{Scaled: p.Scaled, Parts: newPartPrices(p.Parts), Falls: newPoint(p.Falls), Rises: newPoint(p.Rises)}
+	if v := p.VsBaseline; v != nil {
+		pt := newPoint(*v)
+		out.VsBaseline = &pt
+	}
+	if v := p.VsRunnerUp; v != nil {
+		pt := newPoint(*v)
+		out.VsRunnerUp = &pt
+	}
+	return out
+}
+
+func newPoint(p model.BreakEvenPoint) BreakEvenPoint {
+	return BreakEvenPoint{
+		Exists: p.Exists, Factor: r6(p.Factor), Direction: p.Direction,
+		TakesOver: p.TakesOver, TakesOverLabel: p.TakesOverLabel, Prices: newPartPrices(p.Prices),
+		Method: p.Method, Note: p.Note,
+	}
+}
+
+func newPartPrices(ps []model.PartPrice) []PartPrice {
+	out := []PartPrice{}
+	for _, p := range ps {
+		out = append(out, PartPrice{SKU: p.SKU, Model: p.Model, UnitPrice: money(p.Unit), PerGB: r4(p.PerGB)})
+	}
+	return out
+}
+
+// newUncertainty keeps the shares exact (runs / runs_met), so that they
+// sum to 1 in the file as they do in the model.
+func newUncertainty(u *model.UncertaintyResult) *Uncertainty {
+	out := &Uncertainty{
+		Runs: u.Runs, Seed: u.Seed, PriceSpread: r4(u.PriceSpread), RunsMet: u.Met, NoneMeets: u.NoneMeets,
+		Winners: []WinShare{}, RecommendedShare: u.RecommendedShare, RecommendedMeets: u.RecommendedMeets,
+		Method: u.Method,
+	}
+	for _, w := range u.Winners {
+		out.Winners = append(out.Winners, WinShare{ID: w.ID, Label: w.Label, Runs: w.Runs, Share: w.Share})
+	}
+	if d := u.Savings; d != nil {
+		out.Savings = &Distribution{N: d.N, Mean: money(d.Mean), P5: money(d.P5), P50: money(d.P50), P95: money(d.P95), Min: money(d.Min), Max: money(d.Max)}
+	}
+	if d := u.SavingsPercent; d != nil {
+		out.SavingsPercent = &Distribution{N: d.N, Mean: r4(d.Mean), P5: r4(d.P5), P50: r4(d.P50), P95: r4(d.P95), Min: r4(d.Min), Max: r4(d.Max)}
+	}
+	return out
 }
 
 // criticalJob is the job class whose runtime is largest relative to its
@@ -314,6 +502,8 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		MaxSlowdown: r4(c.MaxSlowdown), Servers: c.Servers,
 		PlatformCost: money(c.Cost.Platform), DIMMsCost: money(c.Cost.DIMMs), DrivesCost: money(c.Cost.Drives),
 		ReplacementsCost: money(c.Cost.Replacements), CostPerServer: money(c.Cost.PerServer), FleetCost: money(c.Cost.Fleet),
+		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: money(c.Cost.Power),
+		TCOPerServer: money(c.Cost.TCO), TCOFleet: money(c.Cost.TCOFleet),
 		Jobs:  []Job{},
 		Notes: append([]string{}, c.Notes...),
 	}

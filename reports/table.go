@@ -3,9 +3,12 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memplan/memplan/model"
 )
 
 // The table is read in an 80-column terminal; prose is wrapped two columns
@@ -38,6 +41,14 @@ func renderTable(w io.Writer, out Output) error {
 	}
 
 	para(out.Verdict, "")
+	// Stale prices and other caveats about the inputs come before any
+	// number a reader might copy.
+	if len(out.Warnings) > 0 {
+		line("")
+		for _, wn := range out.Warnings {
+			para("Warning: "+wn, "  ")
+		}
+	}
 	rs := rows(out)
 	if len(rs) > 0 {
 		line("")
@@ -58,15 +69,39 @@ func renderTable(w io.Writer, out Output) error {
 		para(fmt.Sprintf("Savings of the recommended configuration: %s per server, %s for the fleet (%.1f%% of the baseline's fleet cost).",
 			moneyCur(s.PerServer, out.Currency), moneyCur(s.Fleet, out.Currency), s.Percent), "")
 	}
+	if showTCO(out) {
+		line("")
+		for _, t := range tcoSentences(out) {
+			para(t, "")
+		}
+	}
+	if items := breakEvenItems(out); len(items) > 0 {
+		line("")
+		para(fmt.Sprintf("Break-even: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by %s):", rankCostName(out)), "")
+		for _, it := range items {
+			para("- "+it, "  ")
+		}
+	} else if be := out.BreakEven; be != nil && !be.Computed && be.Note != "" {
+		line("")
+		para("Break-even: "+be.Note, "")
+	}
+	if u := out.Uncertainty; u != nil {
+		line("")
+		para("Uncertainty: "+uncertaintyHead(u)+":", "")
+		for _, t := range uncertaintySentences(out) {
+			para("- "+t, "  ")
+		}
+		if t := savingsSentence(out); t != "" {
+			para("- "+t, "  ")
+		}
+		para("Method: "+u.Method, "")
+	}
 	if len(out.Advice) > 0 {
 		line("")
 		line("What would work:")
 		for _, a := range out.Advice {
 			para("- "+a, "  ")
 		}
-	}
-	for _, wn := range out.Warnings {
-		para("Warning: "+wn, "")
 	}
 
 	line("")
@@ -129,9 +164,16 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		{head: "ok", gap: 2},
 	}
 	servers := &column{head: "servers", right: true, gap: 2}
-	cost := &column{head: cur + "/server", right: true, gap: 2}
+	// The cost column shows what the ranking compares, so that the rows
+	// read in order: purchase, or total cost of ownership.
+	tco := out.RankBy == model.RankTCO
+	prefix := ""
+	if tco {
+		prefix = "TCO "
+	}
+	cost := &column{head: prefix + cur + "/server", right: true, gap: 2}
 	if vary {
-		cost.head = cur + " fleet"
+		cost.head = prefix + cur + " fleet"
 		cols = append(cols, servers)
 	}
 	cols = append(cols, cost)
@@ -157,8 +199,17 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 			ok = "MISS"
 		}
 		money := c.CostPerServer
-		if vary {
+		switch {
+		case vary && tco:
+			money = c.TCOFleet
+		case vary:
 			money = c.FleetCost
+		case tco:
+			money = c.TCOPerServer
+		}
+		if tco {
+			// Power over years is an estimate: whole currency units.
+			money = math.Round(money)
 		}
 		cs := amount(money)
 		if c.ReplacementsCost > 0 {
@@ -204,15 +255,23 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		notes = append(notes, fmt.Sprintf("Showing %d of %d configurations.", len(rs), out.ConfigurationsTotal))
 	}
 	if vary {
-		notes = append(notes, fmt.Sprintf("Costs are for the whole fleet, in %s.", cur))
+		notes = append(notes, fmt.Sprintf("Costs are %sfor the whole fleet, in %s.", costWhat(tco, out), cur))
 	} else if len(rs) > 0 {
-		notes = append(notes, fmt.Sprintf("Costs are per server, in %s; every configuration needs %s.", cur, plural(rs[0].Servers, "server", "servers")))
+		notes = append(notes, fmt.Sprintf("Costs are %sper server, in %s; every configuration needs %s.", costWhat(tco, out), cur, plural(rs[0].Servers, "server", "servers")))
 	}
 	if multiJob(rs) {
 		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")
 	}
 	para(strings.Join(notes, " "), "")
 	para("Legend: * recommended, B baseline (cheapest all-DRAM), ~ at risk (the high end of the slowdown range misses), ^ extrapolated, MISS misses a deadline, w includes drives replaced as they wear out.", "")
+}
+
+// costWhat says what the cost column holds when it is not the purchase.
+func costWhat(tco bool, out Output) string {
+	if !tco || out.TCO == nil {
+		return ""
+	}
+	return fmt.Sprintf("total cost of ownership over %s years (purchase + power) ", strconv.FormatFloat(math.Round(out.TCO.HorizonHours/(365*24)*10)/10, 'f', -1, 64))
 }
 
 func multiJob(rs []Configuration) bool {

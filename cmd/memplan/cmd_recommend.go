@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
+	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
 
@@ -21,7 +26,27 @@ type recommendOptions struct {
 	Out    string
 	Force  bool
 	XLSX   string
+
+	RankBy      string // "" keeps the workload's options.rank_by
+	MaxPriceAge string // a duration; "0" turns the stale-price warning off
+	BreakEven   bool
+	Uncertainty bool
+	Runs        int
+	Seed        uint64
+	PriceSpread string
+
+	// Set from the command line: which of the flags above were given.
+	breakEvenSet, runsSet, seedSet, spreadSet bool
+	// now is the clock the price ages are measured against; stderr gets
+	// progress while the uncertainty runs (only on a terminal).
+	now    func() time.Time
+	stderr io.Writer
 }
+
+// breakEvenAuto is the size of search up to which the break-even
+// analysis runs without being asked: it re-runs the ranking a few dozen
+// times, which on a search this size takes well under a second.
+const breakEvenAuto = 5000
 
 func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
@@ -33,8 +58,18 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
+	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
+	f.StringVar(&o.MaxPriceAge, "max-price-age", "90d", "warn when a price behind the recommendation is older than this (`AGE` such as 90d, 6w; 0 turns the warning off)")
+	f.BoolVar(&o.BreakEven, "break-even", false, "compute the DRAM and swap-drive prices at which another configuration would win (default: on when the search evaluated at most 5,000 configurations)")
+	f.BoolVar(&o.Uncertainty, "uncertainty", false, "re-run the ranking with prices and slowdowns drawn from their ranges and report how often each configuration wins")
+	f.IntVar(&o.Runs, "runs", model.DefaultRuns, "with --uncertainty: Monte Carlo runs")
+	f.Uint64Var(&o.Seed, "seed", 1, "with --uncertainty: seed of the draws (the same seed gives the same result)")
+	f.StringVar(&o.PriceSpread, "price-spread", "10%", "with --uncertainty: a price's range when its catalog entry gives no price_range, as +/- a `SHARE` of it (0 holds prices fixed)")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return reports.Formats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("rank-by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{model.RankCapital, model.RankTCO}, cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = c.MarkFlagFilename("workload", "yaml", "yml")
 	_ = c.MarkFlagFilename("prices", "yaml", "yml")
@@ -42,16 +77,32 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("xlsx", "xlsx")
 }
 
-func newRecommendCommand(stdout, _ io.Writer) *cobra.Command {
-	var o recommendOptions
+func newRecommendCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := recommendOptions{now: time.Now, stderr: stderr}
 	c := &cobra.Command{
 		Use:   "recommend --workload FILE",
 		Short: "Rank server configurations for a workload and recommend the cheapest that meets its deadlines",
 		Example: `  memplan recommend --workload examples/eda.yaml
   memplan recommend -w examples/intel-eda-2009.yaml --format json --out plan.json
-  memplan recommend -w eda.yaml --prices quote.yaml --factors probe.json`,
+  memplan recommend -w eda.yaml --prices quote.yaml --factors probe.json
+  memplan recommend -w eda.yaml --rank-by tco --uncertainty --runs 2000 --seed 7`,
+		Long: `recommend ranks the server configurations the catalogs allow for a workload
+and recommends the cheapest that meets every deadline, with the all-DRAM
+baseline and the saving against it.
+
+How robust the answer is (see docs/robustness.md):
+  - the total cost of ownership over the horizon (purchase + power) is always
+    computed; --rank-by tco ranks by it;
+  - the break-even prices (how far DRAM or the swap drive's price must move
+    before another configuration wins) are computed by default when the search
+    is small; --break-even asks for them on a larger one;
+  - --uncertainty re-runs the ranking --runs times with prices and slowdowns
+    drawn from their ranges and reports how often each configuration wins and
+    how the saving spreads; --seed makes it reproducible.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			o.breakEvenSet, o.runsSet, o.seedSet, o.spreadSet = fl.Changed("break-even"), fl.Changed("runs"), fl.Changed("seed"), fl.Changed("price-spread")
 			return runRecommend(cmd.Context(), o, stdout)
 		},
 	}
@@ -59,9 +110,13 @@ func newRecommendCommand(stdout, _ io.Writer) *cobra.Command {
 	return c
 }
 
-func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error {
+func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) error {
 	if !validFormat(o.Format) {
 		return usagef("unknown --format %q; expected one of %s", o.Format, strings.Join(reports.Formats(), ", "))
+	}
+	robust, err := o.robustness()
+	if err != nil {
+		return err
 	}
 	if o.Out != "" && !o.Force && fileExists(o.Out) {
 		return usagef("%s exists; use --force to overwrite it", o.Out)
@@ -75,14 +130,31 @@ func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error
 	if err != nil {
 		return err
 	}
+	if o.RankBy != "" {
+		in.Workload.Options.RankBy = o.RankBy
+	}
+	if robust.maxAge > 0 {
+		in.Now, in.MaxPriceAge = o.now(), robust.maxAge
+	}
 	res, err := model.Recommend(in)
+	if err != nil {
+		if o.RankBy == model.RankTCO && strings.Contains(err.Error(), "options.rank_by") {
+			// The model points at options.rank_by in the workload, which
+			// the flag set; say so.
+			return fmt.Errorf("--rank-by tco: %w", err)
+		}
+		return err
+	}
+	ropts, err := o.analyse(ctx, in, res, robust)
 	if err != nil {
 		return err
 	}
 	if o.XLSX != "" {
 		// The workbook lists every configuration whatever --top says: its
 		// ranking is recomputed when a price is edited.
-		out := reports.NewOutput(res, reports.Options{Version: Version()})
+		wo := ropts
+		wo.Top = 0
+		out := reports.NewOutput(res, wo)
 		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
 			return err
 		}
@@ -94,8 +166,9 @@ func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error
 			top = 10
 		}
 	}
+	ropts.Top = top
 	var buf bytes.Buffer
-	if err := reports.Render(&buf, o.Format, res, reports.Options{Top: top, Version: Version()}); err != nil {
+	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err
 	}
 	if o.Out != "" {
@@ -103,6 +176,156 @@ func runRecommend(_ context.Context, o recommendOptions, stdout io.Writer) error
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err
+}
+
+// robustFlags are the checked robustness flags.
+type robustFlags struct {
+	maxAge time.Duration
+	spread float64
+	fixed  bool // --price-spread 0: prices held fixed
+}
+
+// robustness checks the robustness flags before any input is read, so a
+// mistake costs nothing (exit 2).
+func (o *recommendOptions) robustness() (robustFlags, error) {
+	var r robustFlags
+	switch o.RankBy {
+	case "", model.RankCapital, model.RankTCO:
+	default:
+		return r, usagef("unknown --rank-by %q; expected %s (purchase cost) or %s (purchase + power over the horizon)", o.RankBy, model.RankCapital, model.RankTCO)
+	}
+	age, err := units.ParseDuration(o.MaxPriceAge)
+	if err != nil {
+		return r, usagef("--max-price-age: %v", err)
+	}
+	r.maxAge = age.D()
+	if !o.Uncertainty {
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{o.runsSet, "--runs"}, {o.seedSet, "--seed"}, {o.spreadSet, "--price-spread"}} {
+			if f.set {
+				return r, usagef("%s applies to the uncertainty run; add --uncertainty", f.name)
+			}
+		}
+		return r, nil
+	}
+	if o.Runs < 1 || o.Runs > 1_000_000 {
+		return r, usagef("--runs %d: expected a number of runs from 1 to 1,000,000", o.Runs)
+	}
+	spread, err := units.ParseRatio(o.PriceSpread)
+	if err != nil || spread < 0 || spread >= 1 {
+		return r, usagef("--price-spread %q: expected a share from 0 to below 1, such as 10%% or 0.1 (+/-10%%); 0 holds prices fixed", o.PriceSpread)
+	}
+	r.spread, r.fixed = float64(spread), spread == 0
+	return r, nil
+}
+
+// analyse runs the break-even and uncertainty analyses the flags and the
+// output ask for.
+func (o *recommendOptions) analyse(ctx context.Context, in model.Input, res *model.Result, r robustFlags) (reports.Options, error) {
+	opts := reports.Options{Version: Version()}
+	// CSV has no place for break-even points; the workbook and every other
+	// format have.
+	shown := o.Format != "csv" || o.XLSX != ""
+	wanted := o.BreakEven
+	if !o.breakEvenSet {
+		wanted = shown && res.Evaluated <= breakEvenAuto
+		if shown && !wanted && res.Recommended != nil {
+			opts.BreakEvenNote = fmt.Sprintf("not computed: the search evaluated %s configurations and the analysis re-runs it a few dozen times; add --break-even to compute it",
+				strings.TrimSpace(model.Money(float64(res.Evaluated), "")))
+		}
+	}
+	if wanted && shown && res.Recommended != nil {
+		stop := progress(o.stderr, "break-even prices: re-running the ranking")
+		be, err := inBackground(ctx, func() (*model.BreakEvenResult, error) { return model.BreakEven(in, res) })
+		stop()
+		switch {
+		case errors.Is(err, model.ErrNoRecommendation):
+		case err != nil:
+			return opts, err
+		default:
+			opts.BreakEven = be
+		}
+	}
+	if o.Uncertainty {
+		uo := model.UncertaintyOptions{Runs: o.Runs, Seed: o.Seed, PriceSpread: r.spread, FixedPrices: r.fixed}
+		stop := progress(o.stderr, fmt.Sprintf("uncertainty: %s of the ranking", strings.TrimSpace(model.Money(float64(o.Runs), ""))+" runs"))
+		u, err := inBackground(ctx, func() (*model.UncertaintyResult, error) { return model.Uncertainty(in, uo) })
+		stop()
+		if err != nil {
+			return opts, err
+		}
+		opts.Uncertainty = u
+	}
+	return opts, nil
+}
+
+// inBackground runs f and returns its result, or the context's error as
+// soon as it is cancelled (Ctrl-C): the model's analyses do not watch a
+// context themselves, and the process exits without waiting for them.
+func inBackground[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// progress shows what is running, with the time it has taken, on one
+// line of w while it runs, when w is a terminal; the line is cleared when
+// stop is called. Nothing is written to a pipe or file, so scripts and
+// logs see only the result.
+func progress(w io.Writer, what string) (stop func()) {
+	f, ok := w.(*os.File)
+	if !ok || !isCharDevice(f) {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(f, "\r\033[K")
+				}
+				return
+			case <-tick.C:
+				// Quick analyses finish before the first tick and print nothing.
+				shown = true
+				fmt.Fprintf(f, "\r\033[Kmemplan: %s... %s", what, time.Since(start).Round(time.Second/10))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+func isCharDevice(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func validFormat(f string) bool {

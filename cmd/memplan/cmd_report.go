@@ -47,7 +47,9 @@ func newReportCommand(stdout, _ io.Writer) *cobra.Command {
 		Long: `report reads a result saved with ` + "`memplan recommend --format json`" + ` and renders it
 without running the model again: as a table or another --format, or with
 --xlsx as an Excel workbook whose costs are formulas over editable unit
-prices (see docs/excel.md).`,
+prices, electricity price and PUE (see docs/excel.md). The break-even prices
+and the uncertainty run saved in the result are shown as they were computed;
+report does not compute them (recommend --uncertainty does).`,
 		Example: `  memplan recommend -w eda.yaml --format json --out plan.json
   memplan report --from plan.json --xlsx plan.xlsx
   memplan report --from plan.json --format markdown`,

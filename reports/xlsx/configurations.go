@@ -3,6 +3,7 @@ package xlsx
 import (
 	"fmt"
 
+	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"
 )
@@ -39,6 +40,12 @@ const (
 	cReplCost
 	cPerServer
 	cFleet
+	cWatts
+	cEnergy
+	cPower
+	cTCO
+	cTCOFleet
+	cRankCost
 	cTier
 	cModelRank
 	cTieKey
@@ -59,7 +66,8 @@ var configNames = []struct {
 	{"CfgDIMMCount", cDIMMCount}, {"CfgDIMM", cDIMM}, {"CfgDrives", cDrives}, {"CfgDrive", cDrive},
 	{"CfgReplacements", cReplacements}, {"CfgSlowdown", cSlowdown}, {"CfgSlowHigh", cSlowHigh},
 	{"CfgRuntime", cRuntime}, {"CfgDeadline", cDeadline}, {"CfgShare", cShare}, {"CfgServers", cServers},
-	{"CfgPerServer", cPerServer}, {"CfgFleet", cFleet}, {"CfgTier", cTier}, {"CfgModelRank", cModelRank},
+	{"CfgPerServer", cPerServer}, {"CfgFleet", cFleet}, {"CfgWatts", cWatts}, {"CfgPower", cPower},
+	{"CfgTCO", cTCO}, {"CfgTCOFleet", cTCOFleet}, {"CfgRankCost", cRankCost}, {"CfgTier", cTier}, {"CfgModelRank", cModelRank},
 	{"CfgAllDRAM", cAllDRAM}, {"CfgBaseRank", cBaseRank}, {"CfgID", cID},
 }
 
@@ -86,6 +94,9 @@ func (b *book) configurations() error {
 		cServers: {"Servers", 8}, cPlatformPrice: {"Platform price" + cur, 14}, cDIMMPrice: {"DIMM price" + cur, 12},
 		cDrivePrice: {"Drive price" + cur, 12}, cDIMMsCost: {"DIMMs" + cur, 14}, cDrivesCost: {"Swap drives" + cur, 13},
 		cReplCost: {"Replacements" + cur, 13}, cPerServer: {"Cost per server" + cur, 15}, cFleet: {"Fleet cost" + cur, 17},
+		cWatts: {"Average draw per server (W)", 10}, cEnergy: {"Energy per server over the horizon (kWh)", 12},
+		cPower: {"Power per server over the horizon" + cur, 14}, cTCO: {"TCO per server" + cur, 15},
+		cTCOFleet: {"TCO for the fleet" + cur, 17}, cRankCost: {"Ranked by" + cur, 17},
 		cTier: {"Tier", 5}, cModelRank: {"memplan rank", 8}, cTieKey: {"Tie key", 12},
 		cMissGroup: {"Closeness (misses)", 9}, cAllDRAM: {"All-DRAM", 8}, cBaseRank: {"Rank as a baseline", 9}, cID: {"ID", 60},
 	}
@@ -198,6 +209,15 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// "<"&value criteria of the ranking exact.
 	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), st.money)
 	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), st.moneyBold)
+	// Power follows the electricity price and PUE on the Summary sheet.
+	// The watts do not depend on prices; memplan computed them.
+	set(cWatts, c.Watts, st.gib)
+	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), st.gib)
+	formula(cPower, fmt.Sprintf("%s*%s", at(cEnergy), nameElectricity), st.money)
+	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), st.money)
+	// From the unrounded power, as memplan multiplies before rounding.
+	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), st.moneyBold)
+	formula(cRankCost, fmt.Sprintf(`IF(%s="%s",%s,%s)`, nameRankBy, model.RankTCO, at(cTCOFleet), at(cFleet)), st.money)
 	set(cTier, t, st.count)
 	set(cModelRank, c.Rank, st.count)
 	if fm, v := b.tieKeyCell(i, r); fm != "" {

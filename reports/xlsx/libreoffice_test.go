@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"
 )
@@ -62,10 +63,34 @@ func TestLibreOfficeAgrees(t *testing.T) {
 	f.Close()
 	after := intelOutput(t, 0, dimmPrice(sku, price))
 
+	// Power priced at 5 RUB/kWh and the ranking by TCO, with the break-even
+	// and uncertainty analyses; then the electricity price raised to 50
+	// RUB/kWh on the Summary, which re-ranks.
+	tco := filepath.Join(dir, "tco.xlsx")
+	if err := Write(tco, intelRobustOutput(t, power(5, 1.4, model.RankTCO)), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dear := filepath.Join(dir, "dear-power.xlsx")
+	f, err = excelize.OpenFile(tco)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetCellValue(sheetSummary, cell(colRec, sElectricity), 50); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SaveAs(dear); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
 	for _, tc := range []struct {
 		name, path string
 		want       reports.Output
-	}{{"catalog prices", plain, before}, {sku + " at 20,000 RUB", edited, after}} {
+	}{
+		{"catalog prices", plain, before}, {sku + " at 20,000 RUB", edited, after},
+		{"ranked by TCO at 5 RUB/kWh", tco, intelOutput(t, 0, power(5, 1.4, model.RankTCO))},
+		{"electricity edited to 50 RUB/kWh", dear, intelOutput(t, 0, power(50, 1.4, model.RankTCO))},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sheets := convertWithLibreOffice(t, soffice, tc.path)
 			checkCalc(t, sheets, tc.want)
@@ -149,6 +174,13 @@ func checkCalc(t *testing.T, sheets map[string][][]string, want reports.Output) 
 			t.Errorf("LibreOffice's baseline is %s, memplan's %s", got, b.ID)
 		}
 	}
+	if r := want.Recommended; r != nil && want.TCO != nil && want.TCO.Priced {
+		compare("recommended: power per server", at(sheetSummary, colRec, sPowerPer), r.PowerCost)
+		compare("recommended: TCO for the fleet", at(sheetSummary, colRec, sTCOFleet), r.TCOFleet)
+	}
+	if s := want.Savings; s != nil && want.TCO != nil && want.TCO.Priced {
+		compare("TCO savings for the fleet", at(sheetSummary, colRec, sTCOSaveFleet), s.TCOFleet)
+	}
 	if s := want.Savings; s != nil {
 		compare("savings per server", at(sheetSummary, colRec, sSavePer), s.PerServer)
 		compare("savings for the fleet", at(sheetSummary, colRec, sSaveFleet), s.Fleet)
@@ -168,6 +200,9 @@ func checkCalc(t *testing.T, sheets map[string][][]string, want reports.Output) 
 		}
 		if got, err := number(at(sheetConfigs, cFleet, r)); err != nil || !near(got, c.FleetCost) {
 			t.Errorf("%s: fleet cost %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cFleet, r), c.FleetCost)
+		}
+		if got, err := number(at(sheetConfigs, cTCOFleet, r)); err != nil || !near(got, c.TCOFleet) {
+			t.Errorf("%s: TCO for the fleet %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cTCOFleet, r), c.TCOFleet)
 		}
 		if got, err := number(at(sheetConfigs, cRank, r)); err != nil || int(got) != c.Rank {
 			t.Errorf("%s: rank %q in LibreOffice, %d in memplan", c.ID, at(sheetConfigs, cRank, r), c.Rank)

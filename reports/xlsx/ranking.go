@@ -12,8 +12,9 @@ import (
 //
 //   - tier first: configurations that meet every deadline with margin,
 //     then those at risk, then those that miss;
-//   - within the first two tiers, fleet cost, then cost per server, then
-//     the lower slowdown, then the ID;
+//   - within the first two tiers, the fleet cost ranked by (purchase, or
+//     total cost of ownership when RankBy on the Summary says tco), then
+//     cost per server, then the lower slowdown, then the ID;
 //   - misses closest to the deadline first (by slowdown); equally close
 //     ones by cost per server, then ID.
 //
@@ -147,15 +148,15 @@ func (b *book) rankFormula(i, r int) string {
 			in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
 	}
 	if k.tieScale > 0 {
-		// Fleet cost; ties by the tie key (cost per server, then order).
+		// Ranked cost; ties by the tie key (cost per server, then order).
 		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
-			in(cFleet), at(cFleet),
-			in(cFleet), at(cFleet), in(cTieKey), at(cTieKey))
+			in(cRankCost), at(cRankCost),
+			in(cRankCost), at(cRankCost), in(cTieKey), at(cTieKey))
 	}
 	return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+COUNTIFS(%s,%s,%s,%s,%s,"<"&%s)+1`, k.before[i],
-		in(cFleet), at(cFleet),
-		in(cFleet), at(cFleet), in(cPerServer), at(cPerServer),
-		in(cFleet), at(cFleet), in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
+		in(cRankCost), at(cRankCost),
+		in(cRankCost), at(cRankCost), in(cPerServer), at(cPerServer),
+		in(cRankCost), at(cRankCost), in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
 }
 
 // tieKeyCell is the Tie key cell of row i: a formula when it folds in the

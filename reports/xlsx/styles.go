@@ -11,6 +11,7 @@ import (
 type styles struct {
 	title, section, header, text, wrap, bold int
 	money, moneyInput, moneyBold             int
+	priceInput, ratioInput, textInput        int // editable parameters
 	pct, ratio, hours, gib, count            int
 	// conditional formats (dxf ids) for Configurations rows
 	miss, risk, best int
@@ -36,6 +37,8 @@ func currencyFormat(cur string) string {
 func newStyles(f *excelize.File, cur string) (styles, error) {
 	var s styles
 	money := currencyFormat(cur)
+	// Electricity costs fractions of a unit per kWh: four decimals.
+	priceFmt := strings.Replace(money, "#,##0.00", "#,##0.0000", 2)
 	defs := []struct {
 		id *int
 		st excelize.Style
@@ -59,6 +62,9 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 			Protection:   &excelize.Protection{Locked: false},
 		}},
 		{&s.moneyBold, excelize.Style{CustomNumFmt: &money, Font: &excelize.Font{Bold: true}}},
+		{&s.priceInput, inputStyle(&priceFmt)},
+		{&s.ratioInput, inputStyle(strp("0.00"))},
+		{&s.textInput, inputStyle(nil)},
 		{&s.pct, excelize.Style{NumFmt: 10}},                    // 0.00%
 		{&s.ratio, excelize.Style{CustomNumFmt: strp("0.000")}}, // slowdowns
 		{&s.hours, excelize.Style{CustomNumFmt: strp("0.00")}},  // hours
@@ -96,3 +102,14 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 }
 
 func strp(s string) *string { return &s }
+
+// inputStyle marks a cell a person is meant to edit, like the unit prices.
+func inputStyle(numFmt *string) excelize.Style {
+	return excelize.Style{
+		CustomNumFmt: numFmt,
+		Fill:         excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{inputFill}},
+		Border:       []excelize.Border{{Type: "left", Color: "BF9000", Style: 1}, {Type: "right", Color: "BF9000", Style: 1}, {Type: "top", Color: "BF9000", Style: 1}, {Type: "bottom", Color: "BF9000", Style: 1}},
+		Protection:   &excelize.Protection{Locked: false},
+		Alignment:    &excelize.Alignment{Vertical: "top"},
+	}
+}

@@ -6,36 +6,52 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/model"
 	"github.com/xuri/excelize/v2"
 )
 
 // Rows of the Summary sheet that formulas elsewhere refer to. Column B
 // holds the recommended configuration, column C the all-DRAM baseline.
 const (
-	sVerdict     = 2
-	sLiveHeader  = 5
-	sColumns     = 6
-	sLabel       = 7
-	sID          = 8
-	sModelRank   = 9
-	sPerServer   = 10
-	sServers     = 11
-	sFleet       = 12
-	sSlowdown    = 13
-	sSlowHigh    = 14
-	sRuntime     = 15
-	sDeadline    = 16
-	sStatus      = 17
-	sRow         = 18 // position in the Configurations list (helper)
-	sSavings     = 20
-	sSavePer     = 21
-	sSaveFleet   = 22
-	sSavePct     = 23
-	sSame        = 24
-	sProvenance  = 26
-	colRec       = 2
-	colBase      = 3
-	summaryWidth = 4
+	sVerdict    = 2
+	sLiveHeader = 5
+	sColumns    = 6
+	sLabel      = 7
+	sID         = 8
+	sModelRank  = 9
+	sPerServer  = 10
+	sServers    = 11
+	sFleet      = 12
+	sSlowdown   = 13
+	sSlowHigh   = 14
+	sRuntime    = 15
+	sDeadline   = 16
+	sStatus     = 17
+	sRow        = 18 // position in the Configurations list (helper)
+	sSavings    = 20
+	sSavePer    = 21
+	sSaveFleet  = 22
+	sSavePct    = 23
+	sSame       = 24
+	// Power and total cost of ownership: the editable parameters, then
+	// the recommended and baseline columns again.
+	sTCOHeader    = 26
+	sElectricity  = 27
+	sPUE          = 28
+	sHorizonHours = 29
+	sRankBy       = 30
+	sTCOColumns   = 31
+	sWatts        = 32
+	sPowerPer     = 33
+	sTCOPer       = 34
+	sTCOFleet     = 35
+	sTCOSavePer   = 36
+	sTCOSaveFleet = 37
+	sTCOSavePct   = 38
+	sProvenance   = 40
+	colRec        = 2
+	colBase       = 3
+	summaryWidth  = 4
 )
 
 func (b *book) summary() error {
@@ -134,6 +150,10 @@ func (b *book) summary() error {
 		w.formula(colRec, sSame, fmt.Sprintf(`IF(%s=%d,"yes","no: at the prices in this workbook another configuration is cheapest; re-run memplan with these prices to check it")`, rec(sModelRank), r.Rank), st.wrap)
 	}
 
+	if err := b.tcoSummary(w); err != nil {
+		return err
+	}
+
 	r := sProvenance
 	w.set(1, r, "Where the numbers come from", st.section)
 	r++
@@ -191,6 +211,141 @@ func (b *book) summary() error {
 		}
 	}
 	return w.err
+}
+
+// Defined names of the power parameters on the Summary sheet, which the
+// Configurations sheet's power and ranking formulas read.
+const (
+	nameElectricity  = "ElectricityPrice"
+	namePUE          = "PUEFactor"
+	nameHorizonHours = "HorizonHours"
+	nameRankBy       = "RankBy"
+)
+
+// tcoSummary writes the power parameters (electricity price, PUE and what
+// the ranking compares, all editable) and the recommended and baseline
+// configurations' power and total cost of ownership.
+func (b *book) tcoSummary(w *writer) error {
+	f, st, sh, out := b.f, b.st, sheetSummary, b.out
+	elec, pue, hours, quoted, note := 0.0, model.DefaultPUE, out.HorizonYears*365*24, "", ""
+	if t := out.TCO; t != nil {
+		elec, pue, hours, quoted, note = t.ElectricityPerKWh, t.PUE, t.HorizonHours, t.ElectricityQuoted, t.Note
+		if t.ElectricityDefault {
+			quoted += " (memplan's default)"
+		}
+	}
+	rankBy := out.RankBy
+	if rankBy == "" {
+		rankBy = model.RankCapital
+	}
+	w.set(1, sTCOHeader, "Power and total cost of ownership over the horizon", st.section)
+	elecNote := fmt.Sprintf("Per kWh, in %s. memplan used %s. Edit it: power, every TCO figure and, when ranking by tco, the ranking recompute.", b.cur, orNone(quoted))
+	if note != "" {
+		elecNote = fmt.Sprintf("Per kWh, in %s: %s. Type a price here to price power in this workbook.", b.cur, note)
+	}
+	params := []struct {
+		row         int
+		label       string
+		value       any
+		style       int
+		name, notes string
+	}{
+		{sElectricity, "Electricity price (" + b.cur + " per kWh)", elec, st.priceInput, nameElectricity, elecNote},
+		{sPUE, "PUE (facility power / IT power)", pue, st.ratioInput, namePUE,
+			"Power usage effectiveness of the data centre: cooling and power distribution on top of the servers' own draw."},
+		{sHorizonHours, "Hours powered over the horizon", hours, st.count, nameHorizonHours,
+			fmt.Sprintf("The planning horizon, %s years, around the clock. Fixed here: drive wear and replacements depend on it too; change `horizon:` in the workload and re-run memplan.", trimFloat(out.HorizonYears))},
+		{sRankBy, "Rank by", rankBy, st.textInput, nameRankBy,
+			fmt.Sprintf("capital: the purchase (fleet cost); tco: purchase plus power over the horizon (TCO for the fleet). memplan ranked by %s.", rankBy)},
+	}
+	for _, p := range params {
+		w.set(1, p.row, p.label, st.bold)
+		w.set(colRec, p.row, p.value, p.style)
+		w.set(colBase, p.row, p.notes, st.wrap)
+		if w.err != nil {
+			return w.err
+		}
+		if err := f.MergeCell(sh, cell(colBase, p.row), cell(summaryWidth, p.row)); err != nil {
+			return err
+		}
+		if err := f.SetRowHeight(sh, p.row, textHeight(p.notes, 100)); err != nil {
+			return err
+		}
+		if err := b.define(p.name, absCell(sh, colRec, p.row), p.label); err != nil {
+			return err
+		}
+	}
+	for _, v := range []struct {
+		row                  int
+		kind, op, lo, hi     string
+		title, msg           string
+		inputTitle, inputMsg string
+	}{
+		{sElectricity, "decimal", "greaterThanOrEqual", "0", "", "Not a price", "An electricity price is a number of at least 0, in " + b.cur + " per kWh.",
+			"Electricity price", "Per kWh, in " + b.cur + "."},
+		{sPUE, "decimal", "between", "1", "5", "Not a PUE", "PUE is a ratio between 1 (no overhead) and 5.",
+			"PUE", "Facility power / IT power, e.g. 1.4."},
+	} {
+		dv := excelize.NewDataValidation(false)
+		dv.Sqref = cell(colRec, v.row)
+		dv.Type, dv.Operator, dv.Formula1, dv.Formula2 = v.kind, v.op, v.lo, v.hi
+		dv.SetError(excelize.DataValidationErrorStyleStop, v.title, v.msg)
+		dv.SetInput(v.inputTitle, v.inputMsg)
+		if err := f.AddDataValidation(sh, dv); err != nil {
+			return err
+		}
+	}
+	dv := excelize.NewDataValidation(false)
+	dv.Sqref = cell(colRec, sRankBy)
+	if err := dv.SetDropList([]string{model.RankCapital, model.RankTCO}); err != nil {
+		return err
+	}
+	if err := f.AddDataValidation(sh, dv); err != nil {
+		return err
+	}
+
+	w.set(1, sTCOColumns, "", st.header)
+	w.set(colRec, sTCOColumns, "Recommended", st.header)
+	w.set(colBase, sTCOColumns, "Baseline", st.header)
+	for _, l := range []struct {
+		row  int
+		text string
+	}{
+		{sWatts, "Average draw per server (W)"}, {sPowerPer, "Power per server over the horizon"},
+		{sTCOPer, "TCO per server"}, {sTCOFleet, "TCO for the fleet"},
+		{sTCOSavePer, "TCO savings per server"}, {sTCOSaveFleet, "TCO savings for the fleet"},
+		{sTCOSavePct, "TCO savings, share of the baseline's TCO"},
+	} {
+		w.set(1, l.row, l.text, st.bold)
+	}
+	for _, c := range []struct {
+		col    int
+		exists bool
+	}{{colRec, out.Recommended != nil}, {colBase, out.Baseline != nil}} {
+		if !c.exists {
+			continue
+		}
+		idx := cell(c.col, sRow)
+		pick := func(name string) string { return fmt.Sprintf("INDEX(%s,%s)", name, idx) }
+		w.formula(c.col, sWatts, pick("CfgWatts"), st.gib)
+		w.formula(c.col, sPowerPer, pick("CfgPower"), st.money)
+		w.formula(c.col, sTCOPer, pick("CfgTCO"), st.money)
+		w.formula(c.col, sTCOFleet, pick("CfgTCOFleet"), st.moneyBold)
+	}
+	if out.Recommended != nil && out.Baseline != nil {
+		rec, base := func(r int) string { return cell(colRec, r) }, func(r int) string { return cell(colBase, r) }
+		w.formula(colRec, sTCOSavePer, fmt.Sprintf("%s-%s", base(sTCOPer), rec(sTCOPer)), st.moneyBold)
+		w.formula(colRec, sTCOSaveFleet, fmt.Sprintf("%s-%s", base(sTCOFleet), rec(sTCOFleet)), st.moneyBold)
+		w.formula(colRec, sTCOSavePct, fmt.Sprintf("IF(%s>0,%s/%s,0)", base(sTCOFleet), rec(sTCOSaveFleet), base(sTCOFleet)), st.pct)
+	}
+	return w.err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no electricity price"
+	}
+	return s
 }
 
 // textHeight estimates the height in points of a wrapped cell holding s in

@@ -20,19 +20,20 @@ type Options struct {
 
 // Sheet names, in workbook order.
 const (
-	sheetSummary   = "Summary"
-	sheetConfigs   = "Configurations"
-	sheetBOM       = "Bill of materials"
-	sheetDIMMs     = "DIMMs"
-	sheetDrives    = "Drives"
-	sheetPlatforms = "Platforms"
-	sheetSlowdown  = "Slowdown"
-	sheetCharts    = "Charts"
+	sheetSummary     = "Summary"
+	sheetConfigs     = "Configurations"
+	sheetBOM         = "Bill of materials"
+	sheetSensitivity = "Sensitivity"
+	sheetDIMMs       = "DIMMs"
+	sheetDrives      = "Drives"
+	sheetPlatforms   = "Platforms"
+	sheetSlowdown    = "Slowdown"
+	sheetCharts      = "Charts"
 )
 
 // Sheets lists the sheets of a workbook in order.
 func Sheets() []string {
-	return []string{sheetSummary, sheetConfigs, sheetBOM, sheetDIMMs, sheetDrives, sheetPlatforms, sheetSlowdown, sheetCharts}
+	return []string{sheetSummary, sheetConfigs, sheetBOM, sheetSensitivity, sheetDIMMs, sheetDrives, sheetPlatforms, sheetSlowdown, sheetCharts}
 }
 
 // ErrEmpty marks a result with nothing to put in a workbook.
@@ -216,7 +217,7 @@ func (b *book) build() error {
 		return err
 	}
 	steps := []func() error{
-		b.catalogSheets, b.configurations, b.summary, b.billOfMaterials, b.slowdown, b.charts, b.properties,
+		b.catalogSheets, b.configurations, b.summary, b.billOfMaterials, b.sensitivity, b.slowdown, b.charts, b.properties,
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

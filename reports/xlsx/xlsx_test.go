@@ -25,6 +25,11 @@ import (
 // embedded catalog and the workload first.
 func intelOutput(t testing.TB, top int, edit func(*prices.Catalog, *model.Workload)) reports.Output {
 	t.Helper()
+	return intelOutputWith(t, top, edit, false)
+}
+
+func intelOutputWith(t testing.TB, top int, edit func(*prices.Catalog, *model.Workload), robust bool) reports.Output {
+	t.Helper()
 	w, err := model.LoadWorkload("../../examples/intel-eda-2009.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -44,11 +49,39 @@ func intelOutput(t testing.TB, top int, edit func(*prices.Catalog, *model.Worklo
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+	in := model.Input{Workload: w, Prices: set, Factors: fs}
+	res, err := model.Recommend(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reports.NewOutput(res, reports.Options{Top: top, Version: "test"})
+	opts := reports.Options{Top: top, Version: "test"}
+	if robust {
+		if opts.BreakEven, err = model.BreakEven(in, res); err != nil {
+			t.Fatal(err)
+		}
+		if opts.Uncertainty, err = model.Uncertainty(in, model.UncertaintyOptions{Runs: 100, Seed: 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reports.NewOutput(res, opts)
+}
+
+// intelRobustOutput is intelOutput with the break-even and uncertainty
+// analyses, as `memplan recommend --uncertainty --runs 100 --seed 7` runs
+// them.
+func intelRobustOutput(t testing.TB, edit func(*prices.Catalog, *model.Workload)) reports.Output {
+	t.Helper()
+	return intelOutputWith(t, 0, edit, true)
+}
+
+// power prices electricity in RUB (the default, in USD, cannot be
+// converted with the 2009 catalog) and sets what the ranking compares.
+func power(rubPerKWh, pue float64, rankBy string) func(*prices.Catalog, *model.Workload) {
+	return func(_ *prices.Catalog, w *model.Workload) {
+		w.Electricity = &model.EnergyPrice{Amount: rubPerKWh, Currency: "RUB"}
+		w.PUE = units.Ratio(pue)
+		w.Options.RankBy = rankBy
+	}
 }
 
 // dimmPrice sets the price of one DIMM of the catalog.
@@ -150,6 +183,9 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 			{cReplCost, c.ReplacementsCost, "replacements"},
 			{cPerServer, c.CostPerServer, "cost per server"},
 			{cFleet, c.FleetCost, "fleet cost"},
+			{cPower, c.PowerCost, "power"},
+			{cTCO, c.TCOPerServer, "TCO per server"},
+			{cTCOFleet, c.TCOFleet, "TCO for the fleet"},
 		} {
 			if got := calcNum(t, f, sheetConfigs, cell(x.col, r)); !near(got, x.want) {
 				t.Errorf("%s: %s = %v in the workbook, %v in the model", c.ID, x.what, got, x.want)
@@ -188,6 +224,12 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 		if got := calcNum(t, f, sheetSummary, cell(side.col, sRuntime)); got != side.want.RuntimeHours {
 			t.Errorf("Summary column %d: runtime %v, the model %v", side.col, got, side.want.RuntimeHours)
 		}
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sTCOFleet)); !near(got, side.want.TCOFleet) {
+			t.Errorf("Summary column %d: TCO for the fleet %v, the model %v", side.col, got, side.want.TCOFleet)
+		}
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sPowerPer)); !near(got, side.want.PowerCost) {
+			t.Errorf("Summary column %d: power per server %v, the model %v", side.col, got, side.want.PowerCost)
+		}
 	}
 	if s := want.Savings; s != nil {
 		if got := calcNum(t, f, sheetSummary, cell(colRec, sSavePer)); !near(got, s.PerServer) {
@@ -198,6 +240,14 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 		}
 		if got := calcNum(t, f, sheetSummary, cell(colRec, sSavePct)); math.Abs(got*100-s.Percent) > 1e-3 {
 			t.Errorf("savings %v%%, the model %v%%", got*100, s.Percent)
+		}
+		if want.TCO != nil && want.TCO.Priced {
+			if got := calcNum(t, f, sheetSummary, cell(colRec, sTCOSaveFleet)); !near(got, s.TCOFleet) {
+				t.Errorf("TCO savings for the fleet %v, the model %v", got, s.TCOFleet)
+			}
+			if got := calcNum(t, f, sheetSummary, cell(colRec, sTCOSavePct)); math.Abs(got*100-s.TCOPercent) > 1e-3 {
+				t.Errorf("TCO savings %v%%, the model %v%%", got*100, s.TCOPercent)
+			}
 		}
 	}
 	if r := want.Recommended; r != nil {
@@ -274,6 +324,170 @@ func TestPriceEditFollowsModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPowerEditFollowsModel edits the electricity price, the PUE and what
+// the ranking compares on the Summary sheet, recomputes, and compares with
+// the model re-run with those settings: power, TCO, ranks, the
+// recommendation and the savings.
+func TestPowerEditFollowsModel(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		before  func(*prices.Catalog, *model.Workload)
+		sheet   func(t *testing.T, f *excelize.File)
+		after   func(*prices.Catalog, *model.Workload)
+		changes bool
+	}{
+		{"dearer power", power(5, 1.4, model.RankTCO), setSummary(sElectricity, 20.0), power(20, 1.4, model.RankTCO), false},
+		// At 50 RUB/kWh six 8 GB DIMMs draw less than twelve 4 GB ones by
+		// more than they cost to buy.
+		{"power dear enough to re-rank", power(5, 1.4, model.RankTCO), setSummary(sElectricity, 50.0), power(50, 1.4, model.RankTCO), true},
+		{"worse PUE", power(20, 1.4, model.RankTCO), setSummary(sPUE, 3.5), power(20, 3.5, model.RankTCO), true},
+		{"rank by tco", power(50, 1.4, model.RankCapital), setSummary(sRankBy, model.RankTCO), power(50, 1.4, model.RankTCO), true},
+		{"rank by capital", power(50, 1.4, model.RankTCO), setSummary(sRankBy, model.RankCapital), power(50, 1.4, model.RankCapital), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := intelOutput(t, 0, tc.before)
+			f, _ := writeAndOpen(t, before)
+			tc.sheet(t, f)
+			after := intelOutput(t, 0, tc.after)
+			if changed := after.RecommendedID != before.RecommendedID; changed != tc.changes {
+				t.Fatalf("test premise: recommendation changed = %v (%s -> %s)", changed, before.RecommendedID, after.RecommendedID)
+			}
+			checkAgainstModel(t, f, after)
+		})
+	}
+}
+
+func setSummary(row int, v any) func(t *testing.T, f *excelize.File) {
+	return func(t *testing.T, f *excelize.File) {
+		t.Helper()
+		if err := f.SetCellValue(sheetSummary, cell(colRec, row), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPowerNotPriced: the Intel catalog is in RUB and the default
+// electricity price in USD, so memplan leaves power unpriced; the workbook
+// starts at 0 per kWh (TCO = purchase) and says why.
+func TestPowerNotPriced(t *testing.T) {
+	out := intelOutput(t, 0, nil)
+	if out.TCO == nil || out.TCO.Priced {
+		t.Fatalf("test premise: power not priced: %+v", out.TCO)
+	}
+	f, _ := writeAndOpen(t, out)
+	checkAgainstModel(t, f, out)
+	if got := calcNum(t, f, sheetSummary, cell(colRec, sElectricity)); got != 0 {
+		t.Errorf("electricity %v, want 0", got)
+	}
+	if got := calc(t, f, sheetSummary, cell(colBase, sElectricity)); !strings.Contains(got, "power not priced") {
+		t.Errorf("the electricity cell should say why power is not priced: %q", got)
+	}
+	// Typing a price prices it, as the model would with that price.
+	setSummary(sElectricity, 5.0)(t, f)
+	checkAgainstModel(t, f, intelOutput(t, 0, power(5, model.DefaultPUE, model.RankCapital)))
+}
+
+// TestSensitivitySheet: the break-even points and the uncertainty run are
+// on the Sensitivity sheet with the model's figures, and the live price
+// column follows an edit on the DIMMs sheet.
+func TestSensitivitySheet(t *testing.T) {
+	out := intelRobustOutput(t, nil)
+	f, _ := writeAndOpen(t, out)
+	rows, err := f.GetRows(sheetSensitivity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(against, direction, sku string) int {
+		for i, r := range rows {
+			if len(r) >= vSKU && r[vAgainst-1] == against && r[vDirection-1] == direction && r[vSKU-1] == sku {
+				return i + 1
+			}
+		}
+		t.Fatalf("no break-even row against %s, %s, for %s:\n%v", against, direction, sku, rows)
+		return 0
+	}
+	// model/breakeven_test.go has the hand computation.
+	r := find("any configuration", "falls", "DDR3-1066-RDIMM-8G")
+	if got := calcNum(t, f, sheetSensitivity, cell(vFactor, r)); math.Abs(got-27000.0/82800) > 1e-6 {
+		t.Errorf("DRAM break-even factor %v, want 0.3261", got)
+	}
+	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, r)); got != 3750 {
+		t.Errorf("8 GB DIMM at the break-even %v RUB, want 3,750", got)
+	}
+	if got := calcNum(t, f, sheetSensitivity, cell(vPerGB, r)); got != 468.75 {
+		t.Errorf("8 GB DIMM per GB at the break-even %v RUB, want 468.75", got)
+	}
+	if got := calcNum(t, f, sheetSensitivity, cell(vNow, r)); got != 11500 {
+		t.Errorf("live 8 GB DIMM price %v, want 11,500", got)
+	}
+	r = find("any configuration", "rises", "SSDSA2SH064G1")
+	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, r)); math.Abs(got-36000) > 0.01 {
+		t.Errorf("X25-E at the break-even %v RUB, want 36,000", got)
+	}
+	if got := calc(t, f, sheetSensitivity, cell(vTakesOver, r)); !strings.Contains(got, "4 x Intel X25-M") {
+		t.Errorf("X25-E break-even taken over by %q", got)
+	}
+	r = find("the baseline alone", "rises", "SSDSA2SH064G1")
+	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, r)); math.Abs(got-82800) > 0.01 {
+		t.Errorf("X25-E against all-DRAM %v RUB, want 82,800", got)
+	}
+
+	// Uncertainty: winners and their shares, which sum to 1.
+	total := -1
+	for i, row := range rows {
+		if len(row) > 0 && row[0] == "Total" {
+			total = i + 1
+		}
+	}
+	if total < 0 {
+		t.Fatal("no winners total on the Sensitivity sheet")
+	}
+	if got := calcNum(t, f, sheetSensitivity, cell(vPerGB, total)); math.Abs(got-1) > 1e-12 {
+		t.Errorf("winner shares sum to %v", got)
+	}
+	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, total)); int(got) != out.Uncertainty.RunsMet {
+		t.Errorf("winner runs sum to %v, want %d", got, out.Uncertainty.RunsMet)
+	}
+	if !sheetHas(t, f, sheetSensitivity, out.Uncertainty.Method) || !sheetHas(t, f, sheetSensitivity, out.Uncertainty.Winners[0].ID) {
+		t.Error("the uncertainty method and winners should be on the sheet")
+	}
+
+	// The live price follows an edit.
+	dimms, _ := f.GetRows(sheetDIMMs)
+	for i, row := range dimms {
+		if row[catSKU-1] == "DDR3-1066-RDIMM-8G" {
+			if err := f.SetCellValue(sheetDIMMs, cell(catPrice, i+1), 3000); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r = find("any configuration", "falls", "DDR3-1066-RDIMM-8G")
+	if got := calcNum(t, f, sheetSensitivity, cell(vNow, r)); got != 3000 {
+		t.Errorf("live 8 GB DIMM price after the edit %v, want 3,000", got)
+	}
+
+	// Without the analyses the sheet says how to get them.
+	f2, _ := writeAndOpen(t, intelOutput(t, 0, nil))
+	if !sheetHasPrefix(t, f2, sheetSensitivity, "Not in this result") {
+		t.Error("a result without the analyses should say how to add them")
+	}
+}
+
+func sheetHasPrefix(t *testing.T, f *excelize.File, sheet, prefix string) bool {
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		for _, c := range r {
+			if strings.HasPrefix(c, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func TestNothingMeets(t *testing.T) {
@@ -354,7 +568,10 @@ func TestWorkbookStructure(t *testing.T) {
 		{sheetConfigs, cell(cDrivePrice, 2), "INDEX(DrivePrices,MATCH("},
 		{sheetConfigs, cell(cPlatformPrice, 2), "INDEX(PlatformPrices,MATCH("},
 		{sheetConfigs, cell(cFleet, 2), "*"},
-		{sheetConfigs, cell(cRank, 2), fmt.Sprintf(`COUNTIF($%[1]s$2:$%[1]s$14,"<"&%[1]s2)`, colName(cFleet))}, // the 13 that meet with margin
+		{sheetConfigs, cell(cRank, 2), fmt.Sprintf(`COUNTIF($%[1]s$2:$%[1]s$14,"<"&%[1]s2)`, colName(cRankCost))}, // the 13 that meet with margin
+		{sheetConfigs, cell(cRankCost, 2), fmt.Sprintf(`IF(RankBy="tco",%s2,%s2)`, colName(cTCOFleet), colName(cFleet))},
+		{sheetConfigs, cell(cPower, 2), "*ElectricityPrice"},
+		{sheetConfigs, cell(cEnergy, 2), "*HorizonHours*PUEFactor/1000"},
 		{sheetSummary, cell(colRec, sSaveFleet), "-"},
 		{sheetSummary, cell(colBase, sRow), "MATCH(MIN(CfgBaseRank),CfgRank,0)"},
 		{sheetBOM, cell(bUnit, bFirst+1), "INDEX(DimmPrices"},

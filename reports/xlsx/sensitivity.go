@@ -1,0 +1,253 @@
+package xlsx
+
+import (
+	"fmt"
+
+	"github.com/memplan/memplan/reports"
+)
+
+// Columns of the break-even table on the Sensitivity sheet: one row per
+// part priced at each break-even point.
+const (
+	vPrice = iota + 1
+	vAgainst
+	vDirection
+	vFactor
+	vTakesOver
+	vSKU
+	vModel
+	vAtPoint
+	vPerGB
+	vToday
+	vNow
+	vMethod
+	vNote
+	vLast = vNote
+)
+
+// Rows of the Sensitivity sheet's head.
+const (
+	vTitle      = 1
+	vIntro      = 2
+	vBreakEven  = 4
+	vBreakFirst = 6 // header row of the break-even table is vBreakFirst-1
+)
+
+// sensitivity writes the robustness analyses memplan ran: the break-even
+// prices and the uncertainty run's winners and savings. They are memplan's
+// figures at the catalog prices, not formulas (each point re-ran the whole
+// ranking); the live column shows the workbook's current price of each
+// part beside them, so that an edited price can be compared with its
+// break-even point.
+func (b *book) sensitivity() error {
+	f, st, sh, out := b.f, b.st, sheetSensitivity, b.out
+	w := newWriter(f, sh)
+	widths := map[int]float64{vPrice: 40, vAgainst: 18, vDirection: 9, vFactor: 12, vTakesOver: 40, vSKU: 22, vModel: 30,
+		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 10, vNote: 50}
+	for c := vPrice; c <= vLast; c++ {
+		if err := f.SetColWidth(sh, colName(c), colName(c), widths[c]); err != nil {
+			return err
+		}
+	}
+	w.set(1, vTitle, "How robust is the answer", st.title)
+	intro := "memplan's robustness analyses, computed at the catalog prices when the result was made. They are figures, not formulas: " +
+		"each break-even point and each uncertainty run re-ran the whole ranking. After editing prices on the catalog sheets, " +
+		"compare the live prices in column " + colName(vNow) + " with the break-even prices, or re-run memplan with the new prices."
+	w.set(1, vIntro, intro, st.wrap)
+	if err := f.MergeCell(sh, cell(1, vIntro), cell(vNote, vIntro)); err != nil {
+		return err
+	}
+	if err := f.SetRowHeight(sh, vIntro, textHeight(intro, 250)); err != nil {
+		return err
+	}
+
+	w.set(1, vBreakEven, "Break-even prices: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest", st.section)
+	r := vBreakFirst
+	switch be := out.BreakEven; {
+	case out.Recommended == nil:
+		w.set(1, r, "None: no configuration meets every deadline, so there is no recommendation to test.", st.text)
+		r++
+	case be == nil:
+		w.set(1, r, "Not in this result: memplan recommend computes them unless --break-even=false (or --format csv) is given.", st.text)
+		r++
+	case !be.Computed:
+		w.set(1, r, "Not computed: "+be.Note, st.text)
+		r++
+	default:
+		r = b.breakEvenTable(w, r-1, be)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	r++
+	return b.uncertaintyBlock(w, r)
+}
+
+// breakEvenTable writes the header at row head and the points below it,
+// returning the next free row.
+func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
+	st, cur := b.st, " ("+b.cur+")"
+	headers := map[int]string{
+		vPrice: "Price scaled", vAgainst: "Against", vDirection: "Direction", vFactor: "Break-even factor (x today's price)",
+		vTakesOver: "Then the cheapest", vSKU: "Part SKU", vModel: "Part", vAtPoint: "Unit price at the point" + cur,
+		vPerGB: "Per GB at the point" + cur, vToday: "Unit price today" + cur, vNow: "Unit price in this workbook (live)" + cur,
+		vMethod: "Method", vNote: "Note",
+	}
+	for c := vPrice; c <= vLast; c++ {
+		w.set(c, head, headers[c], st.header)
+	}
+	r := head + 1
+	for _, x := range []struct {
+		what string
+		p    *reports.PriceBreakEven
+	}{{"DRAM (every DIMM price, by one factor)", be.DRAM}, {"Swap drive", be.Drive}} {
+		if x.p == nil {
+			continue
+		}
+		what := x.what
+		if x.p == be.Drive && len(x.p.Parts) > 0 {
+			what = x.p.Parts[0].Model
+		}
+		today := map[string]float64{}
+		for _, p := range x.p.Parts {
+			today[p.SKU] = p.UnitPrice
+		}
+		kind := "Dimm"
+		if x.p == be.Drive {
+			kind = "Drive"
+		}
+		for _, pt := range []struct {
+			against string
+			p       *reports.BreakEvenPoint
+		}{{"any configuration", &x.p.Falls}, {"any configuration", &x.p.Rises}, {"the baseline alone", x.p.VsBaseline}, {"the runner-up alone", x.p.VsRunnerUp}} {
+			if pt.p == nil {
+				continue
+			}
+			prices := pt.p.Prices
+			if len(prices) == 0 {
+				prices = []reports.PartPrice{{}}
+			}
+			for _, pp := range prices {
+				w.set(vPrice, r, what, st.text)
+				w.set(vAgainst, r, pt.against, st.text)
+				w.set(vDirection, r, pt.p.Direction, st.text)
+				if pt.p.Exists {
+					w.set(vFactor, r, pt.p.Factor, st.ratio)
+				} else {
+					w.set(vFactor, r, "none", st.text)
+				}
+				w.set(vTakesOver, r, pt.p.TakesOverLabel, st.wrap)
+				w.set(vMethod, r, pt.p.Method, st.text)
+				w.set(vNote, r, pt.p.Note, st.wrap)
+				if pp.SKU != "" {
+					w.set(vSKU, r, pp.SKU, st.text)
+					w.set(vModel, r, pp.Model, st.text)
+					w.set(vAtPoint, r, pp.UnitPrice, st.money)
+					w.set(vPerGB, r, pp.PerGB, st.money)
+					if v, ok := today[pp.SKU]; ok {
+						w.set(vToday, r, v, st.money)
+					}
+					w.formula(vNow, r, b.livePrice(kind, cell(vSKU, r)), st.money)
+				}
+				r++
+			}
+		}
+	}
+	return r
+}
+
+// livePrice is the workbook's current unit price of the SKU in skuCell, or
+// "" when no listed configuration uses the part (so it is on no catalog
+// sheet).
+func (b *book) livePrice(kind, skuCell string) string {
+	if kind == "Drive" && !b.hasDrives() {
+		return `""`
+	}
+	return fmt.Sprintf(`IF(COUNTIF(%sSKUs,%s)=0,"",%s)`, kind, skuCell, priceLookup(kind, skuCell))
+}
+
+// uncertaintyBlock writes the uncertainty run from row r.
+func (b *book) uncertaintyBlock(w *writer, r int) error {
+	f, st, sh, out := b.f, b.st, sheetSensitivity, b.out
+	w.set(1, r, "Uncertainty: how often each configuration came out cheapest with prices and slowdowns drawn from their ranges", st.section)
+	r++
+	u := out.Uncertainty
+	if u == nil {
+		w.set(1, r, "Not in this result: run memplan recommend with --uncertainty (and --runs, --seed, --price-spread) to add it.", st.text)
+		return w.err
+	}
+	facts := []struct {
+		label string
+		value any
+		style int
+	}{
+		{"Runs", u.Runs, st.count},
+		{"Seed (the same seed and inputs give the same result)", u.Seed, st.count},
+		{"Price spread where the catalog gives no price_range (+/-)", u.PriceSpread, st.pct},
+		{"Runs in which some configuration met every deadline", u.RunsMet, st.count},
+		{"Share of runs in which nothing did", u.NoneMeets, st.pct},
+		{"Share of those runs in which the recommendation was cheapest", u.RecommendedShare, st.pct},
+		{"Share of runs in which the recommendation met every deadline", u.RecommendedMeets, st.pct},
+	}
+	for _, x := range facts {
+		w.set(1, r, x.label, st.bold)
+		w.set(vFactor, r, x.value, x.style)
+		r++
+	}
+	r++
+	w.set(1, r, "Cheapest configuration", st.header)
+	w.set(vTakesOver, r, "ID", st.header)
+	w.set(vAtPoint, r, "Runs", st.header)
+	w.set(vPerGB, r, "Share", st.header)
+	r++
+	first := r
+	for _, x := range u.Winners {
+		label := x.Label
+		if x.ID == out.RecommendedID {
+			label += " (recommended)"
+		}
+		w.set(1, r, label, st.text)
+		w.set(vTakesOver, r, x.ID, st.text)
+		w.set(vAtPoint, r, x.Runs, st.count)
+		w.set(vPerGB, r, x.Share, st.pct)
+		r++
+	}
+	if len(u.Winners) > 0 {
+		w.set(1, r, "Total", st.bold)
+		w.formula(vAtPoint, r, fmt.Sprintf("SUM(%s:%s)", cell(vAtPoint, first), cell(vAtPoint, r-1)), st.count)
+		w.formula(vPerGB, r, fmt.Sprintf("SUM(%s:%s)", cell(vPerGB, first), cell(vPerGB, r-1)), st.pct)
+		r++
+	}
+	r++
+	if d, p := u.Savings, u.SavingsPercent; d != nil && p != nil {
+		heads := []string{"Saving against the cheapest all-DRAM configuration, fleet", "Runs", "5th percentile", "Median", "95th percentile", "Mean", "Min", "Max"}
+		cols := []int{1, vDirection, vFactor, vTakesOver, vSKU, vModel, vAtPoint, vPerGB}
+		for i, h := range heads {
+			w.set(cols[i], r, h, st.header)
+		}
+		r++
+		for _, row := range []struct {
+			label string
+			d     *reports.Distribution
+			style int
+			scale float64
+		}{{"In " + b.cur, d, st.money, 1}, {"Share of the all-DRAM fleet cost", p, st.pct, 0.01}} {
+			w.set(1, r, row.label, st.bold)
+			w.set(vDirection, r, row.d.N, st.count)
+			for i, v := range []float64{row.d.P5, row.d.P50, row.d.P95, row.d.Mean, row.d.Min, row.d.Max} {
+				w.set(cols[i+2], r, v*row.scale, row.style)
+			}
+			r++
+		}
+		r++
+	}
+	w.set(1, r, "Method", st.bold)
+	w.set(vDirection, r, u.Method, st.wrap)
+	if w.err != nil {
+		return w.err
+	}
+	if err := f.MergeCell(sh, cell(vDirection, r), cell(vNote, r)); err != nil {
+		return err
+	}
+	return f.SetRowHeight(sh, r, textHeight(u.Method, 200))
+}

@@ -43,13 +43,14 @@ type CatalogInfo struct {
 
 // FactorInfo records a factor file's identity and its curves' provenance.
 type FactorInfo struct {
-	Name         string            `json:"name"`
-	TransferFrom string            `json:"transfer_from,omitempty"` // class this file names to derive others from
-	File         string            `json:"file"`
-	Date         string            `json:"date"`
-	Source       string            `json:"source"`
-	Host         string            `json:"host,omitempty"`
-	Curves       map[string]string `json:"curves"` // class -> provenance
+	Name         string             `json:"name"`
+	TransferFrom string             `json:"transfer_from,omitempty"` // class this file names to derive others from
+	File         string             `json:"file"`
+	Date         string             `json:"date"`
+	Source       string             `json:"source"`
+	Host         string             `json:"host,omitempty"`
+	Curves       map[string]string  `json:"curves"` // class -> provenance
+	Points       map[string][]Point `json:"points"` // class -> the curve's points as given
 }
 
 // Savings compares the recommendation with the all-DRAM baseline.
@@ -156,8 +157,10 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		if f.Host != nil {
 			fi.Host = f.Host.Hostname
 		}
+		fi.Points = map[string][]Point{}
 		for _, c := range f.Curves {
 			fi.Curves[c.Class] = c.Provenance
+			fi.Points[c.Class] = c.Points
 		}
 		res.Factors = append(res.Factors, fi)
 	}

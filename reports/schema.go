@@ -295,8 +295,18 @@ type FactorFile struct {
 
 // Curve is one slowdown curve's device class and where it came from.
 type Curve struct {
-	Class      string `json:"class" yaml:"class"`
-	Provenance string `json:"provenance" yaml:"provenance"`
+	Class      string       `json:"class" yaml:"class"`
+	Provenance string       `json:"provenance" yaml:"provenance"`
+	Points     []CurvePoint `json:"points" yaml:"points"`
+}
+
+// CurvePoint is one point of a slowdown curve as the factor file gives it.
+type CurvePoint struct {
+	Fit      float64 `json:"fit" yaml:"fit"`
+	Slowdown float64 `json:"slowdown" yaml:"slowdown"`
+	CILow    float64 `json:"ci_low" yaml:"ci_low"`   // 0 when the point has no interval
+	CIHigh   float64 `json:"ci_high" yaml:"ci_high"` // 0 when the point has no interval
+	Samples  int     `json:"samples" yaml:"samples"` // runs behind the point; 0 for a published figure
 }
 
 // Rounding keeps files readable and diffs quiet; the precision kept is far
@@ -399,7 +409,15 @@ func NewOutput(res *model.Result, opts Options) Output {
 	for _, f := range res.Factors {
 		ff := FactorFile{Name: f.Name, File: f.File, Date: f.Date, Source: f.Source, Host: f.Host, Curves: []Curve{}}
 		for class, prov := range f.Curves {
-			ff.Curves = append(ff.Curves, Curve{Class: class, Provenance: prov})
+			c := Curve{Class: class, Provenance: prov, Points: []CurvePoint{}}
+			for _, pt := range f.Points[class] {
+				cp := CurvePoint{Fit: r4(pt.Fit), Slowdown: r4(pt.Slowdown), Samples: len(pt.Samples)}
+				if len(pt.CI) == 2 {
+					cp.CILow, cp.CIHigh = r4(pt.CI[0]), r4(pt.CI[1])
+				}
+				c.Points = append(c.Points, cp)
+			}
+			ff.Curves = append(ff.Curves, c)
 		}
 		sort.Slice(ff.Curves, func(i, j int) bool { return ff.Curves[i].Class < ff.Curves[j].Class })
 		out.Factors = append(out.Factors, ff)

@@ -28,7 +28,12 @@ const (
 	fHost
 	fClass
 	fProvenance
-	pLast = fProvenance
+	fFit
+	fSlowdown
+	fCILow
+	fCIHigh
+	fSamples
+	pLast = fSamples
 )
 
 // point is one (device class, fit ratio) -> slowdown estimate used by at
@@ -109,7 +114,12 @@ type classSpan struct {
 func (b *book) slowdown() error {
 	f, st, sh := b.f, b.st, sheetSlowdown
 	ps := b.points()
-	type curveRow struct{ name, date, source, host, class, provenance string }
+	// The right-hand side lists every point of every curve in the factor
+	// files: what the estimates on the left were interpolated from.
+	type curveRow struct {
+		name, date, source, host, class, provenance string
+		point                                       *reports.CurvePoint
+	}
 	var curves []curveRow
 	for _, ff := range b.out.Factors {
 		host := ff.Host
@@ -117,10 +127,15 @@ func (b *book) slowdown() error {
 			host = "-"
 		}
 		if len(ff.Curves) == 0 {
-			curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, "", ""})
+			curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, "", "", nil})
 		}
 		for _, c := range ff.Curves {
-			curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, c.Class, c.Provenance})
+			if len(c.Points) == 0 {
+				curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, c.Class, c.Provenance, nil})
+			}
+			for i := range c.Points {
+				curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, c.Class, c.Provenance, &c.Points[i]})
+			}
 		}
 	}
 	sw, err := f.NewStreamWriter(sh)
@@ -128,7 +143,8 @@ func (b *book) slowdown() error {
 		return err
 	}
 	widths := map[int]float64{pClass: 22, pFit: 9, pSlowdown: 9, pLow: 9, pHigh: 9, pProvenance: 11, pExtrapolated: 12,
-		pConfigs: 14, pBasis: 70, pGap: 3, fName: 20, fDate: 11, fSource: 50, fHost: 14, fClass: 16, fProvenance: 11}
+		pConfigs: 14, pBasis: 70, pGap: 3, fName: 20, fDate: 11, fSource: 50, fHost: 14, fClass: 16, fProvenance: 11,
+		fFit: 9, fSlowdown: 9, fCILow: 9, fCIHigh: 9, fSamples: 9}
 	for c := pClass; c <= pLast; c++ {
 		if err := sw.SetColWidth(c, c, widths[c]); err != nil {
 			return err
@@ -141,7 +157,8 @@ func (b *book) slowdown() error {
 	for c, h := range map[int]string{pClass: "Swap backend / device class", pFit: "Fit ratio", pSlowdown: "Slowdown",
 		pLow: "95% low", pHigh: "95% high", pProvenance: "Slowdown from", pExtrapolated: "Extrapolated",
 		pConfigs: "Configurations at this point", pBasis: "Basis", fName: "Factor file", fDate: "Date",
-		fSource: "Source", fHost: "Measured on", fClass: "Curve", fProvenance: "Provenance"} {
+		fSource: "Source", fHost: "Measured on", fClass: "Curve", fProvenance: "Provenance",
+		fFit: "Curve fit", fSlowdown: "Curve slowdown", fCILow: "95% low", fCIHigh: "95% high", fSamples: "Runs"} {
 		header[c-1] = excelize.Cell{Value: h, StyleID: st.header}
 	}
 	header[pGap-1] = nil
@@ -182,6 +199,15 @@ func (b *book) slowdown() error {
 			c := curves[i]
 			for col, v := range map[int]string{fName: c.name, fDate: c.date, fSource: c.source, fHost: c.host, fClass: c.class, fProvenance: c.provenance} {
 				row[col-1] = excelize.Cell{Value: v, StyleID: st.text}
+			}
+			if pt := c.point; pt != nil {
+				row[fFit-1] = excelize.Cell{Value: pt.Fit, StyleID: st.pct}
+				row[fSlowdown-1] = excelize.Cell{Value: pt.Slowdown, StyleID: st.ratio}
+				if pt.CIHigh > 0 {
+					row[fCILow-1] = excelize.Cell{Value: pt.CILow, StyleID: st.ratio}
+					row[fCIHigh-1] = excelize.Cell{Value: pt.CIHigh, StyleID: st.ratio}
+				}
+				row[fSamples-1] = excelize.Cell{Value: pt.Samples, StyleID: st.count}
 			}
 		}
 		if err := sw.SetRow(cell(1, r), row); err != nil {

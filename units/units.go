@@ -493,7 +493,19 @@ func (d Date) String() string {
 	}
 	return d.Format("2006-01-02")
 }
-func (d Date) MarshalYAML() (any, error)    { return d.String(), nil }
+func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
+
+// MarshalJSON writes "2026-03-01"; without it time.Time's method, promoted
+// through the embedding, would write a timestamp the loaders refuse.
+func (d Date) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(d.String())), nil }
+
+func (d *Date) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return &Error{Value: string(b), Expected: dateExpected}
+	}
+	return d.UnmarshalText([]byte(s))
+}
 func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 func (d *Date) UnmarshalText(t []byte) error {
 	if len(t) == 0 {

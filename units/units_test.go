@@ -1,6 +1,7 @@
 package units_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -598,5 +599,20 @@ func checkFuzzUnitsError(t *testing.T, s string, err error) {
 	}
 	if utf8.ValidString(s) && !strings.Contains(err.Error(), ue.Expected) {
 		t.Fatalf("%q: message %q omits what was expected", s, err.Error())
+	}
+}
+
+func TestDateJSONRoundTrip(t *testing.T) {
+	d, err := units.ParseDate("2026-03-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(struct{ D units.Date }{d})
+	if err != nil || string(b) != `{"D":"2026-03-01"}` {
+		t.Fatalf("marshal: %s %v", b, err)
+	}
+	var back struct{ D units.Date }
+	if err := json.Unmarshal(b, &back); err != nil || !back.D.Equal(d.Time) {
+		t.Fatalf("unmarshal: %v %v", back.D, err)
 	}
 }

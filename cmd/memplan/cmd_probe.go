@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+)
+
+func init() {
+	subcommands = append(subcommands, newProbeCommand)
+	// The probe re-executes memplan as its workload; that child must take
+	// over before cobra sees its arguments.
+	helpers = append(helpers, measure.WorkloadMain)
+}
+
+type probeOptions struct {
+	measure.Options
+	Out   string
+	Force bool
+	Plan  bool
+}
+
+func (o *probeOptions) AddFlags(c *cobra.Command) {
+	d := measure.DefaultOptions()
+	o.Options = d
+	f := c.Flags()
+	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the candidate device for the swap file (default: the state directory, "+measure.DefaultStateDir+")")
+	f.StringVarP(&o.Out, "out", "o", "memplan-probe.json", "factor file to write; YAML when it ends in .yaml or .yml, JSON otherwise")
+	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
+	f.BoolVar(&o.Plan, "plan", false, "print what the probe would do on this host and change nothing")
+	f.BoolVar(&o.Quick, "quick", false, "small sizes, fewer fit ratios and repetitions: finishes in a few minutes")
+	f.StringSliceVar(&o.Scenarios, "scenario", d.Scenarios, "what to measure: curves, swappiness, pagecache (comma-separated)")
+	f.StringSliceVar(&o.Backends, "backends", d.Backends, "swap backends for the curves: zram, file, zswap, none, emulated")
+	f.Float64SliceVar(&o.Fits, "fit", nil, "fit ratios (memory limit / footprint), each above 0 and at most 1 (default 1,0.9,0.75,0.6,0.5; --quick 0.9,0.75,0.5)")
+	f.IntVar(&o.Reps, "reps", 0, "repetitions per point (default 5; --quick 3)")
+	f.StringVar(&o.ZramAlgorithm, "zram-algorithm", d.ZramAlgorithm, "zram compressor: lz4, zstd, lzo-rle, ... (what the kernel offers)")
+	f.StringVar(&o.ZswapCompressor, "zswap-compressor", "", "zswap compressor (default: the zram algorithm)")
+	f.StringVar(&o.DeviceClass, "device-class", "", "factor class of the swap-file device (default: from the device: hdd, nvme-ssd-tlc or sata-ssd-tlc)")
+	f.StringSliceVar(&o.Emulate, "emulate", nil, "catalog classes to emulate by IOPS throttling (default: every class not present)")
+	f.BoolVar(&o.DeviceProfile, "device-profile", d.DeviceProfile, "measure the swap device's 4 KiB latency and IOPS (the curve's reference)")
+	f.Float64Var(&o.MaxSlowdown, "max-slowdown", 0, "stop a run at this multiple of the in-RAM time and estimate from its rate (default 40; --quick 25)")
+	f.Float64Var(&o.ScenarioFit, "scenario-fit", d.ScenarioFit, "fit ratio of the swappiness scenario (and of zswap/none under --quick)")
+	f.IntSliceVar(&o.Swappiness, "swappiness", d.Swappiness, "swappiness values the swappiness scenario compares (swap off is always added)")
+	f.Float64SliceVar(&o.PageCacheSizes, "pagecache-sizes", nil, "writer file sizes for the page-cache scenario, as multiples of the memory limit (default 0,0.5,1,2,4; --quick 0,1,4)")
+	f.TextVar(&o.Workload.DataSize, "data-size", units.Bytes(0), "anonymous data of the workload (default: RAM/16 between 256MiB and 2GiB; --quick 192MiB)")
+	f.TextVar(&o.Workload.CodeSize, "code-size", units.Bytes(0), "mapped \"code\" file of the workload (default: data/8)")
+	f.StringVar(&o.Workload.Pattern, "pattern", d.Workload.Pattern, "page access pattern: uniform, zipf, sequential")
+	f.Float64Var(&o.Workload.ZipfS, "zipf-s", d.Workload.ZipfS, "skew of the zipf pattern (above 1)")
+	f.StringVar(&o.Workload.Content, "content", d.Workload.Content, "data content: zeros, compressible, random (decides what zram is worth)")
+	f.Float64Var(&o.Workload.WriteMix, "write-mix", d.Workload.WriteMix, "share of page visits that write")
+	f.IntVar(&o.Workload.Passes, "passes", d.Workload.Passes, "reads of each visited page: the CPU work done per page of memory")
+	f.Float64Var(&o.Workload.Rounds, "rounds", 0, "timed page visits per run, in multiples of the data pages (default 4; --quick 8)")
+	f.Uint64Var(&o.Seed, "seed", d.Seed, "random seed of the access pattern")
+	_ = c.MarkFlagDirname("swap-dir")
+	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
+}
+
+func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
+	var o probeOptions
+	c := &cobra.Command{
+		Use:   "probe [--swap-dir DIR] [--out FILE]",
+		Short: "Measure slowdown factors on this host: swap file, zram, zswap, no swap, emulated drives",
+		Long: `Measure how much slower a memory-hungry workload gets when part of its memory
+lives on swap, at several fit ratios (memory limit / footprint), against a swap
+file on --swap-dir, zram, zswap in front of the swap file, no swap, and catalog
+drives emulated by IOPS throttling. The workload is memplan itself, confined in
+a memory cgroup. The result is a factor file for 'memplan recommend --factors'.
+
+The probe changes the host (swap areas, zram, zswap parameters, cgroups); it
+records every change in a journal before making it and undoes all of them when
+it ends, fails or is interrupted. After a kill -9, run 'memplan probe cleanup'.
+Without root it measures only the in-RAM baseline and the device profile.
+See docs/probe.md.`,
+		Example: `  sudo memplan probe --swap-dir /mnt/candidate-ssd --out probe.json
+  sudo memplan probe --quick --swap-dir /var/tmp
+  sudo memplan probe --plan --swap-dir /mnt/candidate-ssd
+  sudo memplan probe --scenario swappiness,pagecache --swap-dir /var/tmp
+  sudo memplan probe cleanup`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Command = strings.Join(os.Args, " ")
+			return runProbe(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	o.AddFlags(c)
+	c.AddCommand(newProbeCleanupCommand(stdout, stderr), newProbeDeviceCommand(stdout, stderr))
+	return c
+}
+
+func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.SwapDir == "" {
+		o.SwapDir = measure.StateDir()
+		if !fileExists(o.SwapDir) && !o.Plan {
+			return usagef("--swap-dir is not given and the state directory %s does not exist; give --swap-dir DIR on the device to measure", o.SwapDir)
+		}
+	}
+	if !o.Plan && o.Out != "" && !o.Force && fileExists(o.Out) {
+		return usagef("%s exists; use --force to overwrite it, or --out another file", o.Out)
+	}
+	h := measure.NewOSHost()
+	plan, err := measure.MakePlan(h, o.Options)
+	if err != nil {
+		var oe *measure.OptionError
+		if errors.As(err, &oe) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	if o.Plan {
+		writeProbePlan(stdout, plan)
+		return nil
+	}
+
+	// The root command's context is cancelled on the first SIGINT or
+	// SIGTERM and the probe then undoes its changes; a second signal means
+	// "stop now": say what is left and exit.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintln(stderr, "memplan probe: interrupted; undoing the probe's changes (interrupt again to stop at once)")
+					continue
+				}
+				left := measure.PendingChanges(plan.Options.StateDir)
+				if len(left) == 0 {
+					fmt.Fprintln(stderr, "memplan probe: stopped; nothing of the probe's is left on the host")
+				} else {
+					fmt.Fprintf(stderr, "memplan probe: stopped with %d change(s) still on the host:\n", len(left))
+					for _, l := range left {
+						fmt.Fprintln(stderr, "  ", l)
+					}
+					fmt.Fprintln(stderr, "memplan probe: run 'memplan probe cleanup' to undo them")
+				}
+				os.Exit(exitInterrupted)
+			}
+		}
+	}()
+
+	prog := newProbeProgress(stderr)
+	rep, err := measure.RunPlan(ctx, h, plan, prog)
+	prog.Close()
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "memplan probe: interrupted; every change to the host was undone")
+		}
+		return err
+	}
+	ff := rep.Factors(Version())
+	writeProbeSummary(stdout, rep, ff)
+	if o.Out == "" {
+		return nil
+	}
+	data, err := encodeFactors(o.Out, ff)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(o.Out, data); err != nil {
+		return err
+	}
+	if len(ff.Curves) == 0 {
+		fmt.Fprintf(stdout, "\nwrote %s: it holds the measurements but no slowdown curves, so 'memplan recommend --factors' cannot use it\n", o.Out)
+		return nil
+	}
+	if _, err := model.ParseFactors(o.Out, data); err != nil {
+		return fmt.Errorf("the factor file the probe wrote does not load (a bug in memplan): %w", err)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s; use it with: memplan recommend --workload FILE --factors %s\n", o.Out, o.Out)
+	return nil
+}
+
+// encodeFactors renders the factor file as YAML for .yaml/.yml, else JSON.
+func encodeFactors(name string, ff *model.FactorFile) ([]byte, error) {
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
+		var b strings.Builder
+		b.WriteString("# Slowdown factors measured by memplan probe; see docs/probe.md.\n")
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(ff); err != nil {
+			return nil, err
+		}
+		if err := enc.Close(); err != nil {
+			return nil, err
+		}
+		return []byte(b.String()), nil
+	}
+	// units.Date embeds time.Time, whose MarshalJSON wins over Date's
+	// MarshalText and writes a timestamp the loader rejects; and a zero date
+	// cannot be left out. Give undated curves the file's date and put every
+	// date back the way the loader reads it.
+	c := *ff
+	c.Curves = append([]model.Curve(nil), ff.Curves...)
+	for i := range c.Curves {
+		if c.Curves[i].MeasuredAt.IsZero() {
+			c.Curves[i].MeasuredAt = c.Date
+		}
+	}
+	b, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	dates := []units.Date{c.Date}
+	for _, cv := range c.Curves {
+		dates = append(dates, cv.MeasuredAt)
+	}
+	for _, d := range dates {
+		ts, _ := json.Marshal(d.Time)
+		b = bytes.ReplaceAll(b, ts, []byte(`"`+d.String()+`"`))
+	}
+	return append(b, '\n'), nil
+}

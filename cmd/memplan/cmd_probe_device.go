@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/units"
+	"github.com/spf13/cobra"
+)
+
+type probeDeviceOptions struct {
+	Path     string
+	Quick    bool
+	Duration units.Duration
+	Size     units.Bytes
+	Tests    []string
+	Format   string
+	Out      string
+	Force    bool
+}
+
+var probeDeviceFormats = []string{"table", "json"}
+
+func (o *probeDeviceOptions) AddFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVarP(&o.Path, "path", "p", "", "`DIR` on the device to measure (a temporary file is created there and removed)")
+	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("smaller file and shorter tests (%v, %v each) unless --size or --duration say otherwise", measure.QuickDeviceSize, units.Duration(measure.QuickDeviceDuration)))
+	f.TextVar(&o.Duration, "duration", units.Duration(measure.DefaultDeviceDuration), "`TIME` each test runs, e.g. 5s or 500ms")
+	f.TextVar(&o.Size, "size", measure.DefaultDeviceSize, "`SIZE` of the test file, e.g. 1GiB; larger than the device's cache for honest random reads")
+	f.StringSliceVar(&o.Tests, "tests", nil, "run only these `TESTS` (comma-separated): "+strings.Join(measure.DeviceTestNames(), ", "))
+	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(probeDeviceFormats, ", "))
+	f.StringVarP(&o.Out, "out", "o", "", "write the output to `FILE` (atomically) instead of standard output")
+	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
+	_ = c.MarkFlagRequired("path")
+	_ = c.MarkFlagDirname("path")
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return probeDeviceFormats, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func newProbeDeviceCommand(stdout, stderr io.Writer) *cobra.Command {
+	var o probeDeviceOptions
+	c := &cobra.Command{
+		Use:   "device --path DIR",
+		Short: "Measure a device's 4 KiB latency and IOPS, and sequential MB/s, with O_DIRECT",
+		Long: `Measure the device under DIR with a temporary file (removed afterwards):
+4 KiB random reads and writes at queue depth 1 and 32 (latency p50, p99,
+p99.9 and IOPS) and 1 MiB sequential reads and writes (MB/s). The latencies
+and IOPS are what the model needs to carry a slowdown curve measured on one
+device over to another. Needs no root; compare with fio using
+bench/fio-compare.sh.`,
+		Example: `  memplan probe device --path /mnt/candidate-ssd
+  memplan probe device --path /var/tmp --quick --format json --out device.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("duration") && o.Quick {
+				o.Duration = units.Duration(measure.QuickDeviceDuration)
+			}
+			if !cmd.Flags().Changed("size") && o.Quick {
+				o.Size = measure.QuickDeviceSize
+			}
+			return runProbeDevice(cmd.Context(), o, stdout, stderr)
+		},
+	}
+	o.AddFlags(c)
+	return c
+}
+
+func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io.Writer) error {
+	switch {
+	case o.Format != "table" && o.Format != "json":
+		return usagef("unknown --format %q; expected one of %s", o.Format, strings.Join(probeDeviceFormats, ", "))
+	case o.Path == "":
+		return usagef("--path is required: the directory on the device to measure")
+	case o.Duration < units.Duration(100*time.Millisecond):
+		return usagef("--duration %v is too short to measure anything; expected 100ms or more (5s is the default)", o.Duration)
+	case o.Out != "" && !o.Force && fileExists(o.Out):
+		return usagef("%s exists; use --force to overwrite it", o.Out)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	opts := measure.DeviceOptions{
+		Size:     o.Size,
+		Duration: o.Duration.D(),
+		Tests:    o.Tests,
+		Progress: func(s measure.DeviceStep) {
+			if s.Budget > 0 {
+				fmt.Fprintf(stderr, "probe device: [%d/%d] %s (%v)\n", s.Index, s.Total, s.Name, units.Duration(s.Budget))
+			} else {
+				fmt.Fprintf(stderr, "probe device: [%d/%d] %s: writing the %v test file in %s\n", s.Index, s.Total, s.Name, o.Size, o.Path)
+			}
+		},
+	}
+	p, err := measure.ProfileDevice(ctx, o.Path, opts)
+	if errors.Is(err, measure.ErrDevicePath) || errors.Is(err, measure.ErrDeviceOptions) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	if o.Format == "json" {
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return err
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	} else {
+		writeDeviceTable(&out, p)
+	}
+	if o.Out != "" {
+		if err := writeAtomic(o.Out, []byte(out.String())); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "probe device: wrote %s\n", o.Out)
+		return nil
+	}
+	_, err = io.WriteString(stdout, out.String())
+	return err
+}
+
+// writeDeviceTable renders a profile in at most 80 columns.
+func writeDeviceTable(w io.Writer, p *measure.DeviceProfile) {
+	dev := p.DeviceName()
+	if d := p.Device; d != nil {
+		var facts []string
+		if d.Model != "" {
+			facts = append(facts, d.Name)
+		}
+		if d.Rotational != nil {
+			facts = append(facts, map[bool]string{true: "rotational", false: "non-rotational"}[*d.Rotational])
+		}
+		if len(d.Stack) > 0 {
+			facts = append(facts, "via "+strings.Join(d.Stack, ", "))
+		}
+		if len(facts) > 0 {
+			dev += ", " + strings.Join(facts, ", ")
+		}
+	}
+	direct := "O_DIRECT"
+	if !p.DirectIO {
+		direct = "NOT DIRECT (see warnings)"
+	}
+	fmt.Fprintf(w, "Device profile of %s\n", p.Path)
+	fmt.Fprintf(w, "  %s on %s\n", p.Filesystem, dev)
+	fmt.Fprintf(w, "  %s, %v test file, %v per test, %s\n\n", direct, p.FileSize, p.DurationPerTest, p.Elapsed)
+	fmt.Fprintf(w, "%-16s %3s %9s %8s %9s %9s %9s %9s\n", "test", "QD", "IOPS", "MB/s", "p50", "p99", "p99.9", "mean")
+	for _, t := range p.Tests() {
+		name := map[string]string{"random": "rand ", "sequential": "seq "}[t.Pattern] + t.Op + " " + units.Bytes(t.BlockBytes).String()
+		l := t.Latency
+		fmt.Fprintf(w, "%-16s %3d %9.0f %8.1f %9s %9s %9s %9s\n", name, t.QueueDepth, t.IOPS, t.MBPerSec,
+			probeDeviceUs(l.P50Us), probeDeviceUs(l.P99Us), probeDeviceUs(l.P999Us), probeDeviceUs(l.MeanUs))
+	}
+	r := p.Reference()
+	fmt.Fprintf(w, "\nFor the model (4 KiB): latency read %v, write %v (mean at QD1);\n", r.ReadLatency, r.WriteLatency)
+	fmt.Fprintf(w, "  IOPS read %.0f, write %.0f (QD32)\n", r.ReadIOPS, r.WriteIOPS)
+	for _, warn := range p.Warnings {
+		fmt.Fprint(w, probeDeviceWrap("warning: "+warn, 78, "  "))
+	}
+}
+
+// probeDeviceWrap breaks s into lines of at most width columns at spaces, indenting
+// every line after the first.
+func probeDeviceWrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(s) {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func probeDeviceUs(us float64) string {
+	return units.Duration(time.Duration(us * 1e3).Round(10 * time.Nanosecond)).String()
+}

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/model"
+	"golang.org/x/sys/unix"
+)
+
+// The probe changes the host; these tests run the real binary as root,
+// interrupt it in every way a person (or the OOM killer's cousin, kill -9)
+// can, and check that swap, zram, cgroups, swappiness and zswap are exactly
+// as before. CI runs them as root.
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: memplan probe creates swap areas, zram devices and cgroups (CI runs this as root)")
+	}
+}
+
+// lockProbeTests serialises real probes across test binaries (the measure
+// package's tests take the same lock).
+func lockProbeTests(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile("/tmp/memplan-probe-tests.lock", os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+}
+
+// memplanBinary builds the command into the test's temporary directory
+// (the build cache makes the second build cheap).
+func memplanBinary(t *testing.T) string {
+	t.Helper()
+	if bin, ok := builtFor[t.Name()]; ok {
+		return bin
+	}
+	bin := filepath.Join(t.TempDir(), "memplan")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building memplan: %v\n%s", err, out)
+	}
+	builtFor[t.Name()] = bin
+	return bin
+}
+
+var builtFor = map[string]string{}
+
+type probeProc struct {
+	cmd    *exec.Cmd
+	lines  chan string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	state  string
+}
+
+// startProbe starts a small quick probe of zram and the swap file.
+func startProbe(t *testing.T, state string) *probeProc {
+	t.Helper()
+	bin := memplanBinary(t)
+	swap := t.TempDir()
+	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
+		"--device-profile=false", "--swap-dir", swap, "--out", filepath.Join(t.TempDir(), "out.json"))
+	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &probeProc{cmd: cmd, lines: make(chan string, 256), state: state}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return p
+}
+
+// waitFor reads progress lines until one contains s.
+func (p *probeProc) waitFor(t *testing.T, s string) {
+	t.Helper()
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("the probe ended before %q:\n%s", s, p.output())
+			}
+			if strings.Contains(l, s) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no %q after 2 minutes:\n%s", s, p.output())
+		}
+	}
+}
+
+func (p *probeProc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// wait returns the exit code.
+func (p *probeProc) wait(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		for range p.lines {
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				return 128 + int(ws.Signal())
+			}
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(2 * time.Minute):
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("the probe did not stop within 2 minutes:\n%s", p.output())
+	}
+	return -1
+}
+
+// midRun waits until the swap-file stage is running: zram has been set up
+// and torn down, the swap file is on and a workload child is in its cgroup.
+func (p *probeProc) midRun(t *testing.T) {
+	t.Helper()
+	p.waitFor(t, "probe: file: ")
+	p.waitFor(t, "probe: file fit")
+	swaps, _ := os.ReadFile("/proc/swaps")
+	if !strings.Contains(string(swaps), "memplan-probe-") {
+		t.Fatalf("the swap file is not active mid-run:\n%s", swaps)
+	}
+}
+
+func cleanup(t *testing.T, state string) string {
+	t.Helper()
+	cmd := exec.Command(memplanBinary(t), "probe", "cleanup")
+	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("memplan probe cleanup: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+func hostUnchanged(t *testing.T, before string) {
+	t.Helper()
+	if after := measure.HostState(measure.NewOSHost()); after != before {
+		t.Errorf("the host is not as it was:\n--- before\n%s--- after\n%s", before, after)
+	}
+}
+
+func TestProbeSignals(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			before := measure.HostState(measure.NewOSHost())
+			state := t.TempDir()
+			p := startProbe(t, state)
+			p.midRun(t)
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t); code != exitInterrupted {
+				t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, p.output())
+			}
+			if !strings.Contains(p.output(), "every change to the host was undone") {
+				t.Errorf("stderr does not say the host was restored:\n%s", p.output())
+			}
+			hostUnchanged(t, before)
+			if left := measure.PendingChanges(state); len(left) != 0 {
+				t.Errorf("the journal still lists %q", left)
+			}
+		})
+	}
+}
+
+func TestProbeKill9ThenCleanup(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := measure.HostState(measure.NewOSHost())
+	state := t.TempDir()
+	p := startProbe(t, state)
+	p.midRun(t)
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t)
+	if left := measure.PendingChanges(state); len(left) == 0 {
+		t.Fatal("the journal lists nothing after kill -9 mid-run")
+	}
+	if measure.HostState(measure.NewOSHost()) == before {
+		t.Log("kill -9 left nothing behind (the run was between changes)")
+	}
+	// A new probe refuses to start on top of the leftovers.
+	bin := memplanBinary(t)
+	again := exec.Command(bin, "probe", "--quick", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x.json"))
+	again.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "memplan probe cleanup") {
+		t.Errorf("a probe started over leftovers: %v\n%s", err, out)
+	}
+	out := cleanup(t, state)
+	if !strings.Contains(out, "swap area") || !strings.Contains(out, "done: the host is as it was") {
+		t.Errorf("cleanup output:\n%s", out)
+	}
+	hostUnchanged(t, before)
+	if out := cleanup(t, state); !strings.Contains(out, "nothing to clean up") {
+		t.Errorf("second cleanup:\n%s", out)
+	}
+}
+
+func TestProbeSecondInterrupt(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := measure.HostState(measure.NewOSHost())
+	state := t.TempDir()
+	p := startProbe(t, state)
+	p.midRun(t)
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	p.waitFor(t, "interrupt again to stop at once")
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t); code != exitInterrupted {
+		t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, p.output())
+	}
+	out := p.output()
+	if !strings.Contains(out, "memplan probe: stopped") && !strings.Contains(out, "every change to the host was undone") {
+		t.Errorf("stderr says neither what is left nor that all was undone:\n%s", out)
+	}
+	if strings.Contains(out, "still on the host") && !strings.Contains(out, "memplan probe cleanup") {
+		t.Errorf("leftovers reported without the way to remove them:\n%s", out)
+	}
+	t.Logf("stderr:\n%s", out)
+	cleanup(t, state)
+	hostUnchanged(t, before)
+}
+
+// TestProbeQuickCommand runs the command end to end and loads what it wrote.
+func TestProbeQuickCommand(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := measure.HostState(measure.NewOSHost())
+	out := filepath.Join(t.TempDir(), "probe.yaml")
+	cmd := exec.Command(memplanBinary(t), "probe", "--quick", "--backends", "zram,file,none", "--data-size", "64MiB",
+		"--fit", "0.9,0.5", "--reps", "2", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", out)
+	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	hostUnchanged(t, before)
+	for _, want := range []string{"memplan probe on ", "backend", "zram-lz4", "slowdown", "95% CI", "wrote " + out} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "probe: zram-lz4 fit 0.9 [1/4]") {
+		t.Errorf("no plain progress lines on a non-terminal stderr:\n%s", stderr.String())
+	}
+	ff, err := model.LoadFactors(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ff.Curves) != 2 || ff.Extra["no_swap"] == nil {
+		t.Errorf("curves %d, extra keys %v", len(ff.Curves), ff.Extra)
+	}
+}
+
+// TestEncodeFactors needs no root: both encodings of a factor file load
+// with the model's loader (JSON dates included).
+func TestEncodeFactors(t *testing.T) {
+	ff := model.DefaultFactors()
+	ff.Curves[0].MeasuredAt = ff.Date
+	for _, name := range []string{"probe.json", "probe.yaml", "probe.YML"} {
+		data, err := encodeFactors(name, ff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := model.ParseFactors(name, data)
+		if err != nil {
+			t.Fatalf("%s does not load: %v\n%s", name, err, data)
+		}
+		if got.Date.String() != ff.Date.String() || len(got.Curves) != len(ff.Curves) || got.Curves[0].MeasuredAt.String() != ff.Date.String() {
+			t.Errorf("%s: date %s, %d curves", name, got.Date, len(got.Curves))
+		}
+		if strings.HasSuffix(name, ".json") != bytes.HasPrefix(data, []byte("{")) {
+			t.Errorf("%s: wrong encoding:\n%.80s", name, data)
+		}
+	}
+}

@@ -1,0 +1,866 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+)
+
+// Report is everything a probe measured.
+type Report struct {
+	Plan     *Plan           `json:"-"`
+	Host     model.HostFacts `json:"host"`
+	Started  time.Time       `json:"started"`
+	Elapsed  float64         `json:"elapsed_s"`
+	Complete bool            `json:"complete"`
+
+	Footprint    units.Bytes `json:"footprint_bytes"`
+	Baseline     Summary     `json:"baseline_timed_s"`
+	BaselineRate float64     `json:"baseline_visits_per_s"`
+	NsPerVisit   float64     `json:"in_ram_ns_per_page_visit"`
+	BaselineRuns []RunResult `json:"baseline_runs"`
+
+	Points     []PointResult      `json:"points"`
+	Swappiness []SwappinessResult `json:"swappiness,omitempty"`
+	PageCache  []PageCacheResult  `json:"pagecache,omitempty"`
+
+	Device      *DeviceProfile `json:"device_profile,omitempty"`
+	ZramLatency *ZramLatency   `json:"zram_latency,omitempty"`
+	Notes       []string       `json:"notes,omitempty"`
+}
+
+// PointResult is one backend at one fit ratio.
+type PointResult struct {
+	Stage      string      `json:"stage"`
+	Backend    string      `json:"backend"`
+	Class      string      `json:"class,omitempty"`
+	Provenance string      `json:"provenance,omitempty"`
+	Fit        float64     `json:"fit"`
+	Limit      units.Bytes `json:"limit_bytes"`
+	Slowdown   Summary     `json:"slowdown"`
+	Samples    []float64   `json:"samples"`
+	Censored   int         `json:"censored_runs,omitempty"`
+	Failed     int         `json:"failed_runs,omitempty"`
+	OOMKilled  int         `json:"oom_killed_runs,omitempty"`
+	MajFlt     float64     `json:"major_faults_mean"`
+	SwapIns    float64     `json:"swap_ins_mean"`
+	SwapOuts   float64     `json:"swap_outs_mean"`
+	PSISome    float64     `json:"psi_some_s_mean"`
+	PSIFull    float64     `json:"psi_full_s_mean"`
+	ZramRatio  float64     `json:"zram_ratio,omitempty"`
+	// FaultTime is the extra time per major fault over the in-RAM run.
+	FaultTime float64     `json:"excess_s_per_major_fault,omitempty"`
+	Runs      []RunResult `json:"runs"`
+}
+
+// ZramLatency is the raw 4 KiB access time of the zram device.
+type ZramLatency struct {
+	Algorithm string  `json:"algorithm"`
+	Content   string  `json:"content"`
+	ReadMean  float64 `json:"read_mean_us"`
+	ReadP50   float64 `json:"read_p50_us"`
+	WriteMean float64 `json:"write_mean_us"`
+	WriteP50  float64 `json:"write_p50_us"`
+	Pages     int     `json:"pages"`
+}
+
+// SwappinessResult is one setting of the swappiness scenario.
+type SwappinessResult struct {
+	Setting    string    `json:"setting"`
+	Swappiness *int      `json:"swappiness,omitempty"`
+	Applied    bool      `json:"applied"`
+	Why        string    `json:"why,omitempty"`
+	Slowdown   Summary   `json:"slowdown"`
+	Samples    []float64 `json:"samples"`
+	OOMKilled  int       `json:"oom_killed_runs"`
+	Censored   int       `json:"censored_runs"`
+	MajFlt     float64   `json:"major_faults_mean"`
+	SwapOuts   float64   `json:"swap_outs_mean"`
+	Runs       []RunResult
+}
+
+// PageCacheResult is the workload's throughput while a writer streams
+// files of one size.
+type PageCacheResult struct {
+	FileSize units.Bytes `json:"file_bytes"`
+	Multiple float64     `json:"file_over_limit"`
+	Rate     Summary     `json:"visits_per_s"`
+	Loss     float64     `json:"throughput_loss"` // 1 - rate / rate without writer
+	SwapOuts float64     `json:"swap_outs_mean"`
+	MajFlt   float64     `json:"major_faults_mean"`
+	Written  float64     `json:"writer_mib_mean"`
+	Failed   int         `json:"failed_runs,omitempty"`
+	Runs     []RunResult `json:"runs"`
+}
+
+// Run carries out a probe: it plans, changes the host (journaled), measures
+// and undoes every change, also when ctx is cancelled. The returned error
+// wraps ctx.Err() after an interruption; the report is nil then.
+func Run(ctx context.Context, h Host, o Options, prog Progress) (*Report, error) {
+	p, err := MakePlan(h, o)
+	if err != nil {
+		return nil, err
+	}
+	return RunPlan(ctx, h, p, prog)
+}
+
+// RunPlan carries out a plan made by MakePlan.
+func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, err error) {
+	o := p.Options
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	rep = &Report{Plan: p, Started: time.Now().UTC()}
+	s := &session{h: h, layout: p.Cgroups, exe: o.Executable, prog: prog, plan: p, rep: rep}
+	for _, m := range p.Skipped {
+		s.note("%s", m)
+	}
+	rep.Host = hostFacts(h, p.Cgroups, p.Swap)
+
+	if o.DeviceProfile {
+		if err := s.deviceProfile(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if !p.Root {
+		if err := s.unprivileged(ctx); err != nil {
+			return nil, err
+		}
+		return s.finish()
+	}
+
+	j, err := NewJournal(h, o.StateDir, o.Command)
+	if err != nil {
+		return nil, err
+	}
+	s.j = j
+	defer func() {
+		// Undo everything, also after cancellation: use a context of our own.
+		if uerr := j.UndoAll(); uerr != nil {
+			uerr = fmt.Errorf("%w; the journal %s keeps what is left: run 'memplan probe cleanup'", uerr, j.Path())
+			if err == nil {
+				rep, err = nil, uerr
+			} else {
+				err = errors.Join(err, uerr)
+			}
+		}
+		j.Close()
+	}()
+
+	if err := s.setup(); err != nil {
+		return nil, err
+	}
+	if err := s.baseline(ctx); err != nil {
+		return nil, err
+	}
+	for i := range p.Stages {
+		if err := s.stage(ctx, &p.Stages[i]); err != nil {
+			return nil, err
+		}
+	}
+	if o.scenario(ScenarioSwappiness) {
+		if err := s.swappinessScenario(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if o.scenario(ScenarioPageCache) {
+		if err := s.pageCacheScenario(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.swapMark >= 0 {
+		if err := j.UndoTo(s.swapMark); err != nil {
+			return nil, err
+		}
+		s.swapMark = -1
+	}
+	for i := range p.Stages {
+		if p.Stages[i].Backend == BackendNone {
+			if err := s.runStage(ctx, &p.Stages[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s.finish()
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Stage(string, int) {}
+func (nopProgress) RunDone(RunResult) {}
+func (nopProgress) Note(string)       {}
+
+func (s *session) finish() (*Report, error) {
+	s.rep.Elapsed = time.Since(s.rep.Started).Seconds()
+	s.rep.Complete = true
+	return s.rep, nil
+}
+
+// setup creates the working directory with the code file and the probe's
+// cgroups.
+func (s *session) setup() error {
+	p := s.plan
+	s.swapMark = -1
+	if _, err := s.j.Record(Entry{Op: opMkdir, Path: p.WorkDir}); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.WorkDir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", p.WorkDir, err)
+	}
+	if err := s.makeCodeFile(); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("memplan-probe-%d", os.Getpid())
+	s.memDir = p.Cgroups.MemParent + "/" + name
+	if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: s.memDir}); err != nil {
+		return err
+	}
+	if err := s.h.Mkdir(s.memDir); err != nil {
+		return fmt.Errorf("creating cgroup %s: %w", s.memDir, err)
+	}
+	if p.Cgroups.Version == 2 {
+		// Delegate the controllers to the per-run leaves (our own cgroup).
+		ctl := "+memory"
+		if p.Cgroups.IO {
+			ctl += " +io"
+		}
+		if err := writeString(s.h, s.memDir+"/cgroup.subtree_control", ctl); err != nil {
+			return fmt.Errorf("enabling controllers in %s: %w", s.memDir, err)
+		}
+		s.blkDir = s.memDir
+	} else if len(p.Emulations) > 0 && p.Cgroups.BlkParent != "" {
+		s.blkDir = p.Cgroups.BlkParent + "/" + name
+		if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: s.blkDir}); err != nil {
+			return err
+		}
+		if err := s.h.Mkdir(s.blkDir); err != nil {
+			return fmt.Errorf("creating cgroup %s: %w", s.blkDir, err)
+		}
+	}
+	// A ceiling over all runs: whatever a run's own limit, the probe as a
+	// whole never takes more than this.
+	top := &cgroup{h: s.h, version: p.Cgroups.Version, mem: s.memDir}
+	ceiling := 2*p.Footprint + 256*units.MiB
+	if o := p.Options; o.scenario(ScenarioPageCache) {
+		ceiling = max(ceiling, 2*p.pageCacheLimit()+256*units.MiB)
+	}
+	if err := top.setLimit(ceiling, -1); err != nil {
+		return fmt.Errorf("setting the probe's memory ceiling: %w", err)
+	}
+	return nil
+}
+
+// makeCodeFile writes the file the workload maps as its code.
+func (s *session) makeCodeFile() error {
+	p := s.plan
+	name := filepath.Join(p.WorkDir, "code.bin")
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	x := uint64(0xc0de)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		x = xorshift(x)
+		for k := 0; k < 8; k++ {
+			buf[i+k] = byte(x >> (8 * k))
+		}
+	}
+	for n := units.Bytes(0); n < p.Workload.CodeSize; n += units.MiB {
+		if _, err := f.Write(buf); err != nil {
+			f.Close()
+			return fmt.Errorf("writing the code file: %w", err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	s.codeFile = name
+	return nil
+}
+
+func (s *session) spec(seed uint64) WorkloadSpec {
+	w := s.plan.Workload
+	w.CodeFile = s.codeFile
+	if s.codeFile == "" {
+		w.CodeSize = 0
+	}
+	w.Seed = s.plan.Options.Seed*1000 + seed
+	return w
+}
+
+// deviceProfile measures the swap directory's device (no root needed).
+func (s *session) deviceProfile(ctx context.Context) error {
+	o := s.plan.Options
+	s.prog.Stage("device profile", 7)
+	opts := DeviceOptions{Quick: o.Quick, Progress: func(st DeviceStep) {
+		s.prog.Note(fmt.Sprintf("device profile: [%d/%d] %s", st.Index, st.Total, st.Name))
+	}}
+	if o.Quick {
+		opts.Duration = time.Second
+	}
+	dp, err := ProfileDevice(ctx, o.SwapDir, opts)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		s.note("device profile of %s failed, the swap-file curve's reference latency falls back to the time per major fault: %v", o.SwapDir, err)
+		return nil
+	}
+	s.rep.Device = dp
+	for _, w := range dp.Warnings {
+		s.note("device profile: %s", w)
+	}
+	if o.DeviceClass == "" && s.plan.DeviceClass == "hdd" && dp.RandReadQD1.Latency.MeanUs > 0 && dp.RandReadQD1.Latency.MeanUs < 1000 {
+		s.note("the kernel reports %s as rotational, so its curve is filed as \"hdd\", but its 4 KiB reads take %.0fus (an HDD takes milliseconds); virtual disks often misreport; pass --device-class to file it correctly",
+			diskName(s.plan.Swap), dp.RandReadQD1.Latency.MeanUs)
+	}
+	// Throttling only bites when it is below what the device does at the
+	// workload's queue depth (one faulting thread).
+	var keep []Stage
+	for _, st := range s.plan.Stages {
+		if e := st.Emulation; e != nil {
+			r, w := dp.RandReadQD1.IOPS, dp.RandWriteQD1.IOPS
+			if r > 0 && w > 0 && float64(e.RIOPS) >= r && float64(e.WIOPS) >= w {
+				s.note("emulated %s (%s): not emulated: its IOPS (%d read, %d write) are at or above what %s does at queue depth 1 (%.0f read, %.0f write); throttling cannot make a device faster",
+					e.Class, e.Label, e.RIOPS, e.WIOPS, diskName(s.plan.Swap), r, w)
+				continue
+			}
+		}
+		keep = append(keep, st)
+	}
+	s.plan.Stages = keep
+	return nil
+}
+
+// unprivileged runs what needs no root: the in-RAM baseline, unconfined.
+func (s *session) unprivileged(ctx context.Context) error {
+	p := s.plan
+	tmp, err := os.MkdirTemp("", "memplan-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	p.WorkDir = tmp
+	if err := s.makeCodeFile(); err != nil {
+		return err
+	}
+	return s.baseline(ctx)
+}
+
+// baseline runs the workload with no memory limit: its runtime is the
+// denominator of every slowdown and its peak memory the footprint every fit
+// ratio refers to.
+func (s *session) baseline(ctx context.Context) error {
+	p := s.plan
+	reps := p.Options.Reps
+	s.prog.Stage("in-RAM baseline", reps)
+	var timed, walls []float64
+	var peak units.Bytes
+	for r := 0; r < reps; r++ {
+		rs := runSpec{Backend: "baseline", Fit: 0, Rep: r + 1, Limit: -1, MemSw: -1, Spec: s.spec(uint64(r)),
+			Timeout: 10*time.Minute + time.Duration(p.Workload.DataSize/units.MiB)*time.Second, ZramID: -1}
+		res, err := s.runOne(ctx, rs)
+		if err != nil {
+			return err
+		}
+		if res.Failed != "" || res.Censored {
+			return fmt.Errorf("the in-RAM baseline run failed: %s", firstNonEmpty(res.Failed, "stopped at its time cap"))
+		}
+		s.rep.BaselineRuns = append(s.rep.BaselineRuns, res)
+		s.prog.RunDone(res)
+		timed = append(timed, res.Timed)
+		walls = append(walls, res.Wall)
+		peak = max(peak, res.Peak)
+	}
+	s.rep.Baseline = summarize(timed)
+	// The trimmed mean: one run slowed by a burst of load elsewhere would
+	// otherwise make every slowdown look smaller.
+	s.rep.BaselineRate = float64(p.Workload.Visits) / s.rep.Baseline.Trimmed
+	s.rep.NsPerVisit = s.rep.Baseline.Trimmed / float64(p.Workload.Visits) * 1e9
+	s.baseWall = summarize(walls).Max
+	if peak > 0 {
+		s.rep.Footprint = peak
+	} else {
+		s.rep.Footprint = p.Footprint
+		s.note("the cgroup reported no peak memory; using the estimated footprint %s", p.Footprint)
+	}
+	for i := range s.rep.BaselineRuns {
+		s.rep.BaselineRuns[i].Slowdown = s.rep.BaselineRate / s.rep.BaselineRuns[i].Rate
+	}
+	if s.rep.Baseline.Mean > 0 && s.rep.Baseline.SD/s.rep.Baseline.Mean > 0.1 {
+		s.note("the in-RAM baseline varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
+			100*s.rep.Baseline.SD/s.rep.Baseline.Mean, 1+2*s.rep.Baseline.SD/s.rep.Baseline.Mean)
+	}
+	return nil
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// limitFor is the memory limit at a fit ratio, page aligned.
+func (s *session) limitFor(fit float64) units.Bytes {
+	l := units.Bytes(fit * float64(s.rep.Footprint))
+	return l / units.Bytes(pageSize) * units.Bytes(pageSize)
+}
+
+// memswFor lets a run swap out all of its footprint and then some.
+func (s *session) memswFor(limit units.Bytes) units.Bytes {
+	return limit + s.rep.Footprint*3/2 + 64*units.MiB
+}
+
+// stage sets up a backend, runs it at every fit ratio and tears it down
+// (the swap file stays for later stages; "none" runs last, after it is
+// gone).
+func (s *session) stage(ctx context.Context, st *Stage) error {
+	switch st.Backend {
+	case BackendNone:
+		return nil // after the swap file is removed
+	case BackendZram:
+		mark := s.j.Len()
+		if err := s.setupZram(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.note("zram: %v; skipped", err)
+			return s.j.UndoTo(mark)
+		}
+		err := s.runStage(ctx, st)
+		s.zram = nil
+		if uerr := s.j.UndoTo(mark); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+		return err
+	case BackendFile, BackendEmulated:
+		if err := s.ensureSwapFile(); err != nil {
+			return err
+		}
+		return s.runStage(ctx, st)
+	case BackendZswap:
+		if err := s.ensureSwapFile(); err != nil {
+			return err
+		}
+		mark := s.j.Len()
+		if err := s.enableZswap(st); err != nil {
+			s.note("zswap: %v; skipped", err)
+			return s.j.UndoTo(mark)
+		}
+		err := s.runStage(ctx, st)
+		if uerr := s.j.UndoTo(mark); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+		return err
+	}
+	return fmt.Errorf("unknown backend %q", st.Backend)
+}
+
+func (s *session) setupZram(ctx context.Context) error {
+	p := s.plan
+	size := max(p.ZramSize, (s.rep.Footprint+64*units.MiB)/units.MiB*units.MiB)
+	measureLat := func(dev string) error {
+		pages := 2000
+		rd, wr, err := zramLatency(dev, p.Workload.Content, pages)
+		if err != nil {
+			s.note("zram latency: %v", err)
+			return nil
+		}
+		mean := func(d []time.Duration) float64 {
+			var t time.Duration
+			for _, x := range d {
+				t += x
+			}
+			return float64(t.Nanoseconds()) / float64(len(d)) / 1e3
+		}
+		s.rep.ZramLatency = &ZramLatency{Algorithm: p.ZramAlg, Content: p.Workload.Content, Pages: pages,
+			ReadMean: mean(rd), ReadP50: median(rd), WriteMean: mean(wr), WriteP50: median(wr)}
+		return nil
+	}
+	z, err := setupZram(s.h, s.j, p.ZramAlg, size, s.rep.Footprint+64*units.MiB, measureLat)
+	if err != nil {
+		return err
+	}
+	s.zram = z
+	return nil
+}
+
+func median(d []time.Duration) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	c := append([]time.Duration(nil), d...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	return float64(c[len(c)/2].Nanoseconds()) / 1e3
+}
+
+// ensureSwapFile creates and enables the swap file once; it stays until the
+// swap-using stages and scenarios are done.
+func (s *session) ensureSwapFile() error {
+	if s.swapMark >= 0 {
+		return nil
+	}
+	p := s.plan
+	size := max(p.SwapFileSize, (s.rep.Footprint*3/2+64*units.MiB)/units.MiB*units.MiB)
+	free, _, err := s.h.Statfs(p.Swap.Dir)
+	if err == nil && free < size+256*units.MiB {
+		return fmt.Errorf("%s has only %s free, the swap file needs %s plus 256MiB to spare", p.Swap.Dir, free, size)
+	}
+	mark := s.j.Len()
+	if _, err := s.j.Record(Entry{Op: opFile, Path: p.SwapFile}); err != nil {
+		return err
+	}
+	if err := s.h.MakeSwapFile(p.SwapFile, size); err != nil {
+		return fmt.Errorf("creating swap file %s: %w", p.SwapFile, err)
+	}
+	if _, err := s.j.Record(Entry{Op: opSwapon, Path: p.SwapFile}); err != nil {
+		return err
+	}
+	if err := s.h.Swapon(p.SwapFile, swapPriority); err != nil {
+		return fmt.Errorf("enabling swap file %s on %s: %w (the filesystem may not support swap files)", p.SwapFile, p.Swap.FS, err)
+	}
+	s.swapMark = mark
+	return nil
+}
+
+// enableZswap turns zswap on with the chosen compressor, recording every
+// parameter's old value first. When the compressor was not chosen
+// explicitly and the kernel's crypto API lacks the zram algorithm, zswap
+// keeps the compressor it has.
+func (s *session) enableZswap(st *Stage) error {
+	set := func(name, v string) error {
+		path := zswapParams + "/" + name
+		old, err := readString(s.h, path)
+		if err != nil {
+			return err
+		}
+		if old == v {
+			return nil
+		}
+		mark := s.j.Len()
+		if _, err := s.j.Record(Entry{Op: opWrite, Path: path, Old: old, New: v}); err != nil {
+			return err
+		}
+		if err := writeString(s.h, path, v); err != nil {
+			_ = s.j.UndoTo(mark)
+			return fmt.Errorf("cannot set zswap %s=%s: %w", name, v, err)
+		}
+		return nil
+	}
+	p := s.plan
+	if err := set("compressor", p.ZswapAlg); err != nil {
+		if p.Options.ZswapCompressor != "" {
+			return err
+		}
+		cur, rerr := readString(s.h, zswapParams+"/compressor")
+		if rerr != nil {
+			return err
+		}
+		s.note("zswap: the kernel's crypto API has no %s compressor, keeping zswap's own (%s)", p.ZswapAlg, cur)
+		p.ZswapAlg = cur
+		st.Name = "zswap-" + cur
+	}
+	return set("enabled", "Y")
+}
+
+// runStage runs a stage's fits and repetitions and records a point per
+// fit. Repetitions go round the fits (fit 1, fit 2, ..., fit 1, ...) so that
+// a burst of load from elsewhere on the host spreads over the points instead
+// of skewing one.
+func (s *session) runStage(ctx context.Context, st *Stage) error {
+	s.prog.Stage(st.Name, len(st.Fits)*st.Reps)
+	pts := make([]PointResult, len(st.Fits))
+	for i, fit := range st.Fits {
+		pts[i] = PointResult{Stage: st.Name, Backend: st.Backend, Class: st.Class, Provenance: st.Provenance, Fit: fit, Limit: s.limitFor(fit)}
+	}
+	for r := 0; r < st.Reps; r++ {
+		for i, fit := range st.Fits {
+			res, err := s.runOne(ctx, s.curveRun(st, fit, r))
+			if err != nil {
+				return err
+			}
+			s.score(&res)
+			s.prog.RunDone(res)
+			pts[i].Runs = append(pts[i].Runs, res)
+		}
+	}
+	for i := range pts {
+		pts[i].Stage = st.Name
+		s.finishPoint(&pts[i])
+		s.rep.Points = append(s.rep.Points, pts[i])
+	}
+	return nil
+}
+
+func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
+	limit := s.limitFor(fit)
+	rs := runSpec{Backend: st.Name, Fit: fit, Rep: rep + 1, Limit: limit, MemSw: s.memswFor(limit),
+		Spec: s.spec(uint64(rep)), Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
+	switch st.Backend {
+	case BackendZram:
+		if s.zram != nil {
+			rs.ZramID = s.zram.ID
+		}
+	case BackendZswap:
+		rs.Zswap = true
+	case BackendNone:
+		rs.MemSw = limit
+	case BackendEmulated:
+		e := st.Emulation
+		rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
+	}
+	return rs
+}
+
+// score turns a run's rate into a slowdown against the baseline.
+func (s *session) score(res *RunResult) {
+	switch {
+	case res.Failed != "":
+	case res.LowerOnly:
+		res.Slowdown = s.plan.Options.MaxSlowdown
+	case res.Rate > 0:
+		res.Slowdown = s.rep.BaselineRate / res.Rate
+	}
+}
+
+func (s *session) finishPoint(pt *PointResult) {
+	var n float64
+	var excess, faults float64
+	for _, r := range pt.Runs {
+		switch {
+		case r.OOMKilled:
+			pt.OOMKilled++
+			pt.Failed++
+			continue
+		case r.Failed != "":
+			pt.Failed++
+			continue
+		}
+		if r.Censored {
+			pt.Censored++
+		}
+		pt.Samples = append(pt.Samples, r.Slowdown)
+		pt.MajFlt += float64(r.MajFlt)
+		pt.SwapIns += float64(r.SwapIn)
+		pt.SwapOuts += float64(r.SwapOut)
+		pt.PSISome += r.PSISome
+		pt.PSIFull += r.PSIFull
+		pt.ZramRatio = max(pt.ZramRatio, r.ZramRatio)
+		if r.Timed > 0 && r.Visits > 0 {
+			base := float64(r.Visits) / s.rep.BaselineRate
+			excess += r.Timed - base
+			faults += float64(r.MajFlt)
+		}
+		n++
+	}
+	if n > 0 {
+		pt.MajFlt /= n
+		pt.SwapIns /= n
+		pt.SwapOuts /= n
+		pt.PSISome /= n
+		pt.PSIFull /= n
+	}
+	if faults > 0 && excess > 0 {
+		pt.FaultTime = excess / faults
+	}
+	pt.Slowdown = summarize(pt.Samples)
+	if pt.Failed > 0 {
+		s.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup)", pt.Stage, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled)
+	}
+	if pt.Censored > 0 {
+		s.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown is estimated from the rate they reached",
+			pt.Stage, pt.Fit, pt.Censored, s.plan.Options.MaxSlowdown)
+	}
+}
+
+// swappinessScenario compares swappiness settings and swap off at one fit
+// ratio with the swap file as swap, like the seed experiment.
+func (s *session) swappinessScenario(ctx context.Context) error {
+	if err := s.ensureSwapFile(); err != nil {
+		return err
+	}
+	o := s.plan.Options
+	reps := max(o.Reps/2, 1)
+	settings := append([]int(nil), o.Swappiness...)
+	s.prog.Stage("swappiness scenario", (len(settings)+1)*reps)
+	limit := s.limitFor(o.ScenarioFit)
+	for i := 0; i <= len(settings); i++ {
+		var res SwappinessResult
+		rs := runSpec{Fit: o.ScenarioFit, Limit: limit, MemSw: s.memswFor(limit),
+			Timeout: runTimeout(s.baseWall, o.MaxSlowdown), ZramID: -1}
+		mark := s.j.Len()
+		if i == len(settings) {
+			res.Setting = "swap off"
+			rs.MemSw = limit
+			res.Applied = true
+			if !(&cgroup{h: s.h, version: s.layout.Version, mem: s.memDir}).canLimitSwap() {
+				res.Applied, res.Why = false, "this kernel has no swap accounting for cgroups (memsw/swap.max), so swap cannot be turned off for the workload alone"
+			}
+		} else {
+			v := settings[i]
+			res.Setting = "swappiness " + strconv.Itoa(v)
+			res.Swappiness = &v
+			res.Applied = true
+			if s.layout.Version == 1 {
+				rs.Swappiness = &v
+			} else if err := s.setGlobalSwappiness(v); err != nil {
+				res.Applied, res.Why = false, err.Error()
+			}
+		}
+		if !res.Applied {
+			s.note("swappiness scenario: %s cannot be applied: %s", res.Setting, res.Why)
+			s.rep.Swappiness = append(s.rep.Swappiness, res)
+			if err := s.j.UndoTo(mark); err != nil {
+				return err
+			}
+			continue
+		}
+		rs.Backend = "scenario " + res.Setting
+		for r := 0; r < reps; r++ {
+			rs.Rep = r + 1
+			rs.Spec = s.spec(uint64(r))
+			run, err := s.runOne(ctx, rs)
+			if err != nil {
+				return errors.Join(err, s.j.UndoTo(mark))
+			}
+			s.score(&run)
+			s.prog.RunDone(run)
+			res.Runs = append(res.Runs, run)
+			switch {
+			case run.OOMKilled:
+				res.OOMKilled++
+			case run.Failed == "":
+				res.Samples = append(res.Samples, run.Slowdown)
+				res.MajFlt += float64(run.MajFlt)
+				res.SwapOuts += float64(run.SwapOut)
+				if run.Censored {
+					res.Censored++
+				}
+			}
+		}
+		if n := float64(len(res.Samples)); n > 0 {
+			res.MajFlt /= n
+			res.SwapOuts /= n
+		}
+		res.Slowdown = summarize(res.Samples)
+		s.rep.Swappiness = append(s.rep.Swappiness, res)
+		if err := s.j.UndoTo(mark); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setGlobalSwappiness changes vm.swappiness (cgroup v2 only), journaled.
+func (s *session) setGlobalSwappiness(v int) error {
+	const path = "/proc/sys/vm/swappiness"
+	old, err := readString(s.h, path)
+	if err != nil {
+		return err
+	}
+	if old == strconv.Itoa(v) {
+		return nil
+	}
+	if _, err := s.j.Record(Entry{Op: opWrite, Path: path, Old: old, New: strconv.Itoa(v)}); err != nil {
+		return err
+	}
+	return writeString(s.h, path, strconv.Itoa(v))
+}
+
+// pageCacheScenario runs the workload for a fixed time at a limit it fits
+// in, while a writer in the same cgroup streams files of growing size, and
+// reports the workload's throughput against the file size.
+func (s *session) pageCacheScenario(ctx context.Context) error {
+	if err := s.ensureSwapFile(); err != nil {
+		return err
+	}
+	o := s.plan.Options
+	reps := max(o.Reps/2, 1)
+	s.prog.Stage("page-cache scenario", len(o.PageCacheSizes)*reps)
+	limit := s.limitFor(1.25)
+	dur := 15 * time.Second
+	if o.Quick {
+		dur = 6 * time.Second
+	}
+	writerDir := filepath.Join(s.plan.WorkDir, "writer")
+	var alone float64
+	for _, m := range o.PageCacheSizes {
+		res := PageCacheResult{Multiple: m, FileSize: units.Bytes(m*float64(limit)) / units.MiB * units.MiB}
+		var rates []float64
+		for r := 0; r < reps; r++ {
+			spec := s.spec(uint64(r))
+			spec.Duration = dur
+			rs := runSpec{Backend: fmt.Sprintf("pagecache %gx", m), Fit: 1, Rep: r + 1, Limit: limit, MemSw: s.memswFor(limit),
+				Spec: spec, Timeout: dur + 2*time.Duration(s.baseWall*float64(time.Second)) + time.Minute, ZramID: -1}
+			if res.FileSize > 0 {
+				if err := os.MkdirAll(writerDir, 0o700); err != nil {
+					return err
+				}
+				rs.Writer = &WorkloadSpec{Role: roleWriter, Dir: writerDir, FileSize: res.FileSize, Seed: uint64(r + 7)}
+			}
+			run, err := s.runOne(ctx, rs)
+			_ = removeTree(s.h, writerDir)
+			if err != nil {
+				return err
+			}
+			if res.FileSize == 0 && run.Rate > 0 {
+				run.Slowdown = 1
+			} else if alone > 0 && run.Rate > 0 {
+				run.Slowdown = alone / run.Rate
+			}
+			s.prog.RunDone(run)
+			res.Runs = append(res.Runs, run)
+			if run.Failed != "" || run.Rate <= 0 {
+				res.Failed++
+				continue
+			}
+			rates = append(rates, run.Rate)
+			res.SwapOuts += float64(run.SwapOut)
+			res.MajFlt += float64(run.MajFlt)
+			res.Written += float64(run.WrittenMiB)
+		}
+		if n := float64(len(rates)); n > 0 {
+			res.SwapOuts /= n
+			res.MajFlt /= n
+			res.Written /= n
+		}
+		res.Rate = summarize(rates)
+		if m == 0 {
+			alone = res.Rate.Mean
+		}
+		if alone > 0 && res.Rate.N > 0 {
+			res.Loss = 1 - res.Rate.Mean/alone
+		}
+		s.rep.PageCache = append(s.rep.PageCache, res)
+	}
+	if alone == 0 {
+		s.note("page-cache scenario: no run without a writer (size 0), so the throughput loss is not computed")
+	}
+	return nil
+}
+
+// clampSlowdown keeps noise at full fit from producing a slowdown below 1,
+// which the model rejects; the raw samples stay as measured.
+func clampSlowdown(v float64) float64 {
+	if math.IsNaN(v) || v < 1 {
+		return 1
+	}
+	return v
+}

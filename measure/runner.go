@@ -1,0 +1,505 @@
+package measure
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/memplan/memplan/units"
+	"golang.org/x/sys/unix"
+)
+
+// RunResult is one run of the workload: what it did, how long it took and
+// what the kernel did meanwhile. Times are seconds; counters are deltas over
+// the timed phase.
+type RunResult struct {
+	Backend    string      `json:"backend"`
+	Fit        float64     `json:"fit,omitempty"`
+	Rep        int         `json:"rep"`
+	Limit      units.Bytes `json:"limit_bytes,omitempty"`
+	Swappiness *int        `json:"swappiness,omitempty"`
+	WriterFile units.Bytes `json:"writer_file_bytes,omitempty"`
+
+	Init     float64 `json:"init_s"`
+	Warmup   float64 `json:"warmup_s"`
+	Timed    float64 `json:"timed_s"`
+	Wall     float64 `json:"wall_s"`
+	Visits   int64   `json:"visits"`
+	Rate     float64 `json:"visits_per_s"`
+	Slowdown float64 `json:"slowdown,omitempty"`
+	// Censored: the run hit the time cap and was stopped; the slowdown is
+	// estimated from the rate it had reached (a lower bound when it never
+	// got past initialisation).
+	Censored  bool   `json:"censored,omitempty"`
+	LowerOnly bool   `json:"lower_bound_only,omitempty"`
+	OOMKilled bool   `json:"oom_killed,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+
+	MajFlt   int64       `json:"major_faults"`
+	MinFlt   int64       `json:"minor_faults"`
+	SwapIn   int64       `json:"swap_ins"`
+	SwapOut  int64       `json:"swap_outs"`
+	ZswapIn  int64       `json:"zswap_ins,omitempty"`
+	ZswapOut int64       `json:"zswap_outs,omitempty"`
+	PSISome  float64     `json:"psi_some_s"`
+	PSIFull  float64     `json:"psi_full_s"`
+	PSIScope string      `json:"psi_scope,omitempty"` // cgroup or system
+	Peak     units.Bytes `json:"peak_bytes,omitempty"`
+
+	ZramOrig    units.Bytes `json:"zram_orig_bytes,omitempty"`
+	ZramCompr   units.Bytes `json:"zram_compr_bytes,omitempty"`
+	ZramUsed    units.Bytes `json:"zram_mem_used_bytes,omitempty"`
+	ZramSame    int64       `json:"zram_same_pages,omitempty"`
+	ZramRatio   float64     `json:"zram_ratio,omitempty"`
+	ZswapPool   units.Bytes `json:"zswap_pool_bytes,omitempty"`
+	Zswapped    units.Bytes `json:"zswapped_bytes,omitempty"`
+	WrittenMiB  int64       `json:"writer_mib,omitempty"`
+	WriterError string      `json:"writer_error,omitempty"`
+}
+
+// runSpec is one run to do.
+type runSpec struct {
+	Backend    string
+	Fit        float64
+	Rep        int
+	Limit      units.Bytes // -1: none (the baseline; still confined by the probe cgroup)
+	MemSw      units.Bytes // -1: none
+	Swappiness *int
+	Throttle   *throttleSpec
+	Spec       WorkloadSpec
+	Writer     *WorkloadSpec
+	Timeout    time.Duration
+	ZramID     int // sample mm_stat of this device; -1 for none
+	Zswap      bool
+}
+
+type throttleSpec struct {
+	Dev          string
+	RIOPS, WIOPS int
+}
+
+// counters are the system-wide (or cgroup) figures sampled at the edges of
+// the timed phase.
+type counters struct {
+	vm  map[string]int64
+	psi PSI
+}
+
+func (s *session) counters(cg *cgroup) counters {
+	c := counters{}
+	c.vm, _ = readKeyValues(s.h, "/proc/vmstat")
+	if p, ok := cg.pressure(); ok {
+		c.psi = p
+	} else {
+		c.psi, _ = readPSI(s.h, "/proc/pressure/memory")
+	}
+	return c
+}
+
+func (c *cgroup) procLines() []string {
+	if c == nil {
+		return nil
+	}
+	return c.lines
+}
+
+func (c *cgroup) name() string {
+	if c == nil {
+		return "(no cgroup)"
+	}
+	return c.mem
+}
+
+func (c *cgroup) isV2() bool { return c != nil && c.version == 2 }
+
+type progressLine struct {
+	phase   byte
+	n       int64
+	elapsed time.Duration
+	report  *childReport
+}
+
+// child is a started workload or writer process.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  interface{ Close() error }
+	lines  <-chan progressLine
+	done   chan error
+	stderr *bytes.Buffer
+}
+
+func (s *session) startChild(spec WorkloadSpec, cg *cgroup) (*child, error) {
+	spec.CgroupLines = cg.procLines()
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(s.exe)
+	cmd.Args = []string{"memplan-probe-" + spec.Role}
+	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{pw}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = &lockedWriter{w: stderr}
+	// Own process group: a Ctrl-C on the terminal reaches the probe, which
+	// stops the child itself. Pdeathsig kills the child if the probe dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, fmt.Errorf("starting the workload (%s): %w", s.exe, err)
+	}
+	pw.Close()
+	lines := make(chan progressLine, 64)
+	c := &child{cmd: cmd, stdin: stdin, lines: lines, done: make(chan error, 1), stderr: stderr}
+	if err := cg.addProc(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		pr.Close()
+		return nil, fmt.Errorf("moving the workload into %s: %w", cg.name(), err)
+	}
+	go readProgress(pr, lines)
+	go func() { c.done <- cmd.Wait() }()
+	if _, err := stdin.Write([]byte("go\n")); err != nil {
+		c.kill()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *child) kill() {
+	if c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w.Len() > 64<<10 {
+		return len(p), nil
+	}
+	return l.w.Write(p)
+}
+
+func readProgress(r *os.File, out chan<- progressLine) {
+	defer close(out)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "R "); ok {
+			var rep childReport
+			if json.Unmarshal([]byte(rest), &rep) == nil {
+				out <- progressLine{phase: 'R', report: &rep}
+			}
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 || len(f[0]) != 1 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		ns, _ := strconv.ParseInt(f[2], 10, 64)
+		out <- progressLine{phase: f[0][0], n: n, elapsed: time.Duration(ns)}
+	}
+}
+
+// dropCache evicts the code file's pages so that each run starts cold and
+// its page cache is charged to the run's own cgroup.
+func dropCache(name string) {
+	if name == "" {
+		return
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return
+	}
+	_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	f.Close()
+}
+
+// runOne runs the workload once in a fresh cgroup below the probe's and
+// returns its measurements. Only infrastructure failures (and
+// cancellation) are errors; a workload that fails or is OOM-killed is a
+// result.
+func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
+	res := RunResult{Backend: rs.Backend, Fit: rs.Fit, Rep: rs.Rep, Swappiness: rs.Swappiness}
+	if rs.Limit > 0 {
+		res.Limit = rs.Limit
+	}
+	if rs.Writer != nil {
+		res.WriterFile = rs.Writer.FileSize
+	}
+	if s.j != nil {
+		mark := s.j.Len()
+		defer func() {
+			dropCache(rs.Spec.CodeFile)
+			if err := s.j.UndoTo(mark); err != nil {
+				s.note("cleaning up after a run: %v", err)
+			}
+		}()
+	}
+	var cg *cgroup
+	if s.memDir != "" {
+		var err error
+		if cg, err = s.newRunCgroup(rs.Throttle != nil); err != nil {
+			return res, err
+		}
+	}
+	if err := cg.setLimit(rs.Limit, rs.MemSw); err != nil {
+		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
+	}
+	if rs.Swappiness != nil {
+		if err := cg.setSwappiness(*rs.Swappiness); err != nil {
+			return res, fmt.Errorf("setting swappiness %d for the run: %w", *rs.Swappiness, err)
+		}
+	}
+	if t := rs.Throttle; t != nil {
+		if cg == nil {
+			return res, errNoCgroup
+		}
+		if _, err := s.j.Record(Entry{Op: opThrottle, Path: cg.blk, Dev: t.Dev}); err != nil {
+			return res, err
+		}
+		if err := cg.throttle(t.Dev, t.RIOPS, t.WIOPS); err != nil {
+			return res, fmt.Errorf("throttling %s in %s: %w", t.Dev, cg.blk, err)
+		}
+	}
+	dropCache(rs.Spec.CodeFile)
+
+	start := time.Now()
+	ch, err := s.startChild(rs.Spec, cg)
+	if err != nil {
+		return res, err
+	}
+	var wr *child
+	stopWriter := func() {
+		if wr != nil {
+			wr.kill()
+			<-wr.done
+			for pl := range wr.lines {
+				if pl.phase == 't' {
+					res.WrittenMiB = pl.n
+				}
+			}
+			if msg := strings.TrimSpace(wr.stderr.String()); msg != "" {
+				res.WriterError = msg
+			}
+			wr = nil
+		}
+	}
+	defer stopWriter()
+
+	timeout := time.NewTimer(rs.Timeout)
+	defer timeout.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+
+	var c0, c1 counters
+	var haveC0, haveC1 bool
+	var report *childReport
+	var last progressLine // last progress line
+	var timedAt time.Duration
+	var warmN int64
+	var warmAt time.Duration
+	var initAt time.Duration
+	lines, done := ch.lines, ch.done
+	defer func() {
+		if lines != nil {
+			go func(l <-chan progressLine) {
+				for range l {
+				}
+			}(lines)
+		}
+	}()
+	var waitErr error
+	exited := false
+	killed := false
+	for !exited || lines != nil {
+		select {
+		case pl, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			switch pl.phase {
+			case 'i':
+				initAt = pl.elapsed
+			case 'w':
+				warmN, warmAt = pl.n, pl.elapsed
+			case 'T':
+				timedAt = pl.elapsed
+				c0, haveC0 = s.counters(cg), true
+				if rs.Writer != nil && wr == nil {
+					if wr, err = s.startChild(*rs.Writer, cg); err != nil {
+						ch.kill()
+						return res, err
+					}
+				}
+			case 'E':
+				c1, haveC1 = s.counters(cg), true
+				stopWriter()
+			case 'R':
+				report = pl.report
+			}
+			if pl.phase != 'R' {
+				last = pl
+			}
+		case waitErr = <-done:
+			exited = true
+			done = nil
+		case <-tick.C:
+			s.sample(&res, rs)
+		case <-timeout.C:
+			if !killed {
+				killed = true
+				res.Censored = true
+				if haveC0 && !haveC1 {
+					c1, haveC1 = s.counters(cg), true
+				}
+				ch.kill()
+			}
+		case <-ctx.Done():
+			ch.kill()
+			if done != nil {
+				<-done
+			}
+			return res, ctx.Err()
+		}
+	}
+	_ = ch.stdin.Close()
+	stopWriter()
+	res.Wall = time.Since(start).Seconds()
+	s.sample(&res, rs)
+	if p, err := cg.peak(); err == nil {
+		res.Peak = p
+	}
+	if ru, ok := ch.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		if report == nil {
+			res.MajFlt, res.MinFlt = ru.Majflt, ru.Minflt
+		}
+		if cg == nil {
+			res.Peak = units.Bytes(ru.Maxrss) * units.KiB // unconfined: the best we have
+		}
+	}
+	if haveC0 && haveC1 {
+		d := func(k string) int64 { return c1.vm[k] - c0.vm[k] }
+		res.SwapIn, res.SwapOut = d("pswpin"), d("pswpout")
+		res.ZswapIn, res.ZswapOut = d("zswpin"), d("zswpout")
+		res.PSISome = (c1.psi.Some.Total - c0.psi.Some.Total).Seconds()
+		res.PSIFull = (c1.psi.Full.Total - c0.psi.Full.Total).Seconds()
+		res.PSIScope = "system"
+		if cg.isV2() {
+			res.PSIScope = "cgroup"
+		}
+	}
+	oom := cg.oomKills() > 0
+	switch {
+	case report != nil:
+		res.Init, res.Warmup, res.Timed = report.Init.Seconds(), report.Warmup.Seconds(), report.Timed.Seconds()
+		res.Visits, res.MajFlt, res.MinFlt = report.Visits, report.MajFlt, report.MinFlt
+		if res.Timed > 0 {
+			res.Rate = float64(res.Visits) / res.Timed
+		}
+	case killed:
+		// Estimate from the progress the child had reached.
+		res.Init = initAt.Seconds()
+		switch {
+		case last.phase == 't' && last.elapsed > timedAt:
+			res.Visits = last.n
+			res.Timed = (last.elapsed - timedAt).Seconds()
+			res.Rate = float64(last.n) / res.Timed
+		case warmN > 0 && warmAt > initAt:
+			res.Warmup = (warmAt - initAt).Seconds()
+			res.Rate = float64(warmN) / res.Warmup
+		default:
+			res.LowerOnly = true
+		}
+	case oom:
+		res.OOMKilled = true
+		res.Failed = "OOM-killed inside its cgroup"
+	default:
+		msg := strings.TrimSpace(ch.stderr.String())
+		if msg == "" && waitErr != nil {
+			msg = waitErr.Error()
+		}
+		if msg == "" {
+			msg = "workload exited without a report"
+		}
+		res.Failed = msg
+	}
+	if oom && report == nil {
+		res.OOMKilled = true
+		res.Failed = "OOM-killed inside its cgroup"
+	}
+	return res, nil
+}
+
+// sample records zram and zswap occupancy at its highest during a run.
+func (s *session) sample(res *RunResult, rs runSpec) {
+	if rs.ZramID >= 0 {
+		if m, err := readMMStat(s.h, fmt.Sprintf("zram%d", rs.ZramID)); err == nil && m.OrigData >= res.ZramOrig {
+			res.ZramOrig, res.ZramCompr, res.ZramUsed, res.ZramSame = m.OrigData, m.ComprData, m.MemUsed, m.SamePages
+			res.ZramRatio = m.Ratio()
+		}
+	}
+	if rs.Zswap {
+		if mi, err := readMeminfo(s.h); err == nil && mi["Zswapped"] >= res.Zswapped {
+			res.ZswapPool, res.Zswapped = mi["Zswap"], mi["Zswapped"]
+		}
+	}
+}
+
+// newRunCgroup creates a leaf cgroup for one run inside the probe's cgroup.
+func (s *session) newRunCgroup(io bool) (*cgroup, error) {
+	s.runSeq++
+	name := fmt.Sprintf("run-%d", s.runSeq)
+	cg := &cgroup{h: s.h, version: s.layout.Version, mem: s.memDir + "/" + name}
+	if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: cg.mem}); err != nil {
+		return nil, err
+	}
+	if err := s.h.Mkdir(cg.mem); err != nil {
+		return nil, fmt.Errorf("creating cgroup %s: %w", cg.mem, err)
+	}
+	cg.lines = []string{s.layout.MemPrefix + strings.TrimPrefix(cg.mem, s.layout.MemParent)}
+	switch {
+	case s.layout.Version == 2:
+		cg.blk = cg.mem
+	case io:
+		cg.blk = s.blkDir + "/" + name
+		if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: cg.blk}); err != nil {
+			return nil, err
+		}
+		if err := s.h.Mkdir(cg.blk); err != nil {
+			return nil, fmt.Errorf("creating cgroup %s: %w", cg.blk, err)
+		}
+		cg.lines = append(cg.lines, s.layout.BlkPrefix+strings.TrimPrefix(cg.blk, s.layout.BlkParent))
+	}
+	return cg, nil
+}
+
+var errNoCgroup = errors.New("no memory cgroup")

@@ -1,0 +1,30 @@
+package measure
+
+// session is one probe run's state: the host, the journal and where its
+// cgroups and files live.
+type session struct {
+	h        Host
+	j        *Journal
+	layout   *CgroupLayout
+	plan     *Plan
+	rep      *Report
+	exe      string
+	memDir   string // the probe's cgroup in the memory hierarchy; "" unconfined
+	blkDir   string // and in blkio (v1), when throttling
+	codeFile string
+	runSeq   int
+	swapMark int // journal length before the swap file; -1 when none
+	baseWall float64
+	zram     *zramSwap
+	prog     Progress
+}
+
+func (s *session) note(format string, args ...any) {
+	msg := sprintf(format, args...)
+	if s.rep != nil {
+		s.rep.Notes = append(s.rep.Notes, msg)
+	}
+	if s.prog != nil {
+		s.prog.Note(msg)
+	}
+}

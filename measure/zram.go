@@ -1,0 +1,301 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/memplan/memplan/units"
+	"golang.org/x/sys/unix"
+)
+
+const zramControl = "/sys/class/zram-control"
+
+// zramDevices lists the zram device numbers present (/sys/block/zramN).
+func zramDevices(h Host) []int {
+	ents, err := h.ReadDir("/sys/block")
+	if err != nil {
+		return nil
+	}
+	var ids []int
+	for _, e := range ents {
+		if n, ok := strings.CutPrefix(e.Name(), "zram"); ok {
+			if id, err := strconv.Atoi(n); err == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+func newZramDevices(h Host, prev []int) []int {
+	old := map[int]bool{}
+	for _, id := range prev {
+		old[id] = true
+	}
+	var out []int
+	for _, id := range zramDevices(h) {
+		if !old[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func zramSys(id int) string { return fmt.Sprintf("/sys/block/zram%d", id) }
+func zramDev(id int) string { return fmt.Sprintf("/dev/zram%d", id) }
+
+// zramFree reports whether an existing device is unused: no disk size, not
+// a swap area. (A mounted zram always has a disk size.)
+func zramFree(h Host, id int, swaps []SwapArea) bool {
+	ds, err := readString(h, zramSys(id)+"/disksize")
+	if err != nil || ds != "0" {
+		return false
+	}
+	for _, s := range swaps {
+		if s.Filename == zramDev(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// zramAlgorithms reads what a device offers: the selected compressor and
+// the available ones.
+func zramAlgorithms(h Host, id int) (string, []string, error) {
+	s, err := readString(h, zramSys(id)+"/comp_algorithm")
+	if err != nil {
+		return "", nil, err
+	}
+	sel, avail := parseCompAlgorithm(s)
+	return sel, avail, nil
+}
+
+// zramPlan says which device the probe would use, without changing anything.
+type zramPlan struct {
+	HotAdd bool
+	ID     int // existing free device when !HotAdd
+	Avail  []string
+}
+
+func planZram(h Host, alg string) (zramPlan, error) {
+	ids := zramDevices(h)
+	swaps, _ := readSwaps(h)
+	hotAdd := exists(h, zramControl+"/hot_add")
+	free := -1
+	for _, id := range ids {
+		if zramFree(h, id, swaps) {
+			free = id
+			break
+		}
+	}
+	probe := free
+	if probe < 0 && len(ids) > 0 {
+		probe = ids[0]
+	}
+	var avail []string
+	if probe >= 0 {
+		_, avail, _ = zramAlgorithms(h, probe)
+	}
+	if !hotAdd && free < 0 {
+		if len(ids) == 0 {
+			return zramPlan{}, errors.New("no zram devices and no " + zramControl + "/hot_add (load the zram module)")
+		}
+		return zramPlan{}, errors.New("every zram device is in use and the kernel cannot hot-add one")
+	}
+	if avail != nil && !contains(avail, alg) {
+		return zramPlan{Avail: avail}, fmt.Errorf("zram compressor %q is not available on this kernel (available: %s)", alg, strings.Join(avail, ", "))
+	}
+	return zramPlan{HotAdd: hotAdd, ID: free, Avail: avail}, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// zramSwap is a zram device the probe set up as swap.
+type zramSwap struct {
+	ID        int
+	Dev       string
+	Algorithm string
+	Size      units.Bytes
+}
+
+// setupZram prepares a zram swap device: a hot-added one when the kernel can
+// (so nothing that exists is touched), else an unused existing one whose
+// compressor is restored afterwards. Every change is journaled first.
+// before is called between configuring the device and enabling swap on
+// it (to measure its raw latency).
+func setupZram(h Host, j *Journal, alg string, size, memLimit units.Bytes, before func(dev string) error) (*zramSwap, error) {
+	p, err := planZram(h, alg)
+	if err != nil {
+		return nil, err
+	}
+	var id int
+	if p.HotAdd {
+		idx, err := j.Record(Entry{Op: opZramAdd, ID: -1, Prev: zramDevices(h)})
+		if err != nil {
+			return nil, err
+		}
+		s, err := readString(h, zramControl+"/hot_add")
+		if err != nil {
+			return nil, fmt.Errorf("hot-adding a zram device: %w", err)
+		}
+		if id, err = strconv.Atoi(s); err != nil {
+			return nil, fmt.Errorf("hot-adding a zram device: %s returned %q", zramControl+"/hot_add", s)
+		}
+		if err := j.Update(idx, func(e *Entry) { e.ID = id }); err != nil {
+			return nil, err
+		}
+	} else {
+		id = p.ID
+		sel, _, err := zramAlgorithms(h, id)
+		if err != nil {
+			return nil, err
+		}
+		// Undo order matters: reset the device before restoring its
+		// compressor (the kernel refuses while it has a disk size).
+		if _, err := j.Record(Entry{Op: opWrite, Path: zramSys(id) + "/comp_algorithm", Old: sel, New: alg}); err != nil {
+			return nil, err
+		}
+		if _, err := j.Record(Entry{Op: opZramReset, ID: id}); err != nil {
+			return nil, err
+		}
+	}
+	sys := zramSys(id)
+	if err := writeString(h, sys+"/comp_algorithm", alg); err != nil {
+		return nil, fmt.Errorf("selecting zram compressor %s: %w", alg, err)
+	}
+	if memLimit > 0 {
+		if err := writeString(h, sys+"/mem_limit", strconv.FormatInt(int64(memLimit), 10)); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeString(h, sys+"/disksize", strconv.FormatInt(int64(size), 10)); err != nil {
+		return nil, fmt.Errorf("sizing %s: %w", zramDev(id), err)
+	}
+	dev := zramDev(id)
+	if err := waitFor(h, dev, 5*time.Second); err != nil {
+		return nil, err
+	}
+	if before != nil {
+		if err := before(dev); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.WriteSwapHeader(dev, size); err != nil {
+		return nil, err
+	}
+	if _, err := j.Record(Entry{Op: opSwapon, Path: dev}); err != nil {
+		return nil, err
+	}
+	if err := h.Swapon(dev, swapPriority); err != nil {
+		return nil, err
+	}
+	return &zramSwap{ID: id, Dev: dev, Algorithm: alg, Size: size}, nil
+}
+
+// swapPriority puts the probe's swap area ahead of any the host has.
+const swapPriority = 32767
+
+func waitFor(h Host, name string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for !exists(h, name) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not appear", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// releaseZram empties a device the probe configured and, if it hot-added
+// it, removes it again.
+func releaseZram(h Host, id int, remove bool) error {
+	sys := zramSys(id)
+	if !exists(h, sys) {
+		return nil
+	}
+	if swaps, err := readSwaps(h); err == nil {
+		for _, s := range swaps {
+			if s.Filename == zramDev(id) {
+				if err := h.Swapoff(s.Filename); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = writeString(h, sys+"/reset", "1"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // busy while udev still has it open
+	}
+	if err != nil {
+		return fmt.Errorf("resetting %s: %w", zramDev(id), err)
+	}
+	if remove {
+		for i := 0; i < 50; i++ {
+			if err = writeString(h, zramControl+"/hot_remove", strconv.Itoa(id)); err == nil || !exists(h, sys) {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return fmt.Errorf("removing %s: %w", zramDev(id), err)
+	}
+	return nil
+}
+
+// zramLatency measures the 4 KiB read and write time of a configured zram
+// device with O_DIRECT on pages of the given content, then discards them
+// so they do not count in the device's statistics.
+func zramLatency(dev, content string, pages int) (read, write []time.Duration, err error) {
+	f, err := os.OpenFile(dev, os.O_RDWR|unix.O_DIRECT, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	buf, err := unix.Mmap(-1, 0, int(pageSize), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unix.Munmap(buf)
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&buf[0])), len(buf)/8)
+	x := uint64(0x5eed)
+	// Page 0 will hold the swap header; use the pages after it.
+	for i := 1; i <= pages; i++ {
+		fillPage(words, content, int64(i), &x)
+		t := time.Now()
+		if _, err := f.WriteAt(buf, int64(i)*pageSize); err != nil {
+			return nil, nil, fmt.Errorf("writing %s: %w", dev, err)
+		}
+		write = append(write, time.Since(t))
+	}
+	for k := 0; k < pages; k++ {
+		x = xorshift(x)
+		i := 1 + int64(x%uint64(pages))
+		t := time.Now()
+		if _, err := f.ReadAt(buf, i*pageSize); err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", dev, err)
+		}
+		read = append(read, time.Since(t))
+	}
+	rng := [2]uint64{uint64(pageSize), uint64(pages) * uint64(pageSize)}
+	_, _, _ = unix.Syscall(unix.SYS_IOCTL, f.Fd(), blkDiscard, uintptr(unsafe.Pointer(&rng[0])))
+	return read, write, nil
+}
+
+// BLKDISCARD from include/uapi/linux/fs.h.
+const blkDiscard = 0x1277

@@ -52,6 +52,8 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVarP(&o.Workload, "workload", "w", "", "workload description (YAML)")
 	f.StringArrayVar(&o.Prices, "prices", nil, "price catalog file; repeatable; extends or overrides the embedded catalogs")
+	f.StringArrayVar(&o.Rates, "rate", nil, "exchange rate CUR=AMOUNT CUR, e.g. EUR=1.08USD (one EUR buys 1.08 USD); repeatable; overrides catalog rates")
+	f.StringArrayVar(&o.RatesFiles, "rates", nil, "exchange rates file (YAML: date, source, rates: {EUR: 1.08 USD}); repeatable")
 	f.StringArrayVar(&o.Factors, "factors", nil, "slowdown factor file (YAML or JSON, e.g. from memplan probe); repeatable; overrides the defaults")
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(reports.Formats(), ", "))
 	f.IntVar(&o.Top, "top", -1, "show at most N configurations (default 10 for table and markdown, all for json, yaml and csv; 0 = all)")

@@ -11,9 +11,11 @@ import (
 
 // inputOptions are the flags every command that runs the model shares.
 type inputOptions struct {
-	Workload string
-	Prices   []string
-	Factors  []string
+	Workload   string
+	Prices     []string
+	Factors    []string
+	Rates      []string // --rate EUR=1.08USD
+	RatesFiles []string // --rates FILE
 }
 
 // loadInputs reads the workload, the catalogs it names plus --prices files
@@ -51,6 +53,23 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	set, err := prices.Merge(cats...)
 	if err != nil {
 		return in, err
+	}
+	// Rates given explicitly win over those in catalogs; flags over files.
+	for _, p := range o.RatesFiles {
+		r, err := prices.LoadRates(p)
+		if err != nil {
+			return in, err
+		}
+		for cur, m := range r.Rates {
+			set.AddRate(cur, m)
+		}
+	}
+	for _, x := range o.Rates {
+		cur, m, err := prices.ParseRate(x)
+		if err != nil {
+			return in, err
+		}
+		set.AddRate(cur, m)
 	}
 	in.Prices = set
 	files := []*model.FactorFile{model.DefaultFactors()}

@@ -534,29 +534,11 @@ func devParseMountInfo(r io.Reader) ([]devMount, error) {
 		if !ok || err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("mountinfo line %d: bad major:minor %q", line, f[2])
 		}
-		out = append(out, devMount{Major: ma, Minor: mi, MountPoint: devUnescape(f[4]), FSType: f[sep+1], Source: devUnescape(f[sep+2])})
+		out = append(out, devMount{Major: ma, Minor: mi, MountPoint: unescapeOctal(f[4]), FSType: f[sep+1], Source: unescapeOctal(f[sep+2])})
 	}
 	return out, sc.Err()
 }
 
-// devUnescape undoes the octal escapes (\040 for a space) of mountinfo.
-func devUnescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
 
 // devFindMount returns the mount holding path (absolute, symlinks resolved):
 // the longest mount point that contains it, the last one mounted on ties.

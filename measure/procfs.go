@@ -64,6 +64,8 @@ func parseSwaps(r io.Reader) ([]SwapArea, error) {
 	return out, sc.Err()
 }
 
+// unescapeOctal undoes the octal escapes (\040 for a space) that
+// /proc/swaps and mountinfo use in paths.
 func unescapeOctal(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s

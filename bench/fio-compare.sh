@@ -79,14 +79,6 @@ trap 'exit 130' INT TERM
 
 echo "fio-compare: building memplan" >&2
 (cd "$repo" && go build -o "$work/memplan" ./cmd/memplan)
-# `probe device` once the probe command attaches it; the hidden top-level
-# `probe-device` until then.
-if "$work/memplan" probe device --help 2>/dev/null | grep -q 'probe device'; then
-	probe=(probe device)
-else
-	probe=(probe-device)
-fi
-
 cat >"$work/jobs.fio" <<EOF
 [global]
 filename=$fio_file
@@ -98,6 +90,8 @@ lat_percentiles=1
 ; memplan writes the same random buffer with an 8-byte counter in it; fio's
 ; default rescrambling of every buffer costs it 20-30% on 1 MiB writes
 scramble_buffers=0
+; at queue depth 32 memplan reaps every completion that is ready
+; (iodepth_batch_complete_max=32 below); fio's default reaps one per call
 stonewall
 
 ; the equivalent of memplan's fill
@@ -118,6 +112,7 @@ rw=randread
 bs=4k
 ioengine=libaio
 iodepth=32
+iodepth_batch_complete_max=32
 time_based
 runtime=$duration
 
@@ -133,6 +128,7 @@ rw=randwrite
 bs=4k
 ioengine=libaio
 iodepth=32
+iodepth_batch_complete_max=32
 time_based
 runtime=$duration
 
@@ -156,7 +152,7 @@ tests=(rand-read-4k-qd1 rand-read-4k-qd32 rand-write-4k-qd1 rand-write-4k-qd32 s
 # run_memplan ROUND TEST and run_fio ROUND TEST each write a fresh file,
 # fill it and run one test on it.
 run_memplan() {
-	"${nice[@]}" "$work/memplan" "${probe[@]}" --path "$dir" --size "$size" --duration "${duration}s" \
+	"${nice[@]}" "$work/memplan" probe device --path "$dir" --size "$size" --duration "${duration}s" \
 		--tests "$2" --format json --out "$work/memplan-$1-$2.json" 2>"$work/memplan.log" ||
 		{ cat "$work/memplan.log" >&2; die "memplan failed on $2"; }
 }

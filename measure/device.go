@@ -539,7 +539,6 @@ func devParseMountInfo(r io.Reader) ([]devMount, error) {
 	return out, sc.Err()
 }
 
-
 // devFindMount returns the mount holding path (absolute, symlinks resolved):
 // the longest mount point that contains it, the last one mounted on ties.
 func devFindMount(mounts []devMount, path string) (devMount, bool) {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/memplan/memplan/units"
 	"gopkg.in/yaml.v3"
@@ -59,9 +60,11 @@ func (e *InputError) Is(target error) bool { return target == ErrInput }
 // after decoding (a negative price, a DIMM the platform cannot take) can
 // still point at a line.
 type Doc struct {
-	File  string
-	paths map[string]pos // field path -> position of its value
-	byPos map[int][]entry
+	File    string
+	paths   map[string]pos // field path -> position of its value
+	byPos   map[int][]entry
+	root    *yaml.Node // parsed tree; indexed on first need (errors only)
+	indexed bool
 }
 
 type pos struct{ line, col int }
@@ -99,7 +102,7 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 		}
 		return doc, &InputError{File: file, Line: extra.Line, Msg: "more than one YAML document in the file", Hint: "remove the extra '---' section"}
 	}
-	doc.index(&root, "")
+	doc.root = &root
 	if err := doc.checkFinite(&root); err != nil {
 		return doc, err
 	}
@@ -178,30 +181,51 @@ func join(path, key string) string {
 // yaml.v3's rules: the tag name, else the lower-cased field name; inline
 // structs contribute their fields.
 func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	fieldsMu.Lock()
+	m, ok := fieldsCache[t]
+	if !ok {
+		m = map[string]reflect.Type{}
+		collectFields(t, m)
+		fieldsCache[t] = m
+	}
+	fieldsMu.Unlock()
+	ft, ok := m[key]
+	return ft, ok
+}
+
+var (
+	fieldsMu    sync.Mutex
+	fieldsCache = map[reflect.Type]map[string]reflect.Type{}
+)
+
+// collectFields maps every YAML key a struct type accepts to its field type.
+func collectFields(t reflect.Type, m map[string]reflect.Type) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		tag := f.Tag.Get("yaml")
-		name, opts, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "-" {
 			continue
 		}
 		if strings.Contains(","+opts+",", ",inline,") {
-			if ft, ok := fieldType(f.Type, key); ok {
-				return ft, true
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				collectFields(ft, m)
 			}
 			continue
 		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		if name == key {
-			return f.Type, true
+		if _, dup := m[name]; !dup {
+			m[name] = f.Type
 		}
 	}
-	return nil, false
 }
 
 // checkFinite refuses YAML's .nan and .inf anywhere: no quantity memplan
@@ -286,7 +310,18 @@ func (d *Doc) record(n *yaml.Node, path string) {
 }
 
 // lookup finds the field path for a value at line/col (col 0: first on line).
+// ensureIndex builds the position index the first time an error needs it:
+// files that load cleanly never pay for it.
+func (d *Doc) ensureIndex() {
+	if d.indexed || d.root == nil {
+		return
+	}
+	d.indexed = true
+	d.index(d.root, "")
+}
+
 func (d *Doc) lookup(line, col int) string {
+	d.ensureIndex()
 	es := d.byPos[line]
 	for _, e := range es {
 		if !e.isKey && (col == 0 || e.col == col) {
@@ -306,6 +341,7 @@ func (d *Doc) lookup(line, col int) string {
 // key, a flow mapping) must not take the blame. Without a match it falls
 // back to the first value node on the line.
 func (d *Doc) lookupValue(line int, value string) string {
+	d.ensureIndex()
 	if value != "" {
 		best := ""
 		for _, e := range d.byPos[line] {
@@ -383,6 +419,7 @@ func (d *Doc) wrap(err error) error {
 }
 
 func (d *Doc) typeError(s string) error {
+	d.ensureIndex()
 	m := lineRe.FindStringSubmatch(s)
 	if m == nil {
 		return &InputError{File: d.File, Msg: s}
@@ -451,6 +488,7 @@ func goTypeName(t string) string {
 // decoder: "dimms[2].price"). If the path is not in the file, the nearest
 // enclosing field that is supplies the line.
 func (d *Doc) Errorf(path, hint, format string, args ...any) *InputError {
+	d.ensureIndex()
 	e := &InputError{File: d.File, Field: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
 	for p := path; ; {
 		if ps, ok := d.paths[p]; ok {
@@ -471,5 +509,6 @@ func (d *Doc) Line(path string) int {
 	if d == nil {
 		return 0
 	}
+	d.ensureIndex()
 	return d.paths[path].line
 }

@@ -172,7 +172,13 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if err := checkDIMMsUsable(in.Prices); err != nil {
 		return nil, err
 	}
-	conv := func(m units.Money) (float64, error) { return in.Prices.Convert(m, cur) }
+	// Converted prices are rounded to the cent once, here, so that every
+	// total (in the report, the JSON and the workbook) is built from the same
+	// unit prices a person sees.
+	conv := func(m units.Money) (float64, error) {
+		v, err := in.Prices.Convert(m, cur)
+		return math.Round(v*100) / 100, err
+	}
 	tco, elec, err := powerPricing(w, in.Prices, cur)
 	if err != nil {
 		return nil, err
@@ -580,6 +586,11 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	switch {
 	case e.w.Demand.Servers > 0:
 		c.Servers = e.w.Demand.Servers
+		// A fixed fleet given daily volumes as well must be able to carry them.
+		if serverDays > float64(c.Servers)+1e-9 {
+			c.Meets = false
+			c.Notes = append(c.Notes, fmt.Sprintf("the fixed fleet of %d server(s) cannot carry the daily job volume: it would need %.1f", c.Servers, serverDays))
+		}
 	case math.IsInf(serverDays, 1):
 		c.Servers = 0
 		c.Meets = false

@@ -317,3 +317,43 @@ func TestStalePricesWarn(t *testing.T) {
 		t.Errorf("check off, yet warnings %q", res.Warnings)
 	}
 }
+
+func TestFixedFleetMustCarryDailyVolume(t *testing.T) {
+	// Two servers, 100 jobs a day of 3h each: 8 a server-day, 16 in all.
+	in := input(t, `
+name: f
+demand: {servers: 2}
+jobs:
+  - {name: j, footprint: 100GiB, runtime: 3h, deadline: 4h, jobs_per_day: 100}
+`, smallCatalog)
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Recommended != nil {
+		t.Fatalf("recommended %s, but 2 servers cannot run 100 jobs a day", res.Recommended.Label)
+	}
+	c := configByID(t, res, "8xD16/noswap")
+	if c.Meets || !strings.Contains(strings.Join(c.Notes, " "), "cannot carry the daily job volume") {
+		t.Errorf("meets=%v notes=%q", c.Meets, c.Notes)
+	}
+}
+
+func TestWrittenZeroIsNotADefault(t *testing.T) {
+	for field, src := range map[string]string{
+		"jobs[0].concurrency":     "  - {name: j, footprint: 1GiB, runtime: 1h, deadline: 2h, concurrency: 0}",
+		"horizon":                 "  - {name: j, footprint: 1GiB, runtime: 1h, deadline: 2h}\nhorizon: 0s",
+		"options.zswap_pool":      "  - {name: j, footprint: 1GiB, runtime: 1h, deadline: 2h}\noptions: {zswap_pool: 0}",
+		"jobs[0].compressibility": "  - {name: j, footprint: 1GiB, runtime: 1h, deadline: 2h, compressibility: 0}",
+	} {
+		_, err := model.ParseWorkload("z.yaml", []byte("name: z\ndemand: {servers: 1}\njobs:\n"+src+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "field "+field) {
+			t.Errorf("%s: 0 accepted or error elsewhere: %v", field, err)
+		}
+	}
+	// A dirty share of 0 is a real value (jobs that never dirty a page).
+	w, err := model.ParseWorkload("z.yaml", []byte("name: z\ndemand: {servers: 1}\njobs:\n  - {name: j, footprint: 1GiB, runtime: 1h, deadline: 2h, dirty_share: 0}\n"))
+	if err != nil || w.Jobs[0].DirtyShare != 0 {
+		t.Errorf("dirty_share 0: %v %v", err, w)
+	}
+}

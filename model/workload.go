@@ -118,7 +118,10 @@ func (w *Workload) validate() error {
 	if w.Currency != "" && !units.IsCurrencyCode(w.Currency) {
 		return d.Errorf("currency", "", "got %q, expected a three-letter currency code such as USD", w.Currency)
 	}
-	if w.Horizon == 0 {
+	// given tells a field written as 0 from one left out: only a left-out
+	// field takes its default; a written 0 is checked like any value.
+	given := func(path string) bool { return d.Line(path) > 0 }
+	if w.Horizon == 0 && !given("horizon") {
 		w.Horizon = units.Duration(3 * 365 * 24 * 3600 * 1e9)
 	}
 	if w.Horizon.Hours() < 24 {
@@ -147,10 +150,10 @@ func (w *Workload) validate() error {
 		if j.Runtime <= 0 {
 			return d.Errorf(p+".runtime", "wall time of one job when fully in RAM, e.g. 7h", "missing or zero")
 		}
-		if j.Concurrency == 0 {
+		if j.Concurrency == 0 && !given(p+".concurrency") {
 			j.Concurrency = 1
 		}
-		if j.Concurrency < 0 {
+		if j.Concurrency <= 0 {
 			return d.Errorf(p+".concurrency", "", "got %d, expected jobs at once per server (1 or more)", j.Concurrency)
 		}
 		if int64(j.Footprint) > math.MaxInt64/4/int64(j.Concurrency) {
@@ -174,13 +177,13 @@ func (w *Workload) validate() error {
 		if w.Demand.Servers == 0 && j.JobsPerDay == 0 {
 			return d.Errorf(p+".jobs_per_day", "or set `demand: {servers: N}` for a fixed fleet", "missing: without a fixed fleet every job class needs jobs_per_day")
 		}
-		if j.Compressibility == 0 {
+		if j.Compressibility == 0 && !given(p+".compressibility") {
 			j.Compressibility = DefaultCompressibility
 		}
 		if j.Compressibility < 1 {
 			return d.Errorf(p+".compressibility", "1 means incompressible (random data); 2.6 is typical lz4 on program data", "got %g, expected a compression ratio of 1 or more", float64(j.Compressibility))
 		}
-		if j.DirtyShare == 0 {
+		if j.DirtyShare == 0 && !given(p+".dirty_share") {
 			j.DirtyShare = DefaultDirtyShare
 		}
 		if j.DirtyShare < 0 || j.DirtyShare > 1 {
@@ -196,10 +199,10 @@ func (w *Workload) validate() error {
 			return d.Errorf(fmt.Sprintf("options.zram_sizes[%d]", i), "", "got %g, expected a share of RAM such as 25%%", float64(s))
 		}
 	}
-	if o.ZswapPool == 0 {
+	if o.ZswapPool == 0 && !given("options.zswap_pool") {
 		o.ZswapPool = DefaultZswapPool
 	}
-	if o.ZswapPool < 0 || o.ZswapPool > 0.9 {
+	if o.ZswapPool <= 0 || o.ZswapPool > 0.9 {
 		return d.Errorf("options.zswap_pool", "", "got %g, expected a share of RAM such as 20%%", float64(o.ZswapPool))
 	}
 	if o.MaxDrives < 0 {
@@ -211,7 +214,7 @@ func (w *Workload) validate() error {
 	if o.RankBy != RankCapital && o.RankBy != RankTCO {
 		return d.Errorf("options.rank_by", "capital ranks by purchase cost; tco adds power over the horizon", "got %q, expected %s or %s", o.RankBy, RankCapital, RankTCO)
 	}
-	if w.PUE == 0 {
+	if w.PUE == 0 && !given("pue") {
 		w.PUE = DefaultPUE
 	}
 	if !(w.PUE >= 1 && w.PUE <= 5) {

@@ -402,6 +402,14 @@ func (c *Catalog) validate() error {
 		if m.Slots <= 0 || m.Slots%m.Channels != 0 {
 			return d.Errorf(p+".memory.slots", "total DIMM slots, a multiple of channels", "got %d slots for %d channels, expected a positive multiple of the channel count", m.Slots, m.Channels)
 		}
+		// Left out, these would silently mean "no swap drives" and "no memory
+		// for the OS", both of which skew the answer; make the writer say so.
+		if d.Line(p+".drive_bays") == 0 {
+			return d.Errorf(p+".drive_bays", "bays free for swap drives; write 0 if there are none", "missing")
+		}
+		if d.Line(p+".os_reserve") == 0 {
+			return d.Errorf(p+".os_reserve", "memory kept for the OS and page cache, e.g. 8GiB; write 0GiB to reserve none", "missing")
+		}
 		if x.Bays < 0 {
 			return d.Errorf(p+".drive_bays", "", "cannot be negative")
 		}

@@ -585,7 +585,7 @@ func TestRatesAndConvert(t *testing.T) {
 		t.Fatal(err)
 	}
 	rub := "name: ru\ncurrency: RUB\ndate: 2026-03-01\nsource: s\nrates:\n  USD: 80\n" +
-		"platforms:\n  - sku: RU\n    model: m\n    price: 1000000\n    memory: {generation: DDR5, types: [RDIMM], slots: 8, channels: 8}\n"
+		"platforms:\n  - sku: RU\n    model: m\n    price: 1000000\n    memory: {generation: DDR5, types: [RDIMM], slots: 8, channels: 8}\n    drive_bays: 0\n    os_reserve: 4GiB\n"
 	ru, err := prices.Parse("ru.yaml", []byte(rub))
 	if err != nil {
 		t.Fatal(err)

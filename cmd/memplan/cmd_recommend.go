@@ -56,7 +56,9 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringArrayVar(&o.RatesFiles, "rates", nil, "exchange rates file (YAML: date, source, rates: {EUR: 1.08 USD}); repeatable")
 	f.StringArrayVar(&o.Factors, "factors", nil, "slowdown factor file (YAML or JSON, e.g. from memplan probe); repeatable; overrides the defaults")
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(reports.Formats(), ", "))
-	f.IntVar(&o.Top, "top", -1, "show at most N configurations (default 10 for table and markdown, all for json, yaml and csv; 0 = all)")
+	f.IntVar(&o.Top, "top", -1, "show at most N configurations; 0 = all")
+	// -1 only means "the format's default"; show that instead of the number.
+	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
@@ -105,6 +107,9 @@ How robust the answer is (see docs/robustness.md):
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
 			o.breakEvenSet, o.runsSet, o.seedSet, o.spreadSet = fl.Changed("break-even"), fl.Changed("runs"), fl.Changed("seed"), fl.Changed("price-spread")
+			if fl.Changed("top") && o.Top < 0 {
+				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
+			}
 			return runRecommend(cmd.Context(), o, stdout)
 		},
 	}

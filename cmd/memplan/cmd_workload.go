@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +23,9 @@ func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
 			var failed []error
 			for _, f := range args {
 				w, err := model.LoadWorkload(f)
+				if err == nil {
+					err = checkWorkloadRefs(w)
+				}
 				if err != nil {
 					failed = append(failed, err)
 					continue
@@ -32,6 +36,28 @@ func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
 		},
 	})
 	return c
+}
+
+// checkWorkloadRefs checks what a workload names outside itself (embedded
+// catalogs, profile files), so `validate` catches what `recommend` would.
+func checkWorkloadRefs(w *model.Workload) error {
+	for i, n := range w.Catalogs {
+		if _, err := prices.Embedded(n); err != nil {
+			return w.ErrorAt(fmt.Sprintf("catalogs[%d]", i), "", "%v", err)
+		}
+	}
+	for i, j := range w.Jobs {
+		if j.Profile == "" {
+			continue
+		}
+		if _, err := model.LoadFactors(j.Profile); err != nil {
+			if isNotExist(err) {
+				return w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "create it with `memplan profile`, or remove the field", "no such file %s", j.Profile)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func describeWorkload(w *model.Workload) string {

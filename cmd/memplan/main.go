@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -50,7 +51,7 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 	switch {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err):
+	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err), errors.Is(err, fs.ErrNotExist):
 		return exitUsage
 	}
 	return exitError

@@ -71,22 +71,23 @@ type Savings struct {
 // only on the central estimate or by extrapolating (at risk); those that miss
 // (closest first).
 type Result struct {
-	Workload     string         `json:"workload"`
-	WorkloadFile string         `json:"workload_file"`
-	Currency     string         `json:"currency"`
-	HorizonYears float64        `json:"horizon_years"`
-	Catalogs     []CatalogInfo  `json:"catalogs"`
-	Factors      []FactorInfo   `json:"factors"`
-	Evaluated    int            `json:"evaluated"`
-	Rejected     map[string]int `json:"rejected"` // reason -> configurations not evaluated further
-	Configs      []Config       `json:"configurations"`
-	Recommended  *Config        `json:"recommended"`
-	Baseline     *Config        `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
-	Savings      *Savings       `json:"savings,omitempty"`
-	TCO          *TCOInfo       `json:"tco,omitempty"` // how power was priced and what the ranking is by
-	Verdict      string         `json:"verdict"`
-	Advice       []string       `json:"advice,omitempty"` // what would make it work, when nothing does
-	Warnings     []string       `json:"warnings,omitempty"`
+	Workload     string            `json:"workload"`
+	WorkloadFile string            `json:"workload_file"`
+	Currency     string            `json:"currency"`
+	HorizonYears float64           `json:"horizon_years"`
+	Catalogs     []CatalogInfo     `json:"catalogs"`
+	Factors      []FactorInfo      `json:"factors"`
+	Evaluated    int               `json:"evaluated"`
+	Rejected     map[string]int    `json:"rejected"` // reason -> configurations not evaluated further
+	Configs      []Config          `json:"configurations"`
+	Recommended  *Config           `json:"recommended"`
+	Baseline     *Config           `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
+	Savings      *Savings          `json:"savings,omitempty"`
+	TCO          *TCOInfo          `json:"tco,omitempty"` // how power was priced and what the ranking is by
+	Verdict      string            `json:"verdict"`
+	Advice       []string          `json:"advice,omitempty"` // what would make it work, when nothing does
+	Warnings     []string          `json:"warnings,omitempty"`
+	Rates        []prices.RateUsed `json:"rates,omitempty"` // exchange rates behind the conversions made
 }
 
 const pageSize = 4096
@@ -274,6 +275,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	rank(res, ev.configs, w)
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
+	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
+		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
+	}
 	return res, nil
 }
 

@@ -449,20 +449,20 @@ type Set struct {
 	Drives    []Drive
 	Platforms []Platform
 	rates     map[[2]string]float64
+	given     map[[2]string]RateUsed // as written, by (from, to)
 }
 
 // Merge combines catalogs in order; a later part with the same SKU replaces
 // an earlier one (a user catalog overrides an embedded price).
 func Merge(cats ...*Catalog) (*Set, error) {
-	s := &Set{Catalogs: cats, rates: map[[2]string]float64{}}
+	s := &Set{Catalogs: cats, rates: map[[2]string]float64{}, given: map[[2]string]RateUsed{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, c := range cats {
 		s.DIMMs = mergeBySKU(s.DIMMs, c.DIMMs, di, func(x DIMM) string { return x.SKU })
 		s.Drives = mergeBySKU(s.Drives, c.Drives, dr, func(x Drive) string { return x.SKU })
 		s.Platforms = mergeBySKU(s.Platforms, c.Platforms, pl, func(x Platform) string { return x.SKU })
 		for cur, r := range c.Rates {
-			s.rates[[2]string{cur, r.Currency}] = r.Amount
-			s.rates[[2]string{r.Currency, cur}] = 1 / r.Amount
+			s.setRate(cur, r, "catalog "+c.Name+" ("+c.File+")")
 		}
 	}
 	if len(s.DIMMs) == 0 || len(s.Platforms) == 0 {

@@ -3,6 +3,7 @@ package prices
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/memplan/memplan/internal/yamlx"
@@ -91,8 +92,38 @@ func checkRate(cur string, m units.Money) string {
 }
 
 // AddRate makes one unit of cur worth m in m's currency (and the inverse),
-// overriding a catalog's rate for the same pair.
-func (s *Set) AddRate(cur string, m units.Money) {
+// overriding a catalog's rate for the same pair; source says where it came
+// from ("--rate", a rates file) for the report.
+func (s *Set) AddRate(cur string, m units.Money, source string) { s.setRate(cur, m, source) }
+
+func (s *Set) setRate(cur string, m units.Money, source string) {
 	s.rates[[2]string{cur, m.Currency}] = m.Amount
 	s.rates[[2]string{m.Currency, cur}] = 1 / m.Amount
+	delete(s.given, [2]string{m.Currency, cur})
+	s.given[[2]string{cur, m.Currency}] = RateUsed{From: cur, To: m.Currency, Rate: m.Amount, Source: source}
+}
+
+// RateUsed is an exchange rate as given: one From buys Rate To.
+type RateUsed struct {
+	From   string  `json:"from"`
+	To     string  `json:"to"`
+	Rate   float64 `json:"rate"`
+	Source string  `json:"source"`
+}
+
+// RatesUsed lists the rates that connect the given currencies, as written
+// (sorted), so a report can say which conversions it made.
+func (s *Set) RatesUsed(currencies ...string) []RateUsed {
+	in := map[string]bool{}
+	for _, c := range currencies {
+		in[c] = true
+	}
+	var out []RateUsed
+	for _, r := range s.given {
+		if in[r.From] || in[r.To] {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].From+out[i].To < out[j].From+out[j].To })
+	return out
 }

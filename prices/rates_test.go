@@ -55,7 +55,7 @@ platforms:
 		t.Fatal("converted without a rate")
 	}
 	for cur, m := range r.Rates {
-		set.AddRate(cur, m)
+		set.AddRate(cur, m, "test")
 	}
 	got, err := set.Convert(c.DIMMs[0].Price, "USD")
 	if err != nil || got < 439.99 || got > 440.01 {

@@ -144,6 +144,13 @@ func renderMarkdown(w io.Writer, out Output) error {
 		p("| %s | %s | %s | %s | %s |\n", mdCell(c.Name), c.Date, c.Currency, mdCode(c.File), mdCell(c.Source))
 	}
 	p("\n")
+	if len(out.Rates) > 0 {
+		p("Exchange rates used:\n\n")
+		for _, r := range out.Rates {
+			p("- 1 %s = %s %s (%s)\n", r.From, strconv.FormatFloat(r.Rate, 'f', -1, 64), r.To, mdCell(r.Source))
+		}
+		p("\n")
+	}
 	if len(out.Rejected) > 0 {
 		p("### Not evaluated\n\n%s were not evaluated further:\n\n", plural(out.RejectedTotal, "configuration", "configurations"))
 		p("| Reason | Configurations |\n|---|--:|\n")

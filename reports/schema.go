@@ -55,6 +55,7 @@ type Output struct {
 	Verdict             string          `json:"verdict" yaml:"verdict"`
 	Advice              []string        `json:"advice" yaml:"advice"`
 	Warnings            []string        `json:"warnings" yaml:"warnings"`
+	Rates               []Rate          `json:"rates" yaml:"rates"`
 	RecommendedID       string          `json:"recommended_id" yaml:"recommended_id"`
 	BaselineID          string          `json:"baseline_id" yaml:"baseline_id"`
 	Recommended         *Configuration  `json:"recommended" yaml:"recommended"`
@@ -300,6 +301,15 @@ type Curve struct {
 	Points     []CurvePoint `json:"points" yaml:"points"`
 }
 
+// Rate is an exchange rate memplan converted prices with: one From buys
+// Rate To.
+type Rate struct {
+	From   string  `json:"from" yaml:"from"`
+	To     string  `json:"to" yaml:"to"`
+	Rate   float64 `json:"rate" yaml:"rate"`
+	Source string  `json:"source" yaml:"source"`
+}
+
 // CurvePoint is one point of a slowdown curve as the factor file gives it.
 type CurvePoint struct {
 	Fit      float64 `json:"fit" yaml:"fit"`
@@ -331,6 +341,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		MemplanVersion: opts.Version,
 		Advice:         []string{},
 		Warnings:       []string{},
+		Rates:          []Rate{},
 		Configurations: []Configuration{},
 		Rejected:       []Rejection{},
 		Catalogs:       []Catalog{},
@@ -354,6 +365,9 @@ func NewOutput(res *model.Result, opts Options) Output {
 	out.Verdict = res.Verdict
 	out.Advice = append(out.Advice, res.Advice...)
 	out.Warnings = append(out.Warnings, res.Warnings...)
+	for _, r := range res.Rates {
+		out.Rates = append(out.Rates, Rate{From: r.From, To: r.To, Rate: r.Rate, Source: r.Source})
+	}
 
 	var recID, baseID string
 	if res.Recommended != nil {

@@ -131,6 +131,9 @@ func renderTable(w io.Writer, out Output) error {
 	for _, c := range out.Catalogs {
 		para(fmt.Sprintf("  %s (%s, %s, %s): %s", c.Name, c.Date, c.Currency, c.File, c.Source), "    ")
 	}
+	for _, r := range out.Rates {
+		para(fmt.Sprintf("  exchange rate: 1 %s = %s %s (%s)", r.From, strconv.FormatFloat(r.Rate, 'f', -1, 64), r.To, r.Source), "    ")
+	}
 	if out.RejectedTotal > 0 {
 		var parts []string
 		for _, r := range out.Rejected {

@@ -61,7 +61,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 			return in, err
 		}
 		for cur, m := range r.Rates {
-			set.AddRate(cur, m)
+			set.AddRate(cur, m, fmt.Sprintf("rates file %s (%s, %s)", p, r.Source, r.Date))
 		}
 	}
 	for _, x := range o.Rates {
@@ -69,7 +69,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		if err != nil {
 			return in, err
 		}
-		set.AddRate(cur, m)
+		set.AddRate(cur, m, "--rate "+x)
 	}
 	in.Prices = set
 	files := []*model.FactorFile{model.DefaultFactors()}

@@ -252,6 +252,9 @@ func (be *breakEvener) pair(p *priceLine, r, c *Config) BreakEvenPoint {
 	k, dir, ok := be.cross(p, r, c)
 	if !ok {
 		pt.Note = "costs more at any price: the price moves both by the same amount or the lines cross only at a non-positive price"
+		if rankCost(c, be.w) == rankCost(r, be.w) && p.b(c) == p.b(r) {
+			pt.Note = "costs the same at every price of this part (the same parts, differently arranged); it ranks behind on the tie-break"
+		}
 		if p.b(c) > p.b(r) {
 			pt.Direction = PriceFalls
 		} else if p.b(c) < p.b(r) {

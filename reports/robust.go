@@ -23,8 +23,8 @@ func showTCO(out Output) bool {
 // recommended and baseline configurations.
 func tcoSentences(out Output) []string {
 	t, cur := out.TCO, out.Currency
-	if t == nil {
-		return nil
+	if t == nil || (t.Priced && out.Recommended == nil && out.Baseline == nil) {
+		return nil // nothing to cost: no recommendation, no baseline
 	}
 	years := strconv.FormatFloat(math.Round(t.HorizonHours/(365*24)*10)/10, 'f', -1, 64)
 	if !t.Priced {

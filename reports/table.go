@@ -259,8 +259,10 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 	}
 	if vary {
 		notes = append(notes, fmt.Sprintf("Costs are %sfor the whole fleet, in %s.", costWhat(tco, out), cur))
-	} else if len(rs) > 0 {
+	} else if len(rs) > 0 && rs[0].Servers > 0 {
 		notes = append(notes, fmt.Sprintf("Costs are %sper server, in %s; every configuration needs %s.", costWhat(tco, out), cur, plural(rs[0].Servers, "server", "servers")))
+	} else if len(rs) > 0 {
+		notes = append(notes, fmt.Sprintf("Costs are %sper server, in %s.", costWhat(tco, out), cur))
 	}
 	if multiJob(rs) {
 		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")

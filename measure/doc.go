@@ -17,7 +17,11 @@
 //     a "code" file and sweeps an anonymous data segment, and the concurrent
 //     page-cache writer;
 //   - the runs, their statistics and the factor file (model.FactorFile) the
-//     probe writes.
+//     probe writes;
+//   - the workload profiler (profile*.go): a real command run in the same
+//     confined, journaled way at several fit ratios, its profile (a factor
+//     file a workload's `profile:` points at), and the transfer of its curve
+//     to other devices with the validation of that transfer.
 //
 // The device profile (device*.go: 4 KiB latency and IOPS with O_DIRECT) and
 // the fio comparison (fio*) live here too but belong to their own authors.

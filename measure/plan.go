@@ -86,21 +86,8 @@ func MakePlan(h Host, o Options) (*Plan, error) {
 
 	// The swap directory: it must exist, be a directory on a filesystem
 	// that can hold a swap file, and have room.
-	fi, err := h.Stat(o.SwapDir)
-	switch {
-	case isNotExist(err):
-		return nil, optErr("swap-dir", "%s does not exist; give a directory on the device to measure", o.SwapDir)
-	case err != nil:
-		return nil, optErr("swap-dir", "%v", err)
-	case !fi.IsDir():
-		return nil, optErr("swap-dir", "%s is not a directory", o.SwapDir)
-	}
-	if p.Swap, err = locateSwapDir(h, o.SwapDir); err != nil {
-		return nil, fmt.Errorf("locating %s: %w", o.SwapDir, err)
-	}
-	switch p.Swap.FS {
-	case "tmpfs", "ramfs", "overlay", "nfs", "nfs4", "cifs", "fuse", "squashfs", "proc", "sysfs", "devtmpfs":
-		return nil, optErr("swap-dir", "%s is on %s, which cannot hold a swap file; give a directory on the device to measure (ext4, xfs)", o.SwapDir, p.Swap.FS)
+	if p.Swap, err = checkSwapDir(h, o.SwapDir); err != nil {
+		return nil, err
 	}
 	p.DeviceClass = o.DeviceClass
 	if p.DeviceClass == "" {
@@ -167,6 +154,29 @@ func MakePlan(h Host, o Options) (*Plan, error) {
 	}
 	p.describe()
 	return p, nil
+}
+
+// checkSwapDir makes sure dir exists and is a directory on a filesystem
+// that can hold a swap file, and finds the device behind it.
+func checkSwapDir(h Host, dir string) (*swapTarget, error) {
+	fi, err := h.Stat(dir)
+	switch {
+	case isNotExist(err):
+		return nil, optErr("swap-dir", "%s does not exist; give a directory on the device to measure", dir)
+	case err != nil:
+		return nil, optErr("swap-dir", "%v", err)
+	case !fi.IsDir():
+		return nil, optErr("swap-dir", "%s is not a directory", dir)
+	}
+	t, err := locateSwapDir(h, dir)
+	if err != nil {
+		return nil, fmt.Errorf("locating %s: %w", dir, err)
+	}
+	switch t.FS {
+	case "tmpfs", "ramfs", "overlay", "nfs", "nfs4", "cifs", "fuse", "squashfs", "proc", "sysfs", "devtmpfs":
+		return nil, optErr("swap-dir", "%s is on %s, which cannot hold a swap file; give a directory on the device to measure (ext4, xfs)", dir, t.FS)
+	}
+	return t, nil
 }
 
 func codeSize(w WorkloadOptions, data units.Bytes) units.Bytes {

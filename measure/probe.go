@@ -144,16 +144,13 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 	}
 	s.j = j
 	defer func() {
-		// Undo everything, also after cancellation: use a context of our own.
-		if uerr := j.UndoAll(); uerr != nil {
-			uerr = fmt.Errorf("%w; the journal %s keeps what is left: run 'memplan probe cleanup'", uerr, j.Path())
+		if uerr := closeJournal(j); uerr != nil {
 			if err == nil {
 				rep, err = nil, uerr
 			} else {
 				err = errors.Join(err, uerr)
 			}
 		}
-		j.Close()
 	}()
 
 	if err := s.setup(); err != nil {
@@ -193,6 +190,17 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 	return s.finish()
 }
 
+// closeJournal undoes every change the journal lists, also after
+// cancellation (undo takes no context), and releases the host lock. What
+// could not be undone stays in the journal for 'memplan probe cleanup'.
+func closeJournal(j *Journal) error {
+	defer j.Close()
+	if err := j.UndoAll(); err != nil {
+		return fmt.Errorf("%w; the journal %s keeps what is left: run 'memplan probe cleanup'", err, j.Path())
+	}
+	return nil
+}
+
 type nopProgress struct{}
 
 func (nopProgress) Stage(string, int) {}
@@ -219,26 +227,39 @@ func (s *session) setup() error {
 	if err := s.makeCodeFile(); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("memplan-probe-%d", os.Getpid())
-	s.memDir = p.Cgroups.MemParent + "/" + name
+	// A ceiling over all runs: whatever a run's own limit, the probe as a
+	// whole never takes more than this.
+	ceiling := 2*p.Footprint + 256*units.MiB
+	if o := p.Options; o.scenario(ScenarioPageCache) {
+		ceiling = max(ceiling, 2*p.pageCacheLimit()+256*units.MiB)
+	}
+	return s.makeTopCgroup(fmt.Sprintf("memplan-probe-%d", os.Getpid()), len(p.Emulations) > 0, ceiling, -1)
+}
+
+// makeTopCgroup creates the cgroup every run's leaf goes below (name, in
+// the memory hierarchy; on v1 also in blkio when blk), journaled, with a
+// memory ceiling over all runs (and a memory+swap ceiling; -1: none).
+func (s *session) makeTopCgroup(name string, blk bool, ceiling, memsw units.Bytes) error {
+	l := s.layout
+	s.memDir = l.MemParent + "/" + name
 	if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: s.memDir}); err != nil {
 		return err
 	}
 	if err := s.h.Mkdir(s.memDir); err != nil {
 		return fmt.Errorf("creating cgroup %s: %w", s.memDir, err)
 	}
-	if p.Cgroups.Version == 2 {
+	if l.Version == 2 {
 		// Delegate the controllers to the per-run leaves (our own cgroup).
 		ctl := "+memory"
-		if p.Cgroups.IO {
+		if l.IO {
 			ctl += " +io"
 		}
 		if err := writeString(s.h, s.memDir+"/cgroup.subtree_control", ctl); err != nil {
 			return fmt.Errorf("enabling controllers in %s: %w", s.memDir, err)
 		}
 		s.blkDir = s.memDir
-	} else if len(p.Emulations) > 0 && p.Cgroups.BlkParent != "" {
-		s.blkDir = p.Cgroups.BlkParent + "/" + name
+	} else if blk && l.BlkParent != "" {
+		s.blkDir = l.BlkParent + "/" + name
 		if _, err := s.j.Record(Entry{Op: opMkdirCgroup, Path: s.blkDir}); err != nil {
 			return err
 		}
@@ -246,15 +267,9 @@ func (s *session) setup() error {
 			return fmt.Errorf("creating cgroup %s: %w", s.blkDir, err)
 		}
 	}
-	// A ceiling over all runs: whatever a run's own limit, the probe as a
-	// whole never takes more than this.
-	top := &cgroup{h: s.h, version: p.Cgroups.Version, mem: s.memDir}
-	ceiling := 2*p.Footprint + 256*units.MiB
-	if o := p.Options; o.scenario(ScenarioPageCache) {
-		ceiling = max(ceiling, 2*p.pageCacheLimit()+256*units.MiB)
-	}
-	if err := top.setLimit(ceiling, -1); err != nil {
-		return fmt.Errorf("setting the probe's memory ceiling: %w", err)
+	top := &cgroup{h: s.h, version: l.Version, mem: s.memDir}
+	if err := top.setLimit(ceiling, memsw); err != nil {
+		return fmt.Errorf("setting the memory ceiling of %s: %w", s.memDir, err)
 	}
 	return nil
 }
@@ -324,9 +339,10 @@ func (s *session) deviceProfile(ctx context.Context) error {
 	for _, w := range dp.Warnings {
 		s.note("device profile: %s", w)
 	}
-	if o.DeviceClass == "" && s.plan.DeviceClass == "hdd" && dp.RandReadQD1.Latency.MeanUs > 0 && dp.RandReadQD1.Latency.MeanUs < 1000 {
-		s.note("the kernel reports %s as rotational, so its curve is filed as \"hdd\", but its 4 KiB reads take %.0fus (an HDD takes milliseconds); virtual disks often misreport; pass --device-class to file it correctly",
-			diskName(s.plan.Swap), dp.RandReadQD1.Latency.MeanUs)
+	if o.DeviceClass == "" {
+		if msg := rotationalMisreport(s.plan.DeviceClass, s.plan.Swap, dp); msg != "" {
+			s.note("%s", msg)
+		}
 	}
 	// Throttling only bites when it is below what the device does at the
 	// workload's queue depth (one faulting thread).
@@ -344,6 +360,19 @@ func (s *session) deviceProfile(ctx context.Context) error {
 	}
 	s.plan.Stages = keep
 	return nil
+}
+
+// rotationalMisreport says so when a disk filed as "hdd" because the
+// kernel calls it rotational answers 4 KiB reads in microseconds.
+func rotationalMisreport(class string, t *swapTarget, dp *DeviceProfile) string {
+	if class != "hdd" || dp == nil || dp.RandReadQD1 == nil {
+		return ""
+	}
+	if us := dp.RandReadQD1.Latency.MeanUs; us > 0 && us < 1000 {
+		return fmt.Sprintf("the kernel reports %s as rotational, so its curve is filed as \"hdd\", but its 4 KiB reads take %.0fus (an HDD takes milliseconds); virtual disks often misreport; pass --device-class to file it correctly",
+			diskName(t), us)
+	}
+	return ""
 }
 
 // unprivileged runs what needs no root: the in-RAM baseline, unconfined.
@@ -477,21 +506,12 @@ func (s *session) setupZram(ctx context.Context) error {
 	p := s.plan
 	size := max(p.ZramSize, (s.rep.Footprint+64*units.MiB)/units.MiB*units.MiB)
 	measureLat := func(dev string) error {
-		pages := 2000
-		rd, wr, err := zramLatency(dev, p.Workload.Content, pages)
+		z, err := measureZramLatency(dev, p.ZramAlg, p.Workload.Content)
 		if err != nil {
 			s.note("zram latency: %v", err)
 			return nil
 		}
-		mean := func(d []time.Duration) float64 {
-			var t time.Duration
-			for _, x := range d {
-				t += x
-			}
-			return float64(t.Nanoseconds()) / float64(len(d)) / 1e3
-		}
-		s.rep.ZramLatency = &ZramLatency{Algorithm: p.ZramAlg, Content: p.Workload.Content, Pages: pages,
-			ReadMean: mean(rd), ReadP50: median(rd), WriteMean: mean(wr), WriteP50: median(wr)}
+		s.rep.ZramLatency = z
 		return nil
 	}
 	z, err := setupZram(s.h, s.j, p.ZramAlg, size, s.rep.Footprint+64*units.MiB, measureLat)
@@ -500,6 +520,25 @@ func (s *session) setupZram(ctx context.Context) error {
 	}
 	s.zram = z
 	return nil
+}
+
+// measureZramLatency times 4 KiB O_DIRECT reads and writes of pages of the
+// given content on a configured zram device that is not yet swap.
+func measureZramLatency(dev, alg, content string) (*ZramLatency, error) {
+	const pages = 2000
+	rd, wr, err := zramLatency(dev, content, pages)
+	if err != nil {
+		return nil, err
+	}
+	mean := func(d []time.Duration) float64 {
+		var t time.Duration
+		for _, x := range d {
+			t += x
+		}
+		return float64(t.Nanoseconds()) / float64(len(d)) / 1e3
+	}
+	return &ZramLatency{Algorithm: alg, Content: content, Pages: pages,
+		ReadMean: mean(rd), ReadP50: median(rd), WriteMean: mean(wr), WriteP50: median(wr)}, nil
 }
 
 func median(d []time.Duration) float64 {
@@ -519,24 +558,34 @@ func (s *session) ensureSwapFile() error {
 	}
 	p := s.plan
 	size := max(p.SwapFileSize, (s.rep.Footprint*3/2+64*units.MiB)/units.MiB*units.MiB)
-	free, _, err := s.h.Statfs(p.Swap.Dir)
-	if err == nil && free < size+256*units.MiB {
-		return fmt.Errorf("%s has only %s free, the swap file needs %s plus 256MiB to spare", p.Swap.Dir, free, size)
-	}
 	mark := s.j.Len()
-	if _, err := s.j.Record(Entry{Op: opFile, Path: p.SwapFile}); err != nil {
+	if err := addSwapFile(s.h, s.j, p.Swap, p.SwapFile, size); err != nil {
 		return err
-	}
-	if err := s.h.MakeSwapFile(p.SwapFile, size); err != nil {
-		return fmt.Errorf("creating swap file %s: %w", p.SwapFile, err)
-	}
-	if _, err := s.j.Record(Entry{Op: opSwapon, Path: p.SwapFile}); err != nil {
-		return err
-	}
-	if err := s.h.Swapon(p.SwapFile, swapPriority); err != nil {
-		return fmt.Errorf("enabling swap file %s on %s: %w (the filesystem may not support swap files)", p.SwapFile, p.Swap.FS, err)
 	}
 	s.swapMark = mark
+	return nil
+}
+
+// addSwapFile creates a fully allocated swap file of size at path in the
+// swap directory t and enables it ahead of the host's swap areas; both
+// steps are journaled before they are made.
+func addSwapFile(h Host, j *Journal, t *swapTarget, path string, size units.Bytes) error {
+	free, _, err := h.Statfs(t.Dir)
+	if err == nil && free < size+256*units.MiB {
+		return fmt.Errorf("%s has only %s free, the swap file needs %s plus 256MiB to spare", t.Dir, free, size)
+	}
+	if _, err := j.Record(Entry{Op: opFile, Path: path}); err != nil {
+		return err
+	}
+	if err := h.MakeSwapFile(path, size); err != nil {
+		return fmt.Errorf("creating swap file %s: %w", path, err)
+	}
+	if _, err := j.Record(Entry{Op: opSwapon, Path: path}); err != nil {
+		return err
+	}
+	if err := h.Swapon(path, swapPriority); err != nil {
+		return fmt.Errorf("enabling swap file %s on %s: %w (the filesystem may not support swap files)", path, t.FS, err)
+	}
 	return nil
 }
 

@@ -93,10 +93,14 @@ type childReport struct {
 // phase is i (init done), w (warm-up), T (timed phase starts), t (timed),
 // E (timed phase ends); the report follows as "R <json>".
 
-// WorkloadMain runs the probe's child when memplan was re-executed for it;
-// it reports whether it did and the exit code. cmd/memplan calls it before
-// parsing flags; tests of this package call it from TestMain.
+// WorkloadMain runs the probe's child (or the profile's launcher) when
+// memplan was re-executed for it; it reports whether it did and the exit
+// code. cmd/memplan calls it before parsing flags; tests of this package
+// call it from TestMain.
 func WorkloadMain() (bool, int) {
+	if ok, code := launcherMain(); ok {
+		return true, code
+	}
 	raw, ok := os.LookupEnv(childEnv)
 	if !ok {
 		return false, 0

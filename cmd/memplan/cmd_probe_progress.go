@@ -19,11 +19,17 @@ type probeProgress interface {
 	Close()
 }
 
-func newProbeProgress(stderr io.Writer) probeProgress {
+func newProbeProgress(stderr io.Writer) probeProgress { return newProgress(stderr, "probe") }
+
+// newProgress renders progress with lines and notes prefixed by name
+// ("probe", "profile").
+func newProgress(stderr io.Writer, name string) probeProgress {
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		return newBarProgress(f)
+		b := newBarProgress(f)
+		b.name = name
+		return b
 	}
-	return &lineProgress{w: stderr}
+	return &lineProgress{w: stderr, name: name}
 }
 
 func isTerminal(f *os.File) bool {
@@ -50,6 +56,7 @@ func describeRun(r measure.RunResult) string {
 
 type lineProgress struct {
 	w     io.Writer
+	name  string
 	stage string
 	runs  int
 	done  int
@@ -57,7 +64,7 @@ type lineProgress struct {
 
 func (p *lineProgress) Stage(name string, runs int) {
 	p.stage, p.runs, p.done = name, runs, 0
-	fmt.Fprintf(p.w, "probe: %s: %d run(s)\n", name, runs)
+	fmt.Fprintf(p.w, "%s: %s: %d run(s)\n", p.name, name, runs)
 }
 
 func (p *lineProgress) RunDone(r measure.RunResult) {
@@ -66,21 +73,22 @@ func (p *lineProgress) RunDone(r measure.RunResult) {
 	if r.Fit > 0 {
 		where = fmt.Sprintf(" fit %g", r.Fit)
 	}
-	fmt.Fprintf(p.w, "probe: %s%s [%d/%d]: %s\n", r.Backend, where, p.done, p.runs, describeRun(r))
+	fmt.Fprintf(p.w, "%s: %s%s [%d/%d]: %s\n", p.name, r.Backend, where, p.done, p.runs, describeRun(r))
 }
 
-func (p *lineProgress) Note(msg string) { fmt.Fprintf(p.w, "probe: %s\n", msg) }
+func (p *lineProgress) Note(msg string) { fmt.Fprintf(p.w, "%s: %s\n", p.name, msg) }
 func (p *lineProgress) Close()          {}
 
 type barProgress struct {
-	p   *mpb.Progress
-	bar *mpb.Bar
-	mu  sync.Mutex
-	msg *string // the current bar's last result
+	name string
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	mu   sync.Mutex
+	msg  *string // the current bar's last result
 }
 
 func newBarProgress(w io.Writer) *barProgress {
-	return &barProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(30))}
+	return &barProgress{name: "probe", p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(30))}
 }
 
 func (b *barProgress) finishBar() {
@@ -117,7 +125,7 @@ func (b *barProgress) RunDone(r measure.RunResult) {
 	}
 }
 
-func (b *barProgress) Note(msg string) { fmt.Fprintf(b.p, "probe: %s\n", msg) }
+func (b *barProgress) Note(msg string) { fmt.Fprintf(b.p, "%s: %s\n", b.name, msg) }
 
 func (b *barProgress) Close() {
 	b.finishBar()

@@ -1,0 +1,297 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+	"gopkg.in/yaml.v3"
+)
+
+// These tests need no root: option checks, the launcher, the transfer
+// arithmetic and the profile's factor file, on synthetic measurements.
+
+func TestProfileOptionErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mod  func(*ProfileOptions)
+		want string
+	}{
+		{"no command", func(o *ProfileOptions) { o.Command = nil }, "no command given"},
+		{"fit 0", func(o *ProfileOptions) { o.Fits = []float64{0} }, "fit ratio 0 is out of range"},
+		{"fit above 1", func(o *ProfileOptions) { o.Fits = []float64{0.5, 1.5} }, "fit ratio 1.5 is out of range"},
+		{"fit twice", func(o *ProfileOptions) { o.Fits = []float64{0.5, 0.5} }, "given twice"},
+		{"only fit 1", func(o *ProfileOptions) { o.Fits = []float64{1} }, "below 1"},
+		{"tiny fit", func(o *ProfileOptions) { o.Fits = []float64{0.01} }, "too small"},
+		{"runs", func(o *ProfileOptions) { o.Runs = 1000 }, "out of range"},
+		{"backend", func(o *ProfileOptions) { o.Backend = "tape" }, `unknown backend "tape"`},
+		{"same validation backend", func(o *ProfileOptions) { o.Validate = BackendZram }, "needs the other one"},
+		{"file without dir", func(o *ProfileOptions) { o.Validate = BackendFile }, "--swap-dir"},
+		{"max slowdown", func(o *ProfileOptions) { o.MaxSlowdown = 1 }, "too small"},
+		{"stdout dir", func(o *ProfileOptions) { o.StdoutFile = "/nonexistent/dir/out" }, "directory does not exist"},
+		{"not found", func(o *ProfileOptions) { o.Command = []string{"memplan-no-such-command"} }, "not found"},
+		{"not root", func(o *ProfileOptions) {}, "needs root"},
+	} {
+		o := DefaultProfileOptions()
+		o.Command = []string{"true"}
+		o.StateDir = t.TempDir()
+		c.mod(&o)
+		_, err := Profile(context.Background(), nonRootHost{NewOSHost()}, o, nil)
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an option error with %q", c.name, err, c.want)
+		}
+		if _, serr := os.Stat(filepath.Join(o.StateDir, journalName)); serr == nil {
+			t.Errorf("%s: a journal was written", c.name)
+		}
+	}
+}
+
+// fixtureCgroup is a cgroup in a fixture tree: moving the launcher into it
+// works, but the launcher will not find itself there.
+func fixtureCgroup(t *testing.T) *cgroup {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "cg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cg", "cgroup.procs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &cgroup{h: &OSHost{Root: dir}, version: 1, mem: "/cg", lines: []string{"99:memory:/memplan-not-here"}}
+}
+
+func TestLauncher(t *testing.T) {
+	s := &session{h: NewOSHost(), exe: "/proc/self/exe"}
+	var out, errOut bytes.Buffer
+	r, err := s.launch(launchSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}}, "", &out, &errOut, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timedOut, _ := r.wait(context.Background(), s.h, nil, time.Minute, nil); timedOut {
+		t.Fatal("timed out")
+	}
+	code, sig, text := exitDescription(r.cmd.ProcessState)
+	if code != 3 || sig != "" || text != "exit status 3" {
+		t.Errorf("exit %d %q %q", code, sig, text)
+	}
+	if out.String() != "out\n" || errOut.String() != "err\n" || r.tail.String() != "err\n" {
+		t.Errorf("stdout %q, stderr %q, tail %q", out.String(), errOut.String(), r.tail.String())
+	}
+	if os.Getenv(launcherEnv) != "" {
+		t.Error("the launcher's environment leaked into the parent")
+	}
+
+	// The environment the command sees has no trace of the launcher.
+	out.Reset()
+	r, err = s.launch(launchSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", "env"}}, t.TempDir(), &out, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.wait(context.Background(), s.h, nil, time.Minute, nil)
+	if strings.Contains(out.String(), launcherEnv) {
+		t.Errorf("the command sees %s", launcherEnv)
+	}
+
+	_, err = s.launch(launchSpec{Path: "/nonexistent/cmd", Argv: []string{"cmd"}}, "", nil, nil, nil)
+	var le *launchError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "executing /nonexistent/cmd") {
+		t.Errorf("got %v, want a launch error", err)
+	}
+	// Never unconfined: a launcher that is not in its cgroup refuses.
+	_, err = s.launch(launchSpec{Path: "/bin/true", Argv: []string{"true"}}, "", nil, nil, fixtureCgroup(t))
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "not confined") {
+		t.Errorf("got %v, want the launcher to refuse", err)
+	}
+}
+
+func TestLauncherTimeout(t *testing.T) {
+	s := &session{h: NewOSHost(), exe: "/proc/self/exe"}
+	r, err := s.launch(launchSpec{Path: "/bin/sleep", Argv: []string{"sleep", "30"}}, "", nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	timedOut, _ := r.wait(context.Background(), s.h, nil, 200*time.Millisecond, nil)
+	if !timedOut || time.Since(start) > 10*time.Second {
+		t.Errorf("timed out %v after %s", timedOut, time.Since(start))
+	}
+	if _, sig, _ := exitDescription(r.cmd.ProcessState); sig != "killed" {
+		t.Errorf("signal %q, want killed", sig)
+	}
+}
+
+// syntheticPhases: zram (2us read, 3us write) and a swap file (50us, 50us),
+// in-RAM 10s on both, dirty share 1.
+func syntheticPhases() (*ProfilePhase, *ProfilePhase) {
+	pt := func(fit, wall, faults, ins float64, n int) ProfilePoint {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = wall / 10
+		}
+		return ProfilePoint{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: summarize(s), Samples: s}
+	}
+	a := &ProfilePhase{Backend: BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: Summary{N: 3, Mean: 10, Trimmed: 10},
+		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
+		Points:    []ProfilePoint{pt(0.9, 12, 100e3, 100e3, 3), pt(0.5, 18, 400e3, 400e3, 3)}}
+	b := &ProfilePhase{Backend: BackendFile, Name: "file", Class: "nvme-ssd-tlc", InRAM: Summary{N: 3, Mean: 10, Trimmed: 10},
+		Reference: model.Reference{Device: "disk", ReadLatency: units.Duration(50 * time.Microsecond), WriteLatency: units.Duration(50 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
+		Points:    []ProfilePoint{pt(0.9, 20, 20e3, 100e3, 3), pt(0.5, 50, 90e3, 400e3, 3)}}
+	return a, b
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-3*math.Max(1, math.Abs(b)) }
+
+func TestTransferArithmetic(t *testing.T) {
+	a, b := syntheticPhases()
+	// 10s of excess over 500k faults is 20us a fault; the device's share is
+	// 2 + 1 x 3 = 5us, so 15us is software.
+	ts := transferSummary(a, 1)
+	if !near(ts.PerFault, 20) || !near(ts.DeviceTime, 5) || !near(ts.Calibrated, 15) || !near(ts.PageOverhead, 15) {
+		t.Errorf("transfer summary %+v", ts)
+	}
+	ts.choose(nil)
+	if ts.Method != DefaultTransfer || ts.FaultOverhead != units.Duration(15*time.Microsecond) {
+		t.Errorf("unvalidated choice %s, overhead %s", ts.Method, ts.FaultOverhead)
+	}
+
+	v := validate(a, b, 1)
+	if len(v.Rows) != 2 {
+		t.Fatalf("rows %+v", v.Rows)
+	}
+	// faults x service time: 1 + 100k x (15 + 100)us / 10s = 2.15;
+	// 1 + 400k x 115us / 10s = 5.6.
+	// ratio with the model's 2us: 1 + 0.2 x 102/7 = 3.914; 1 + 0.8 x 102/7.
+	want := []struct{ faults, ratio, measured float64 }{{2.15, 1 + 0.2*102.0/7, 2}, {5.6, 1 + 0.8*102.0/7, 5}}
+	for i, r := range v.Rows {
+		w := want[i]
+		if !near(r.Faults, w.faults) || !near(r.Ratio, round4(w.ratio)) || r.Measured != w.measured {
+			t.Errorf("fit %g: faults %g ratio %g measured %g, want %g %g %g", r.Fit, r.Faults, r.Ratio, r.Measured, w.faults, w.ratio, w.measured)
+		}
+		if !near(r.FaultsErr, (w.faults-w.measured)/w.measured) {
+			t.Errorf("fit %g: error %g", r.Fit, r.FaultsErr)
+		}
+		if !(r.FaultsLo <= r.Faults && r.Faults <= r.FaultsHi) {
+			t.Errorf("fit %g: band %g-%g around %g", r.Fit, r.FaultsLo, r.FaultsHi, r.Faults)
+		}
+	}
+	if v.Better != TransferFaults || !near(v.FaultsMAE, (0.075+0.12)/2) {
+		t.Errorf("better %s, mean errors %g / %g", v.Better, v.FaultsMAE, v.RatioMAE)
+	}
+	ts.choose(&v)
+	if ts.Method != TransferFaults || !strings.Contains(ts.Why, "validated on file") {
+		t.Errorf("validated choice %+v", ts)
+	}
+
+	// The other way round: zram, from a swap file that read ahead, takes a
+	// fault per page swapped in.
+	v = validate(b, a, 1)
+	// The file: 10s + 40s excess, 110k faults x 100us = 11s of it device
+	// time, the rest over 500k pages swapped in: 78us a page.
+	oPage := (50 - 110e3*100e-6) / 500e3
+	if r := v.Rows[0]; !near(r.Faults, 1+100e3*(oPage+5e-6)/10) {
+		t.Errorf("zram from file: %g, want %g", r.Faults, 1+100e3*(oPage+5e-6)/10)
+	}
+
+	// A capped measurement is only a lower bound: not in the mean error.
+	b.Points[1].Censored = 3
+	v = validate(a, b, 1)
+	if !v.Rows[1].Capped || !near(v.FaultsMAE, 0.075) {
+		t.Errorf("capped row %+v, mean error %g", v.Rows[1], v.FaultsMAE)
+	}
+}
+
+func TestDirtyShare(t *testing.T) {
+	if d, _ := dirtyShare(100, 50, BackendFile); d != 0.5 {
+		t.Errorf("got %g", d)
+	}
+	if d, note := dirtyShare(100, 150, BackendZram); d != 1 || !strings.Contains(note, "upper bound") {
+		t.Errorf("got %g %q", d, note)
+	}
+	if d, note := dirtyShare(0, 10, BackendFile); d != float64(model.DefaultDirtyShare) || !strings.Contains(note, "default") {
+		t.Errorf("got %g %q", d, note)
+	}
+}
+
+func TestResidentOf(t *testing.T) {
+	v1 := map[string]int64{"total_rss": 100, "total_shmem": 10, "total_mapped_file": 5, "total_cache": 1000, "rss": 7}
+	v2 := map[string]int64{"anon": 100, "shmem": 10, "file_mapped": 5, "file": 1000}
+	if residentOf(v1, 1) != 115 || residentOf(v2, 2) != 115 {
+		t.Errorf("v1 %d, v2 %d", residentOf(v1, 1), residentOf(v2, 2))
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	got := shellQuote([]string{"sort", "-S", "300M", "my file", ""})
+	if got != `sort -S 300M "my file" ""` {
+		t.Errorf("got %s", got)
+	}
+}
+
+// TestProfileFactorFile checks that a profile is a factor file the model
+// loads, with the measured curve, its reference and what Extra must carry.
+func TestProfileFactorFile(t *testing.T) {
+	a, b := syntheticPhases()
+	rep := &ProfileReport{Options: DefaultProfileOptions(), Started: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
+		Command: []string{"sort", "-S", "300M", "big.txt"}, Host: model.HostFacts{Hostname: "evalbox", Kernel: "6.1"},
+		Footprint: 300 * units.MiB, PeakCharged: 500 * units.MiB, Dirty: 1,
+		Sizing:      ProfileRun{Backend: "sizing", Wall: 10.5, ExitCode: 0},
+		Phases:      []ProfilePhase{*a, *b},
+		ZramLatency: &ZramLatency{Algorithm: "lz4", Content: ContentCompressible, ReadMean: 2, WriteMean: 3}}
+	rep.Phases[0].Points[0].ZramRatio = 2.7
+	rep.Transfer = transferSummary(a, 1)
+	v := validate(a, b, 1)
+	rep.Validation = &v
+	rep.Transfer.choose(&v)
+	ff := rep.Factors("test")
+	data, err := yaml.Marshal(ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := model.ParseFactors("sort.profile.yaml", data)
+	if err != nil {
+		t.Fatalf("the profile does not load: %v\n%s", err, data)
+	}
+	if len(got.Curves) != 2 || got.Curves[0].Class != "zram-lz4" || got.Curves[1].Class != "nvme-ssd-tlc" || got.TransferFrom != "zram-lz4" {
+		t.Fatalf("curves %+v, transfer_from %q", got.Curves, got.TransferFrom)
+	}
+	c := got.Curves[0]
+	if c.Provenance != model.Measured || c.Host != "evalbox" || c.Reference.Concurrency != 1 || c.Reference.DirtyShare != 1 ||
+		c.Reference.ReadLatency != units.Duration(2*time.Microsecond) || len(c.Points) != 2 || c.Points[0].Fit != 0.9 || len(c.Points[0].CI) != 2 {
+		t.Errorf("zram curve %+v", c)
+	}
+	if got.FaultOverhead != units.Duration(15*time.Microsecond) {
+		t.Errorf("fault_overhead %s, want the calibrated 15us", got.FaultOverhead)
+	}
+	if len(got.Software) != 1 || got.Software[0].Ratio != 2.7 {
+		t.Errorf("software %+v", got.Software)
+	}
+	prof, _ := got.Extra["profile"].(map[string]any)
+	if prof["command_line"] != "sort -S 300M big.txt" || prof["exit_status"] != 0 || prof["peak_resident_bytes"] == nil {
+		t.Errorf("extra.profile %v", prof)
+	}
+	if got.Extra["validation"] == nil || got.Extra["predictions"] == nil || got.Extra["phases"] == nil {
+		t.Errorf("extra keys %v", keys(got.Extra))
+	}
+	// Classes the profile has no curve for are carried over from this
+	// job's own curve, with the calibrated overhead.
+	preds := rep.Predictions(ff)
+	byClass := map[string]Prediction{}
+	for _, p := range preds {
+		byClass[p.Class] = p
+	}
+	tlc, hdd := byClass["nvme-ssd-tlc"], byClass["hdd"]
+	if tlc.Provenance != model.Measured || hdd.Provenance != model.Derived || len(hdd.Points) != 2 {
+		t.Errorf("predictions %+v", preds)
+	}
+	if p := hdd.Points[1]; !(p.Slowdown > tlc.Points[1].Slowdown && p.Low <= p.Slowdown && p.Slowdown <= p.High) {
+		t.Errorf("hdd at fit 0.5: %+v (TLC %+v)", p, tlc.Points[1])
+	}
+}

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
@@ -130,37 +128,8 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	// The root command's context is cancelled on the first SIGINT or
 	// SIGTERM and the probe then undoes its changes; a second signal means
 	// "stop now": say what is left and exit.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-done:
-				return
-			case <-sigs:
-				n++
-				if n == 1 {
-					fmt.Fprintln(stderr, "memplan probe: interrupted; undoing the probe's changes (interrupt again to stop at once)")
-					continue
-				}
-				left := measure.PendingChanges(plan.Options.StateDir)
-				if len(left) == 0 {
-					fmt.Fprintln(stderr, "memplan probe: stopped; nothing of the probe's is left on the host")
-				} else {
-					fmt.Fprintf(stderr, "memplan probe: stopped with %d change(s) still on the host:\n", len(left))
-					for _, l := range left {
-						fmt.Fprintln(stderr, "  ", l)
-					}
-					fmt.Fprintln(stderr, "memplan probe: run 'memplan probe cleanup' to undo them")
-				}
-				os.Exit(exitInterrupted)
-			}
-		}
-	}()
+	stop := interruptNotice(stderr, "probe", plan.Options.StateDir)
+	defer stop()
 
 	prog := newProbeProgress(stderr)
 	rep, err := measure.RunPlan(ctx, h, plan, prog)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/internal/roottest"
 	"os"
 	"strings"
 	"sync"
@@ -12,34 +13,16 @@ import (
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
-	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
 
 // These tests change the real host (swap, zram, cgroups) and put it back.
 // CI runs them as root; elsewhere they skip.
 
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the probe creates swap areas, zram devices and cgroups (CI runs this as root)")
-	}
-}
+func requireRoot(t *testing.T) { roottest.Require(t) }
 
-// lockProbeTests serialises the tests of every package that run real
-// probes: each compares the host before and after, which a probe running
-// concurrently in another test binary would upset.
-func lockProbeTests(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile("/tmp/memplan-probe-tests.lock", os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
+// lockProbeTests serialises real probes across test binaries.
+func lockProbeTests(t *testing.T) { roottest.Lock(t) }
 
 // hostUnchanged fails the test when the host's swap, zram, cgroup,
 // swappiness or zswap state differs from before.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/memplan/memplan/internal/roottest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
-	"golang.org/x/sys/unix"
 )
 
 // The probe changes the host; these tests run the real binary as root,
@@ -23,26 +23,10 @@ import (
 // can, and check that swap, zram, cgroups, swappiness and zswap are exactly
 // as before. CI runs them as root.
 
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: memplan probe creates swap areas, zram devices and cgroups (CI runs this as root)")
-	}
-}
+func requireRoot(t *testing.T) { roottest.Require(t) }
 
-// lockProbeTests serialises real probes across test binaries (the measure
-// package's tests take the same lock).
-func lockProbeTests(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile("/tmp/memplan-probe-tests.lock", os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
+// lockProbeTests serialises real probes across test binaries.
+func lockProbeTests(t *testing.T) { roottest.Lock(t) }
 
 // memplanBinary builds the command into the test's temporary directory
 // (the build cache makes the second build cheap).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"github.com/memplan/memplan/internal/roottest"
@@ -62,34 +61,7 @@ func startProbe(t *testing.T, state string) *probeProc {
 	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
 		"--device-profile=false", "--swap-dir", swap, "--out", filepath.Join(t.TempDir(), "out.json"))
 	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &probeProc{cmd: cmd, lines: make(chan string, 256), state: state}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(p.lines)
-		sc := bufio.NewScanner(errPipe)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stderr.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			select {
-			case p.lines <- sc.Text():
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return p
+	return startProc(t, cmd, state)
 }
 
 // waitFor reads progress lines until one contains s.

@@ -169,6 +169,18 @@ func (f *fakeHost) WriteSwapHeader(dev string, size units.Bytes) error {
 	return nil
 }
 
+func (f *fakeHost) LoopAttach(backing string) (string, io.Closer, error) {
+	f.call("loop attach %s", backing)
+	f.put("/sys/block/loop0/loop/backing_file", backing+"\n")
+	return "/dev/loop0", io.NopCloser(nil), nil
+}
+
+func (f *fakeHost) LoopDetach(dev string) error {
+	f.call("loop detach %s", dev)
+	f.put("/sys/block/loop0/loop/backing_file", "")
+	return nil
+}
+
 func (f *fakeHost) Swapon(name string, prio int) error {
 	f.call("swapon %s", name)
 	typ := "file"

@@ -37,6 +37,11 @@ type Host interface {
 	WriteSwapHeader(dev string, size units.Bytes) error
 	Swapon(name string, priority int) error
 	Swapoff(name string) error
+	// LoopAttach binds a free loop device to a block device (direct I/O,
+	// detaching itself when its last opener closes); the Closer is that
+	// opener. LoopDetach unbinds one.
+	LoopAttach(backing string) (dev string, hold io.Closer, err error)
+	LoopDetach(dev string) error
 	// Statfs reports the space available to root and the filesystem's magic.
 	Statfs(dir string) (free units.Bytes, fsType int64, err error)
 	// Kill sends SIGKILL to a process the probe started.

@@ -39,6 +39,7 @@ const (
 	opZramAdd     = "zram-add"   // hot-added a zram device
 	opZramReset   = "zram-reset" // configured an existing, unused zram device
 	opThrottle    = "throttle"   // I/O limit on a cgroup
+	opLoop        = "loop"       // bound a loop device to Path (a zram device)
 )
 
 // Entry is one change to the host.
@@ -74,6 +75,8 @@ func (e Entry) String() string {
 		return fmt.Sprintf("configured zram device /dev/zram%d", e.ID)
 	case opThrottle:
 		return fmt.Sprintf("I/O throttle on %s in %s", e.Dev, e.Path)
+	case opLoop:
+		return "loop device over " + e.Path
 	}
 	return e.Op + " " + e.Path
 }
@@ -342,6 +345,8 @@ func undo(h Host, e Entry) error {
 		return nil
 	case opZramReset:
 		return releaseZram(h, e.ID, false)
+	case opLoop:
+		return releaseLoops(h, e.Path)
 	}
 	return fmt.Errorf("unknown journal operation %q", e.Op)
 }

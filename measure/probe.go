@@ -514,7 +514,7 @@ func (s *session) setupZram(ctx context.Context) error {
 		s.rep.ZramLatency = z
 		return nil
 	}
-	z, err := setupZram(s.h, s.j, p.ZramAlg, size, s.rep.Footprint+64*units.MiB, measureLat)
+	z, err := setupZram(s.h, s.j, p.ZramAlg, size, s.rep.Footprint+64*units.MiB, false, measureLat)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,10 @@ type ProfileOptions struct {
 	ZramAlgorithm string
 	DeviceClass   string // factor class of the swap file's device; default from the device
 	DeviceProfile bool   // measure the swap directory's device (the file curve's reference)
+	// Readahead measures, after a zram phase, how the command's pages come
+	// back from a block device (one run per fit ratio on a loop device
+	// over zram).
+	Readahead bool
 	// DeviceDuration is the time budget of each device-profile test.
 	DeviceDuration time.Duration
 	MinRuntime     time.Duration // refuse commands that finish faster in RAM
@@ -64,7 +68,7 @@ type ProfileOptions struct {
 
 // DefaultProfileOptions are memplan profile's defaults.
 func DefaultProfileOptions() ProfileOptions {
-	return ProfileOptions{Backend: BackendZram, ZramAlgorithm: "lz4", DeviceProfile: true,
+	return ProfileOptions{Backend: BackendZram, ZramAlgorithm: "lz4", DeviceProfile: true, Readahead: true,
 		DeviceDuration: QuickDeviceDuration, MinRuntime: DefaultProfileMinRuntime, MaxSlowdown: DefaultProfileMaxSlowdown}
 }
 
@@ -189,12 +193,13 @@ type ProfileReport struct {
 	Dirty       float64     `json:"dirty_share"`
 	DirtyNote   string      `json:"dirty_share_note,omitempty"`
 
-	Phases      []ProfilePhase  `json:"phases"`
-	Validation  *Validation     `json:"validation,omitempty"`
-	Device      *DeviceProfile  `json:"device_profile,omitempty"`
-	ZramLatency *ZramLatency    `json:"zram_latency,omitempty"`
-	Transfer    TransferSummary `json:"transfer"`
-	Notes       []string        `json:"notes,omitempty"`
+	Phases      []ProfilePhase   `json:"phases"`
+	Validation  *Validation      `json:"validation,omitempty"`
+	Readahead   *ReadaheadReport `json:"readahead,omitempty"`
+	Device      *DeviceProfile   `json:"device_profile,omitempty"`
+	ZramLatency *ZramLatency     `json:"zram_latency,omitempty"`
+	Transfer    TransferSummary  `json:"transfer"`
+	Notes       []string         `json:"notes,omitempty"`
 }
 
 // ProfilePhase is the command measured against one backend: in-RAM runs
@@ -410,9 +415,14 @@ func Profile(ctx context.Context, h Host, o ProfileOptions, prog Progress) (rep 
 	if o.Validate != "" {
 		backends = append(backends, o.Validate)
 	}
-	for _, b := range backends {
+	for i, b := range backends {
 		if err := ps.phase(ctx, b); err != nil {
 			return nil, err
+		}
+		if i == 0 && b == BackendZram && o.Readahead {
+			if err := ps.readahead(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ps.finish()
@@ -548,7 +558,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		ph.Name, ph.Class = "zram-"+o.ZramAlgorithm, "zram-"+o.ZramAlgorithm
 		ph.Device = "zram " + o.ZramAlgorithm
 		size := (F + 64*units.MiB) / units.MiB * units.MiB
-		z, err := setupZram(ps.h, ps.j, o.ZramAlgorithm, size, size, func(dev string) error {
+		z, err := setupZram(ps.h, ps.j, o.ZramAlgorithm, size, size, false, func(dev string) error {
 			// The command's own pages cannot be sampled; time pages of the
 			// probe's compressible content (about 3:1 for lz4).
 			lat, err := measureZramLatency(dev, o.ZramAlgorithm, ContentCompressible)
@@ -893,9 +903,10 @@ func (ps *profileSession) finish() {
 		ph.Reference.Concurrency = 1
 		ph.Reference.DirtyShare = units.Ratio(rep.Dirty)
 	}
-	rep.Transfer = transferSummary(a, rep.Dirty)
+	rep.Transfer = transferSummary(a, rep.Dirty, rep.Readahead)
 	if len(rep.Phases) > 1 {
-		v := validate(a, &rep.Phases[1], rep.Dirty)
+		o := time.Duration(rep.Transfer.Calibrated * 1e3)
+		v := validate(a, &rep.Phases[1], rep.Dirty, o, rep.Transfer.Readahead, rep.Readahead)
 		rep.Validation = &v
 	}
 	rep.Transfer.choose(rep.Validation)

@@ -33,6 +33,9 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 			version, host, cmd, r.Footprint, r.Phases[0].Baseline()),
 		FaultOverhead: r.Transfer.FaultOverhead,
 	}
+	if ra := r.Transfer.Readahead; ra.Faults > 0 {
+		f.Readahead = &ra
+	}
 	hf := r.Host
 	f.Host = &hf
 	for i := range r.Phases {
@@ -93,15 +96,16 @@ func (r *ProfileReport) CompressionRatio() float64 {
 }
 
 type profileExtra struct {
-	Profile     any             `json:"profile"`
-	Sizing      ProfileRun      `json:"sizing_run"`
-	Phases      []ProfilePhase  `json:"phases"`
-	Transfer    TransferSummary `json:"transfer"`
-	Validation  *Validation     `json:"validation,omitempty"`
-	Predictions []Prediction    `json:"predictions,omitempty"`
-	Device      *DeviceProfile  `json:"device_profile,omitempty"`
-	Zram        *ZramLatency    `json:"zram_latency,omitempty"`
-	Notes       []string        `json:"notes,omitempty"`
+	Profile     any              `json:"profile"`
+	Sizing      ProfileRun       `json:"sizing_run"`
+	Phases      []ProfilePhase   `json:"phases"`
+	Transfer    TransferSummary  `json:"transfer"`
+	Validation  *Validation      `json:"validation,omitempty"`
+	Readahead   *ReadaheadReport `json:"readahead,omitempty"`
+	Predictions []Prediction     `json:"predictions,omitempty"`
+	Device      *DeviceProfile   `json:"device_profile,omitempty"`
+	Zram        *ZramLatency     `json:"zram_latency,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
 }
 
 func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
@@ -117,7 +121,7 @@ func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
 		"started": r.Started, "elapsed_s": r.Elapsed,
 	}
 	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation,
-		Predictions: r.Predictions(f), Device: r.Device, Zram: r.ZramLatency, Notes: r.Notes}
+		Readahead: r.Readahead, Predictions: r.Predictions(f), Device: r.Device, Zram: r.ZramLatency, Notes: r.Notes}
 }
 
 // Prediction is the slowdown the model predicts for this command on a
@@ -141,8 +145,8 @@ type PredictionPoint struct {
 // of every drive class in the embedded catalogs (an HDD as the Intel
 // study's two-drive RAID 0) and to zram with the other published
 // compressors with the model's transfer rule, using the profile's curves
-// alone: classes it has none for are derived from transfer_from. (In
-// recommend, classes with a published default curve keep that one.)
+// alone: classes it has none for are derived from transfer_from, as
+// recommend does for the job (model.MergeProfile).
 func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
 	if f == nil || len(f.Curves) == 0 {
 		return nil
@@ -185,7 +189,7 @@ func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
 		if own, ok := fs.Software[sw.Name]; ok {
 			sw = own
 		}
-		targets = append(targets, target{sw.Name, model.Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D()}})
+		targets = append(targets, target{sw.Name, model.Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D(), Memory: true}})
 	}
 	var out []Prediction
 	for _, t := range targets {

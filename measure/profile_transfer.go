@@ -11,16 +11,16 @@ import (
 
 // How a profile's curve is carried to another device (docs/profile.md).
 const (
-	// TransferRatio is the model's rule as it stands: the excess slowdown
-	// scales with the ratio of per-fault service times, each the model's
-	// fixed software overhead plus the device's read latency plus the dirty
-	// share of its write latency.
+	// TransferRatio is the model's rule with its defaults: the excess
+	// slowdown scales with the ratio of per-page service times, each the
+	// model's fixed software overhead plus the device's time, one fault per
+	// page.
 	TransferRatio = "ratio"
-	// TransferFaults counts the measured major faults and charges each the
-	// target's service time with the software overhead measured on the
-	// profiled backend: runtime(dev) = runtime in RAM + faults x service
-	// time(dev). Written as the profile's fault_overhead, the model's ratio
-	// rule computes the same thing.
+	// TransferFaults is the same rule with what the profile measured: the
+	// software cost of a page swapped in on this host (calibrated on the
+	// profiled backend) and the command's readahead on block devices.
+	// Written as the profile's fault_overhead and readahead, the model's
+	// rule computes it.
 	TransferFaults = "faults"
 )
 
@@ -28,25 +28,30 @@ const (
 // the one that predicted better on the machine docs/profile.md reports.
 const DefaultTransfer = TransferFaults
 
-// TransferSummary is what the profile measured about the cost of one major
-// fault on its backend, and which form carries the curve to other devices.
+// TransferSummary is what the profile measured about the cost of a page
+// swapped in on its backend, and which form carries the curve to other
+// devices.
 type TransferSummary struct {
 	// PerFault is the extra wall time per major fault over all fit ratios
 	// (excess runtime / major faults).
 	PerFault float64 `json:"measured_us_per_fault"`
-	// DeviceTime is the backend's own share of it by the model: read
-	// latency + dirty share x write latency (or its IOPS bound).
-	DeviceTime float64 `json:"device_us_per_fault"`
-	// Calibrated is the rest: the software cost of a fault on this host
-	// (trap, reclaim, swap cache, page tables), at least 0.
+	// PerPage is the extra wall time per page swapped in.
+	PerPage float64 `json:"measured_us_per_page"`
+	// DeviceTime is the backend's own share of PerPage by the model: read
+	// latency + dirty share x write latency on zram, faults per page x read
+	// latency on a block device (or its IOPS bound).
+	DeviceTime float64 `json:"device_us_per_page"`
+	// Calibrated is the rest: the software cost of a page swapped in on
+	// this host (trap, reclaim, swap cache, page tables), at least 0.
 	Calibrated float64 `json:"calibrated_fault_overhead_us"`
-	// PageOverhead is the software time per page swapped in (equal to
-	// Calibrated on zram, where each page is its own fault).
-	PageOverhead float64 `json:"page_overhead_us"`
 	// ModelOverhead is the model's default software cost per fault.
 	ModelOverhead float64 `json:"model_fault_overhead_us"`
-	Method        string  `json:"method"`
-	Why           string  `json:"why"`
+	// Readahead is the command's faults and pages read on a block device
+	// per page it needs back, and what it was measured on.
+	Readahead       model.Readahead `json:"readahead"`
+	ReadaheadSource string          `json:"readahead_source"`
+	Method          string          `json:"method"`
+	Why             string          `json:"why"`
 	// FaultOverhead is what the profile writes as fault_overhead.
 	FaultOverhead units.Duration `json:"fault_overhead"`
 }
@@ -60,29 +65,18 @@ func modelOverhead() time.Duration {
 	return 2 * time.Microsecond
 }
 
-// refDevice turns a curve's reference into the model's device.
-func refDevice(r model.Reference) model.Device {
-	return model.Device{Name: r.Device, ReadLatency: r.ReadLatency.D(), WriteLatency: r.WriteLatency.D(),
-		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, Drives: r.Drives}
+// phaseDevice is the model's device for a phase's reference.
+func phaseDevice(ph *ProfilePhase) model.Device {
+	c := model.Curve{Class: ph.Class, Reference: ph.Reference}
+	d := c.RefDevice()
+	d.Memory = ph.Backend == BackendZram
+	return d
 }
 
 // serviceTime is model.ServiceTime for one job (the profile runs one
 // command at a time).
-func serviceTime(r model.Reference, dirty float64, overhead time.Duration) float64 {
-	return model.ServiceTime(refDevice(r), 1, dirty, overhead)
-}
-
-// excessAndFaults sums the excess wall time over the in-RAM runtime and the
-// major faults of a phase's points that have both.
-func excessAndFaults(ph *ProfilePhase) (excess, faults float64) {
-	base := ph.Baseline()
-	for _, pt := range ph.Points {
-		if pt.MajFlt > 0 && pt.Wall > 0 {
-			excess += pt.Wall - base
-			faults += pt.MajFlt
-		}
-	}
-	return excess, faults
+func serviceTime(ph *ProfilePhase, dirty float64, overhead time.Duration, ra model.Readahead) float64 {
+	return model.ServiceTime(phaseDevice(ph), 1, dirty, overhead, ra)
 }
 
 // pagesIn is the pages a point's runs swapped in (major faults when the
@@ -94,35 +88,60 @@ func pagesIn(pt *ProfilePoint) float64 {
 	return pt.MajFlt
 }
 
-// pageOverhead is the software time per page swapped in: what the excess
-// runtime leaves after the device's time for each fault, over all fit
-// ratios.
-func pageOverhead(a *ProfilePhase, dev float64) float64 {
-	base := a.Baseline()
-	var excess, faults, pages float64
-	for i := range a.Points {
-		pt := &a.Points[i]
+// phaseTotals sums the excess wall time over the in-RAM runtime, the major
+// faults and the pages swapped in over a phase's points that have them.
+func phaseTotals(ph *ProfilePhase) (excess, faults, pages float64) {
+	base := ph.Baseline()
+	for i := range ph.Points {
+		pt := &ph.Points[i]
 		if pt.MajFlt > 0 && pt.Wall > 0 {
 			excess += pt.Wall - base
 			faults += pt.MajFlt
 			pages += pagesIn(pt)
 		}
 	}
+	return excess, faults, pages
+}
+
+// phaseReadahead is the readahead a block-device phase shows in its own
+// runs: its major faults per page swapped in.
+func phaseReadahead(ph *ProfilePhase) model.Readahead {
+	_, faults, pages := phaseTotals(ph)
+	if ph.Backend == BackendZram || pages <= 0 || faults <= 0 {
+		return model.Readahead{}
+	}
+	return model.Readahead{Faults: round4(math.Min(1, faults/pages)), Pages: 1}
+}
+
+// overheadPerPage is the software time per page swapped in: what the
+// excess runtime leaves after the device's time, over all fit ratios.
+func overheadPerPage(a *ProfilePhase, dirty float64, ra model.Readahead) float64 {
+	excess, _, pages := phaseTotals(a)
 	if pages <= 0 {
 		return 0
 	}
-	return math.Max(0, (excess-faults*dev)/pages)
+	return math.Max(0, excess/pages-serviceTime(a, dirty, 0, ra))
 }
 
-func transferSummary(a *ProfilePhase, dirty float64) TransferSummary {
+func transferSummary(a *ProfilePhase, dirty float64, rr *ReadaheadReport) TransferSummary {
 	t := TransferSummary{ModelOverhead: us(modelOverhead().Seconds())}
-	excess, faults := excessAndFaults(a)
+	switch {
+	case a.Backend == BackendFile:
+		t.Readahead = phaseReadahead(a)
+		t.ReadaheadSource = "the swap file's own runs (major faults per page swapped in)"
+	case rr != nil && rr.Faults > 0:
+		t.Readahead = model.Readahead{Faults: rr.Faults, Pages: rr.Pages}
+		t.ReadaheadSource = "measured on " + rr.Device
+	default:
+		t.ReadaheadSource = "not measured: one major fault per page on block devices"
+	}
+	excess, faults, pages := phaseTotals(a)
 	if faults > 0 && excess > 0 {
 		t.PerFault = us(excess / faults)
+		t.PerPage = us(excess / pages)
 	}
-	t.DeviceTime = us(serviceTime(a.Reference, dirty, 0))
-	t.Calibrated = math.Max(0, round4(t.PerFault-t.DeviceTime))
-	t.PageOverhead = us(pageOverhead(a, serviceTime(a.Reference, dirty, 0)))
+	t.DeviceTime = us(serviceTime(a, dirty, 0, t.Readahead))
+	t.Calibrated = us(overheadPerPage(a, dirty, t.Readahead))
 	return t
 }
 
@@ -135,7 +154,7 @@ func (t *TransferSummary) choose(v *Validation) {
 	t.Why = "not validated on this host; " + DefaultTransfer + " is the form that predicted better where memplan was validated (docs/profile.md)"
 	if v != nil && v.Better != "" {
 		t.Method = v.Better
-		t.Why = fmt.Sprintf("validated on %s: mean error %.0f%% (faults x service time) vs %.0f%% (service-time ratio with the model's %.3gus overhead)",
+		t.Why = fmt.Sprintf("validated on %s: mean error %.0f%% (measured overhead and readahead) vs %.0f%% (the model's %.3gus overhead, no readahead)",
 			v.To, 100*v.FaultsMAE, 100*v.RatioMAE, t.ModelOverhead)
 	}
 	if t.PerFault == 0 {
@@ -145,18 +164,22 @@ func (t *TransferSummary) choose(v *Validation) {
 	o := t.ModelOverhead
 	if t.Method == TransferFaults {
 		o = t.Calibrated
+	} else {
+		t.Readahead = model.Readahead{}
 	}
 	t.FaultOverhead = units.Duration(math.Round(o * 1e3))
 }
 
 // Validation compares the slowdown measured on a second backend with what
-// both transfer forms predict for it from the first.
+// the model predicts for it from the first, with its defaults and with what
+// the profile measured.
 type Validation struct {
 	From      string          `json:"from"`
 	To        string          `json:"to"`
 	ToClass   string          `json:"to_class"`
 	Reference model.Reference `json:"to_reference"`
 	Dirty     float64         `json:"dirty_share"`
+	Readahead model.Readahead `json:"readahead"`
 	Rows      []ValidationRow `json:"rows"`
 	// Mean and largest absolute relative error of the predicted slowdown,
 	// per form, over the rows whose runs all finished.
@@ -164,10 +187,11 @@ type Validation struct {
 	RatioMax  float64 `json:"ratio_max_abs_error"`
 	FaultsMAE float64 `json:"faults_mean_abs_error"`
 	FaultsMax float64 `json:"faults_max_abs_error"`
-	// ReadsOnlyMAE is the diagnostic's mean absolute error; it takes no
-	// part in the choice (the model always charges the write term).
-	ReadsOnlyMAE float64 `json:"reads_only_mean_abs_error"`
-	Better       string  `json:"better"`
+	// CountsMAE and OwnMAE are the diagnostics' mean absolute errors; they
+	// take no part in the choice.
+	CountsMAE float64 `json:"counts_mean_abs_error"`
+	OwnMAE    float64 `json:"own_counts_mean_abs_error"`
+	Better    string  `json:"better"`
 }
 
 // ValidationRow is one fit ratio: measured on both backends, predicted for
@@ -181,7 +205,12 @@ type ValidationRow struct {
 	Capped       bool    `json:"capped,omitempty"` // runs hit the time cap: measured is a lower bound
 	FaultsFrom   float64 `json:"major_faults_from"`
 	FaultsTo     float64 `json:"major_faults_to"`
+	PagesFrom    float64 `json:"pages_in_from"`
+	PagesTo      float64 `json:"pages_in_to"`
 
+	// Ratio is the model with its defaults (2us per fault, one fault per
+	// page); Faults the model with the profile's fault_overhead and
+	// readahead: what recommend computes from the profile.
 	Ratio     float64 `json:"ratio_predicted"`
 	RatioLo   float64 `json:"ratio_low"`
 	RatioHi   float64 `json:"ratio_high"`
@@ -190,23 +219,28 @@ type ValidationRow struct {
 	FaultsLo  float64 `json:"faults_low"`
 	FaultsHi  float64 `json:"faults_high"`
 	FaultsErr float64 `json:"faults_error"`
-	// ReadsOnly is the faults form without the write term (a dirty share
-	// of 0): a diagnostic of how much the synchronous write latency the
-	// model charges matters; swap-outs to a block device are asynchronous.
-	ReadsOnly    float64 `json:"reads_only_predicted"`
-	ReadsOnlyErr float64 `json:"reads_only_error"`
+	// Counts predicts from this fit ratio's own counts instead of the
+	// curve: pages the first backend swapped in x the calibrated overhead
+	// + the major faults expected on the second (the readahead runs' at
+	// this fit ratio for a block device) x its read latency. Own does the
+	// same with the second backend's own measured counts: the error left
+	// when the counts are right is the cost model's.
+	Counts    float64 `json:"counts_predicted"`
+	CountsErr float64 `json:"counts_error"`
+	Own       float64 `json:"own_counts_predicted"`
+	OwnErr    float64 `json:"own_counts_error"`
 }
 
 // validate predicts phase b's slowdowns from phase a's measurements and b's
-// device, both ways, and compares them with what b measured.
-func validate(a, b *ProfilePhase, dirty float64) Validation {
-	v := Validation{From: a.Name, To: b.Name, ToClass: b.Class, Reference: b.Reference, Dirty: dirty}
+// device, and compares them with what b measured. o is the calibrated
+// overhead per page, ra the readahead the profile carries, rr the
+// readahead runs (nil when not measured).
+func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Readahead, rr *ReadaheadReport) Validation {
+	v := Validation{From: a.Name, To: b.Name, ToClass: b.Class, Reference: b.Reference, Dirty: dirty, Readahead: ra}
 	o0 := modelOverhead()
-	stA0, stB0 := serviceTime(a.Reference, dirty, o0), serviceTime(b.Reference, dirty, o0)
-	devA, devB := serviceTime(a.Reference, dirty, 0), serviceTime(b.Reference, dirty, 0)
-	oPage := pageOverhead(a, devA)
-	devAr, devBr := serviceTime(a.Reference, 0, 0), serviceTime(b.Reference, 0, 0)
-	oPageR := pageOverhead(a, devAr)
+	stA0, stB0 := serviceTime(a, dirty, o0, model.Readahead{}), serviceTime(b, dirty, o0, model.Readahead{})
+	stA, stB := serviceTime(a, dirty, o, ra), serviceTime(b, dirty, o, ra)
+	readB := serviceTime(b, dirty, 0, model.Readahead{})
 	// Both forms predict the excess time; it is compared with what the
 	// second backend measured over the in-RAM runtime measured alongside
 	// it, so that the host getting busier or quieter between the two
@@ -226,7 +260,8 @@ func validate(a, b *ProfilePhase, dirty float64) Validation {
 		}
 		r := ValidationRow{Fit: pa.Fit, MeasuredFrom: round4(pa.Slowdown.Mean), Measured: round4(pb.Slowdown.Mean),
 			MeasuredLo: round4(pb.Slowdown.Lo), MeasuredHi: round4(pb.Slowdown.Hi), Capped: pb.Censored > 0,
-			FaultsFrom: math.Round(pa.MajFlt), FaultsTo: math.Round(pb.MajFlt)}
+			FaultsFrom: math.Round(pa.MajFlt), FaultsTo: math.Round(pb.MajFlt),
+			PagesFrom: math.Round(pagesIn(pa)), PagesTo: math.Round(pagesIn(pb))}
 		// The relative 95% half-width of the first backend's excess carries
 		// over to both predictions.
 		ex := pa.Slowdown.Mean - 1
@@ -238,24 +273,31 @@ func validate(a, b *ProfilePhase, dirty float64) Validation {
 			e := s - 1
 			return round4(1 + math.Max(0, e*(1-u))), round4(1 + e*(1+u))
 		}
-		r.Ratio = round4(1 + math.Max(ex, 0)*baseA*stB0/stA0/base)
+		excessA := math.Max(ex, 0) * baseA
+		r.Ratio = round4(1 + excessA*stB0/stA0/base)
 		r.RatioLo, r.RatioHi = band(r.Ratio)
-		// Every page swapped in costs the software overhead; every fault
-		// that waits for the device costs the device's time. On zram each
-		// page is its own fault; a block device reads ahead, and how many
-		// faults that saves depends on the command's locality, which zram
-		// cannot show: from zram, a block device gets one fault per page
-		// (an upper bound for commands that read memory in order).
-		pages, ios := pagesIn(pa), pa.MajFlt
-		if b.Backend == BackendZram {
-			ios = pages
-		}
-		r.Faults = round4(1 + (pages*oPage+ios*devB)/base)
-		r.ReadsOnly = round4(1 + (pages*oPageR+ios*devBr)/base)
-		r.ReadsOnlyErr = round4((r.ReadsOnly - r.Measured) / r.Measured)
+		r.Faults = round4(1 + excessA*stB/stA/base)
 		r.FaultsLo, r.FaultsHi = band(r.Faults)
+		// The counts forms: every page swapped in costs the overhead,
+		// every fault that waits for the device its read latency (the
+		// write latency too on zram, where the task compresses).
+		pages, faults := pagesIn(pa), pagesIn(pa)
+		if b.Backend != BackendZram {
+			pages, faults = pagesIn(pa)*ra.Pages, pagesIn(pa)*ra.Faults
+			if ra.Faults <= 0 {
+				pages, faults = pagesIn(pa), pagesIn(pa)
+			}
+			if rp := readaheadAt(rr, pa.Fit); rp != nil && a.Backend == BackendZram {
+				pages, faults = rp.SwapIns, rp.MajFlt
+			}
+		}
+		oSec := o.Seconds()
+		r.Counts = round4(1 + (pages*oSec+faults*readB)/base)
+		r.Own = round4(1 + (pagesIn(pb)*oSec+pb.MajFlt*readB)/base)
 		r.RatioErr = round4((r.Ratio - r.Measured) / r.Measured)
 		r.FaultsErr = round4((r.Faults - r.Measured) / r.Measured)
+		r.CountsErr = round4((r.Counts - r.Measured) / r.Measured)
+		r.OwnErr = round4((r.Own - r.Measured) / r.Measured)
 		v.Rows = append(v.Rows, r)
 		if r.Capped {
 			// A lower bound only: it says nothing about the error unless
@@ -265,17 +307,32 @@ func validate(a, b *ProfilePhase, dirty float64) Validation {
 		}
 		v.RatioMAE += math.Abs(r.RatioErr)
 		v.FaultsMAE += math.Abs(r.FaultsErr)
-		v.ReadsOnlyMAE += math.Abs(r.ReadsOnlyErr)
+		v.CountsMAE += math.Abs(r.CountsErr)
+		v.OwnMAE += math.Abs(r.OwnErr)
 		v.RatioMax = math.Max(v.RatioMax, math.Abs(r.RatioErr))
 		v.FaultsMax = math.Max(v.FaultsMax, math.Abs(r.FaultsErr))
 		n++
 	}
 	if n > 0 {
-		v.RatioMAE, v.FaultsMAE, v.ReadsOnlyMAE = round4(v.RatioMAE/n), round4(v.FaultsMAE/n), round4(v.ReadsOnlyMAE/n)
+		v.RatioMAE, v.FaultsMAE = round4(v.RatioMAE/n), round4(v.FaultsMAE/n)
+		v.CountsMAE, v.OwnMAE = round4(v.CountsMAE/n), round4(v.OwnMAE/n)
 		v.Better = TransferFaults
 		if v.RatioMAE < v.FaultsMAE {
 			v.Better = TransferRatio
 		}
 	}
 	return v
+}
+
+// readaheadAt is the readahead run at fit f, if it swapped.
+func readaheadAt(rr *ReadaheadReport, f float64) *ReadaheadPoint {
+	if rr == nil {
+		return nil
+	}
+	for i := range rr.Points {
+		if p := &rr.Points[i]; p.Fit == f && p.Failed == "" && p.SwapIns > 0 {
+			return p
+		}
+	}
+	return nil
 }

@@ -33,6 +33,14 @@ func HostState(h Host) string {
 			}
 		}
 	}
+	section("loop")
+	if ents, err := h.ReadDir("/sys/block"); err == nil {
+		for _, e := range ents {
+			if back, err := readString(h, "/sys/block/"+e.Name()+"/loop/backing_file"); err == nil && strings.HasPrefix(e.Name(), "loop") && back != "" {
+				fmt.Fprintf(&b, "%s: %s\n", e.Name(), back)
+			}
+		}
+	}
 	section("cgroups")
 	if l, err := DetectCgroups(h); err == nil {
 		dirs := map[string]bool{}

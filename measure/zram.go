@@ -128,6 +128,7 @@ func contains(list []string, s string) bool {
 type zramSwap struct {
 	ID        int
 	Dev       string
+	SwapDev   string // Dev, or the loop device over it
 	Algorithm string
 	Size      units.Bytes
 }
@@ -136,8 +137,9 @@ type zramSwap struct {
 // (so nothing that exists is touched), else an unused existing one whose
 // compressor is restored afterwards. Every change is journaled first.
 // before is called between configuring the device and enabling swap on
-// it (to measure its raw latency).
-func setupZram(h Host, j *Journal, alg string, size, memLimit units.Bytes, before func(dev string) error) (*zramSwap, error) {
+// it (to measure its raw latency). With overLoop, swap goes on a loop
+// device bound to it (see loop.go).
+func setupZram(h Host, j *Journal, alg string, size, memLimit units.Bytes, overLoop bool, before func(dev string) error) (*zramSwap, error) {
 	p, err := planZram(h, alg)
 	if err != nil {
 		return nil, err
@@ -197,13 +199,26 @@ func setupZram(h Host, j *Journal, alg string, size, memLimit units.Bytes, befor
 	if err := h.WriteSwapHeader(dev, size); err != nil {
 		return nil, err
 	}
-	if _, err := j.Record(Entry{Op: opSwapon, Path: dev}); err != nil {
+	swapDev := dev
+	if overLoop {
+		if _, err := j.Record(Entry{Op: opLoop, Path: dev}); err != nil {
+			return nil, err
+		}
+		ld, hold, err := h.LoopAttach(dev)
+		if err != nil {
+			return nil, fmt.Errorf("binding a loop device to %s: %w", dev, err)
+		}
+		// Once swap holds the loop device, it detaches itself at swapoff.
+		defer hold.Close()
+		swapDev = ld
+	}
+	if _, err := j.Record(Entry{Op: opSwapon, Path: swapDev}); err != nil {
 		return nil, err
 	}
-	if err := h.Swapon(dev, swapPriority); err != nil {
+	if err := h.Swapon(swapDev, swapPriority); err != nil {
 		return nil, err
 	}
-	return &zramSwap{ID: id, Dev: dev, Algorithm: alg, Size: size}, nil
+	return &zramSwap{ID: id, Dev: dev, SwapDev: swapDev, Algorithm: alg, Size: size}, nil
 }
 
 // swapPriority puts the probe's swap area ahead of any the host has.

@@ -15,7 +15,7 @@ func TestZramHotAddAndUndo(t *testing.T) {
 	}
 	defer j.Close()
 	measured := ""
-	z, err := setupZram(h, j, "lz4", 64<<20, 32<<20, func(dev string) error { measured = dev; return nil })
+	z, err := setupZram(h, j, "lz4", 64<<20, 32<<20, false, func(dev string) error { measured = dev; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +34,42 @@ func TestZramHotAddAndUndo(t *testing.T) {
 	}
 	if err := j.UndoAll(); err != nil {
 		t.Fatal(err)
+	}
+	if got := HostState(h); got != before {
+		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
+	}
+}
+
+// Over a loop device: the journal has the loop before the swap area, so
+// undo turns swap off, detaches the loop device, then removes the zram
+// device.
+func TestZramOverLoopAndUndo(t *testing.T) {
+	h := newFakeHost(t, v1Fixture())
+	before := HostState(h)
+	j, err := NewJournal(h, t.TempDir(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	z, err := setupZram(h, j, "lz4", 64<<20, 64<<20, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z.Dev != "/dev/zram1" || z.SwapDev != "/dev/loop0" || !strings.Contains(h.read("/proc/swaps"), "/dev/loop0") || strings.Contains(h.read("/proc/swaps"), "/dev/zram1") {
+		t.Fatalf("got %+v, swaps %q", z, h.read("/proc/swaps"))
+	}
+	if e := j.Entries(); len(e) != 3 || e[1].Op != opLoop || e[1].Path != "/dev/zram1" || e[2].Op != opSwapon || e[2].Path != "/dev/loop0" {
+		t.Errorf("journal %+v", e)
+	}
+	if !strings.Contains(HostState(h), "loop0: /dev/zram1") {
+		t.Errorf("host state does not show the loop device:\n%s", HostState(h))
+	}
+	h.calls = nil
+	if err := j.UndoAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.calls, "; "); !strings.Contains(got, "swapoff /dev/loop0; loop detach /dev/loop0") {
+		t.Errorf("undo calls: %s", got)
 	}
 	if got := HostState(h); got != before {
 		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
@@ -68,7 +104,7 @@ func TestZramFreeDeviceWithoutHotAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	z, err := setupZram(h, j, "lz4", 64<<20, 0, nil)
+	z, err := setupZram(h, j, "lz4", 64<<20, 0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +121,7 @@ func TestZramFreeDeviceWithoutHotAdd(t *testing.T) {
 
 	// A device in use is never taken.
 	h.put("/sys/block/zram0/disksize", "1073741824\n")
-	if _, err := setupZram(h, j, "lz4", 64<<20, 0, nil); err == nil || !strings.Contains(err.Error(), "in use") {
+	if _, err := setupZram(h, j, "lz4", 64<<20, 0, false, nil); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("busy device: got %v", err)
 	}
 }

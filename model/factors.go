@@ -32,6 +32,9 @@ type FactorFile struct {
 	Host          *HostFacts     `yaml:"host,omitempty" json:"host,omitempty"`
 	TransferFrom  string         `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
 	FaultOverhead units.Duration `yaml:"fault_overhead,omitempty" json:"fault_overhead,omitempty"`
+	// Readahead is a profiled job's faults and pages read on a block device
+	// per page it needs back (memplan profile measures it).
+	Readahead *Readahead `yaml:"readahead,omitempty" json:"readahead,omitempty"`
 	Curves        []Curve        `yaml:"curves" json:"curves"`
 	Software      []Software     `yaml:"software,omitempty" json:"software,omitempty"`
 	// Extra holds whatever else a probe records (parameters, raw runs); the
@@ -76,6 +79,14 @@ type Reference struct {
 	Drives       int            `yaml:"drives,omitempty" json:"drives,omitempty"`
 	Concurrency  int            `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	DirtyShare   units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share,omitempty"`
+}
+
+// RefDevice is the device the curve was obtained on, as the transfer model
+// sees it.
+func (c *Curve) RefDevice() Device {
+	r := c.Reference
+	return Device{Name: r.Device, ReadLatency: r.ReadLatency.D(), WriteLatency: r.WriteLatency.D(),
+		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
 // Point is one measured (or published) slowdown at a fit ratio.
@@ -147,6 +158,14 @@ func (f *FactorFile) validate() error {
 	}
 	if f.FaultOverhead < 0 {
 		return d.Errorf("fault_overhead", "", "cannot be negative")
+	}
+	if ra := f.Readahead; ra != nil {
+		if !(ra.Faults > 0 && ra.Faults <= 1) {
+			return d.Errorf("readahead.faults", "major faults per page needed back: above 0, at most 1", "got %g", ra.Faults)
+		}
+		if !(ra.Pages >= ra.Faults && ra.Pages <= 64) {
+			return d.Errorf("readahead.pages", "pages read per page needed back: at least readahead.faults, at most 64", "got %g", ra.Pages)
+		}
 	}
 	for i := range f.Curves {
 		c := &f.Curves[i]
@@ -254,6 +273,7 @@ type Factors struct {
 	Software      map[string]Software
 	TransferFrom  string
 	FaultOverhead units.Duration
+	Readahead     Readahead
 	Origin        map[string]string // class -> file it came from
 }
 
@@ -276,6 +296,9 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 		if f.FaultOverhead > 0 {
 			fs.FaultOverhead = f.FaultOverhead
 		}
+		if f.Readahead != nil {
+			fs.Readahead = *f.Readahead
+		}
 	}
 	if fs.TransferFrom != "" && fs.Curves[fs.TransferFrom] == nil {
 		var f *FactorFile
@@ -288,6 +311,31 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 			return nil, f.doc.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
 		}
 		return nil, fmt.Errorf("%w: transfer_from names class %q but no factor file has a curve for it", yamlx.ErrInput, fs.TransferFrom)
+	}
+	return fs, nil
+}
+
+// MergeProfile combines the factor files with a job's profile (written by
+// memplan profile, or by hand in the same format) for that job alone. When
+// the profile names a transfer_from curve, published curves of classes the
+// profile did not measure give way to it: they were measured on other
+// jobs, and this job's own curve, carried over by service time, says more
+// about it. Curves measured on real or emulated devices (memplan probe) are
+// kept.
+func MergeProfile(files []*FactorFile, profile *FactorFile) (*Factors, error) {
+	fs, err := MergeFactors(append(append([]*FactorFile{}, files...), profile)...)
+	if err != nil || profile.TransferFrom == "" {
+		return fs, err
+	}
+	own := map[string]bool{}
+	for _, c := range profile.Curves {
+		own[c.Class] = true
+	}
+	for class, c := range fs.Curves {
+		if !own[class] && c.Provenance == Published {
+			delete(fs.Curves, class)
+			delete(fs.Origin, class)
+		}
 	}
 	return fs, nil
 }

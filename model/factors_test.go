@@ -167,6 +167,41 @@ func TestMergeFactorsOverrides(t *testing.T) {
 	}
 }
 
+// A job's profile replaces the published curves it did not measure with its
+// own transfer_from curve, keeps measured ones, and brings its readahead.
+func TestMergeProfile(t *testing.T) {
+	probe, err := model.ParseFactors("probe.yaml", []byte(strings.Replace(qaFactorFile, "class: nvme-ssd-tlc", "class: sata-ssd-tlc", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(qaFactorFile, "class: nvme-ssd-tlc", "class: zram-lz4", 1)
+	src = strings.Replace(src, "fault_overhead: 2us", "fault_overhead: 40us\ntransfer_from: zram-lz4\nreadahead: {faults: 0.3, pages: 1.1}", 1)
+	prof, err := model.ParseFactors("job.profile.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []*model.FactorFile{model.DefaultFactors(), probe}
+	fs, err := model.MergeProfile(files, prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fs.Classes(), ","); got != "sata-ssd-tlc,zram-lz4" {
+		t.Errorf("classes %s, want the probe's measured curve and the profile's own", got)
+	}
+	if fs.TransferFrom != "zram-lz4" || fs.FaultOverhead.D() != 40*time.Microsecond || fs.Readahead != (model.Readahead{Faults: 0.3, Pages: 1.1}) {
+		t.Errorf("transfer %q overhead %s readahead %+v", fs.TransferFrom, fs.FaultOverhead, fs.Readahead)
+	}
+	est, err := fs.Predict("hdd", model.Device{ReadLatency: 8 * time.Millisecond, WriteLatency: 8 * time.Millisecond, ReadIOPS: 150, WriteIOPS: 150, Drives: 2}, 1, 0.5, 0.5)
+	if err != nil || est.Provenance != model.Derived || !strings.Contains(est.Basis, "zram-lz4") {
+		t.Errorf("hdd for the profiled job: %+v, %v; want derived from its zram curve", est, err)
+	}
+	// Without transfer_from the profile only adds its curves.
+	prof.TransferFrom = ""
+	if fs, err = model.MergeProfile(files, prof); err != nil || fs.Curves["hdd"] == nil {
+		t.Errorf("profile without transfer_from dropped the published hdd curve (%v)", err)
+	}
+}
+
 func TestMergeFactorsUnknownTransferClass(t *testing.T) {
 	src := qaApply(t, qaFactorFile, qaEdit{4, "fault_overhead", "fault_overhead: 2us\ntransfer_from: nvme-ssd-slc"})
 	f, err := model.ParseFactors("t.yaml", []byte(src))
@@ -206,6 +241,12 @@ func TestParseFactorsBadInput(t *testing.T) {
 			want: qaWant{13, "curves[0].reference.read_latency", []string{`got "85 micros"`, "expected a duration"}}},
 		{name: "negative fault overhead", edits: []qaEdit{{4, "fault_overhead", "fault_overhead: -2us"}},
 			want: qaWant{4, "fault_overhead", []string{`got "-2us"`, "expected a duration"}}},
+		{name: "readahead faults above one", edits: []qaEdit{{4, "fault_overhead", "fault_overhead: 2us\nreadahead: {faults: 1.5, pages: 2}"}},
+			want: qaWant{5, "readahead.faults", []string{"got 1.5", "at most 1"}}},
+		{name: "readahead pages below faults", edits: []qaEdit{{4, "fault_overhead", "fault_overhead: 2us\nreadahead:\n  faults: 0.5\n  pages: 0.25"}},
+			want: qaWant{7, "readahead.pages", []string{"got 0.25", "at least readahead.faults"}}},
+		{name: "readahead unknown field", edits: []qaEdit{{4, "fault_overhead", "fault_overhead: 2us\nreadahead: {faults: 0.5, page: 2}"}},
+			want: qaWant{5, "readahead.page", []string{"unknown field"}}},
 		{name: "text for a number", edits: []qaEdit{{19, "fit", "      - fit: most"}},
 			want: qaWant{19, "curves[0].points[0].fit", []string{`got text "most"`, "expected a number"}}},
 		{name: "text for a slowdown", edits: []qaEdit{{20, "slowdown", "        slowdown: slow"}},

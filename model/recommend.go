@@ -784,7 +784,7 @@ func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (Software, float64
 }
 
 func zramDevice(sw Software) Device {
-	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D()}
+	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D(), Memory: true}
 }
 
 var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}

@@ -3,12 +3,13 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
 // Device is what the transfer model needs to know about a swap backend: its
-// 4 KiB latencies, its IOPS ceilings (zero: not the bottleneck) and how many
-// identical devices are striped (RAID 0).
+// 4 KiB latencies, its IOPS ceilings (zero: not the bottleneck), how many
+// identical devices are striped (RAID 0) and whether it is compressed RAM.
 type Device struct {
 	Name         string
 	ReadLatency  time.Duration
@@ -16,15 +17,55 @@ type Device struct {
 	ReadIOPS     float64
 	WriteIOPS    float64
 	Drives       int
+	// Memory marks compressed RAM (zram): the faulting task decompresses
+	// and reclaim compresses in the task's own time, and the kernel reads
+	// no pages ahead. Otherwise it is a block device: writes are queued
+	// while the task goes on, and a fault may read neighbouring pages.
+	Memory bool
 }
 
-// ServiceTime is the effective time one job waits per major fault on dev
-// when `concurrency` jobs fault at once and a `dirty` share of evictions must
-// be written back. It is the larger of the latency bound (software overhead +
-// read + dirty x write) and the throughput bound (the array's IOPS shared by
-// the concurrent jobs).
-func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Duration) float64 {
-	lat := overhead.Seconds() + dev.ReadLatency.Seconds() + dirty*dev.WriteLatency.Seconds()
+// MemoryClass reports whether a curve class is compressed RAM rather than
+// a block device.
+func MemoryClass(class string) bool {
+	return strings.HasPrefix(class, "zram") || strings.HasPrefix(class, "zswap")
+}
+
+// Readahead is how a job's pages come back from a block device, per page
+// it needs back (a page the synchronous zram device would fault on): the
+// major faults it takes there (fewer when the kernel's swap readahead
+// fetches neighbouring pages the job then uses) and the pages read
+// (more than needed when readahead fetches pages the job does not use,
+// each costing reclaim). Measured by memplan profile; the zero value means
+// not measured: one fault and one page per page needed.
+type Readahead struct {
+	Faults float64 `yaml:"faults" json:"faults"`
+	Pages  float64 `yaml:"pages" json:"pages"`
+}
+
+func (r Readahead) orOne() (faults, pages float64) {
+	if r.Faults <= 0 || r.Pages <= 0 {
+		return 1, 1
+	}
+	return r.Faults, r.Pages
+}
+
+// ServiceTime is the effective time one job loses per page it needs back
+// from dev when `concurrency` jobs fault at once and a `dirty` share of
+// evictions must be written back. It is the larger of the latency bound
+// and the throughput bound (the array's IOPS shared by the concurrent
+// jobs).
+//
+// On compressed RAM the latency bound is the software overhead + read +
+// dirty x write: the task itself compresses what reclaim evicts. On a block
+// device it is overhead x pages read + faults x read latency (ra): the
+// swap-outs are written asynchronously, so their latency is not waited
+// for, but their IOPS count in the throughput bound.
+func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) float64 {
+	if dev.Memory {
+		return overhead.Seconds() + dev.ReadLatency.Seconds() + dirty*dev.WriteLatency.Seconds()
+	}
+	faults, pages := ra.orOne()
+	lat := overhead.Seconds()*pages + faults*dev.ReadLatency.Seconds()
 	if dev.ReadIOPS <= 0 || dev.WriteIOPS <= 0 {
 		return lat
 	}
@@ -36,7 +77,7 @@ func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Durat
 	if c < 1 {
 		c = 1
 	}
-	thr := float64(c) * (1/dev.ReadIOPS + dirty/dev.WriteIOPS) / float64(n)
+	thr := float64(c) * (faults/dev.ReadIOPS + dirty/dev.WriteIOPS) / float64(n)
 	return math.Max(lat, thr)
 }
 
@@ -125,7 +166,7 @@ type prepared struct {
 
 func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty float64) (prepared, error) {
 	overhead := fs.FaultOverhead.D()
-	target := ServiceTime(dev, concurrency, dirty, overhead)
+	target := ServiceTime(dev, concurrency, dirty, overhead, fs.Readahead)
 	c, ok := fs.Curves[class]
 	derived := false
 	if !ok {
@@ -136,9 +177,7 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 		derived = true
 	}
 	ref := c.Reference
-	refDev := Device{Name: ref.Device, ReadLatency: ref.ReadLatency.D(), WriteLatency: ref.WriteLatency.D(),
-		ReadIOPS: ref.ReadIOPS, WriteIOPS: ref.WriteIOPS, Drives: ref.Drives}
-	refTime := ServiceTime(refDev, ref.Concurrency, float64(ref.DirtyShare), overhead)
+	refTime := ServiceTime(c.RefDevice(), ref.Concurrency, float64(ref.DirtyShare), overhead, fs.Readahead)
 	p := prepared{curve: c, ratio: target / refTime, target: target, provenance: c.Provenance}
 	switch c.Provenance {
 	case Measured, Emulated:

@@ -10,30 +10,39 @@ import (
 
 func TestServiceTimeBounds(t *testing.T) {
 	x25e := Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300, Drives: 1}
-	// One job on a fast-writing device: latency-bound, 2 + 75 + 0.5*85 us.
+	// One job on a fast-writing device: latency-bound, 2 + 75 us; the
+	// swap-outs are written while the job goes on.
 	fast := x25e
 	fast.WriteIOPS = 100000
-	if got := ServiceTime(fast, 1, 0.5, 2*time.Microsecond); !near(got, 119.5e-6, 1e-9) {
-		t.Errorf("QD1 service time %.1fus, want 119.5us", got*1e6)
+	if got := ServiceTime(fast, 1, 0.5, 2*time.Microsecond, Readahead{}); !near(got, 77e-6, 1e-9) {
+		t.Errorf("QD1 service time %.1fus, want 77us", got*1e6)
+	}
+	// Readahead: 0.25 faults and 1.5 pages read per page needed back:
+	// 2 x 1.5 + 0.25 x 75 us.
+	if got := ServiceTime(fast, 1, 0.5, 2*time.Microsecond, Readahead{Faults: 0.25, Pages: 1.5}); !near(got, 21.75e-6, 1e-9) {
+		t.Errorf("QD1 service time with readahead %.2fus, want 21.75us", got*1e6)
 	}
 	// The X25-E's sustained 3,300 random-write IOPS bind even for one job.
-	if got := ServiceTime(x25e, 1, 0.5, 2*time.Microsecond); !near(got, 1/35000.0+0.5/3300.0, 1e-9) {
+	if got := ServiceTime(x25e, 1, 0.5, 2*time.Microsecond, Readahead{}); !near(got, 1/35000.0+0.5/3300.0, 1e-9) {
 		t.Errorf("QD1 X25-E service time %.1fus, want the write-bound 180.1us", got*1e6)
 	}
 	// Four jobs share 35k read / 3.3k write IOPS: throughput-bound.
 	want := 4 * (1/35000.0 + 0.5/3300.0)
-	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond); !near(got, want, 1e-9) {
+	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond, Readahead{}); !near(got, want, 1e-9) {
 		t.Errorf("QD4 service time %.1fus, want %.1fus", got*1e6, want*1e6)
 	}
 	// Striping two drives halves the throughput bound.
 	x25e.Drives = 2
-	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond); !near(got, want/2, 1e-9) {
+	if got := ServiceTime(x25e, 4, 0.5, 2*time.Microsecond, Readahead{}); !near(got, want/2, 1e-9) {
 		t.Errorf("RAID 0 x2 service time %.1fus, want %.1fus", got*1e6, want/2*1e6)
 	}
-	// No IOPS ceiling (zram): latency only.
-	z := Device{ReadLatency: 1700 * time.Nanosecond, WriteLatency: 1700 * time.Nanosecond}
-	if got := ServiceTime(z, 64, 0.5, 2*time.Microsecond); !near(got, 4.55e-6, 1e-10) {
-		t.Errorf("zram service time %.2fus, want 4.55us", got*1e6)
+	// Compressed RAM: no IOPS ceiling and no readahead; the task waits for
+	// the compression of what reclaim evicts.
+	z := Device{ReadLatency: 1700 * time.Nanosecond, WriteLatency: 1700 * time.Nanosecond, Memory: true}
+	for _, ra := range []Readahead{{}, {Faults: 0.25, Pages: 1.5}} {
+		if got := ServiceTime(z, 64, 0.5, 2*time.Microsecond, ra); !near(got, 4.55e-6, 1e-10) {
+			t.Errorf("zram service time with %+v %.2fus, want 4.55us", ra, got*1e6)
+		}
 	}
 }
 
@@ -104,8 +113,8 @@ func TestPredictDerivesMissingClassesByServiceTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := ServiceTime(Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300}, 4, 0.5, 2*time.Microsecond)
-	tgt := ServiceTime(nvme, 4, 0.5, 2*time.Microsecond)
+	ref := ServiceTime(Device{ReadLatency: 75 * time.Microsecond, WriteLatency: 85 * time.Microsecond, ReadIOPS: 35000, WriteIOPS: 3300}, 4, 0.5, 2*time.Microsecond, Readahead{})
+	tgt := ServiceTime(nvme, 4, 0.5, 2*time.Microsecond, Readahead{})
 	if want := 1 + 0.12*tgt/ref; !near(est.Slowdown, want, 1e-9) {
 		t.Errorf("derived slowdown %.4f, want %.4f", est.Slowdown, want)
 	}

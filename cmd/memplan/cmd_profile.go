@@ -44,6 +44,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.ZramAlgorithm, "zram-algorithm", d.ZramAlgorithm, "zram compressor: lz4, zstd, lzo-rle, ... (what the kernel offers)")
 	f.StringVar(&o.DeviceClass, "device-class", "", "factor class of the swap file's device (default: from the device: hdd, nvme-ssd-tlc or sata-ssd-tlc)")
 	f.BoolVar(&o.DeviceProfile, "device-profile", d.DeviceProfile, "measure the swap directory's 4 KiB latency and IOPS (the file curve's reference)")
+	f.BoolVar(&o.Readahead, "readahead", d.Readahead, "after zram, run each fit ratio once on a loop device over zram to count the command's major faults with the kernel's swap readahead (block devices)")
 	f.DurationVar(&o.DeviceDuration, "device-duration", d.DeviceDuration, "time budget of each device-profile test")
 	f.StringVar(&o.StdoutFile, "stdout", "", "write the command's standard output to FILE (each run overwrites it) instead of passing it through")
 	f.StringVar(&o.StderrFile, "stderr", "", "write the command's standard error to FILE (each run overwrites it) instead of passing it through")
@@ -253,8 +254,24 @@ func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.Factor
 	t := r.Transfer
 	fmt.Fprintf(w, "\ndirty share %.2f (%s)\n", r.Dirty, r.DirtyNote)
 	if t.PerFault > 0 {
-		fmt.Fprintf(w, "one major fault on %s cost %.1fus, of which %.1fus is the device (read + dirty share x write): %.1fus of software overhead (the model assumes %.3gus)\n",
-			a.Name, t.PerFault, t.DeviceTime, t.Calibrated, t.ModelOverhead)
+		fmt.Fprintf(w, "one page swapped in on %s cost %.1fus, of which %.1fus is the device: %.1fus of software overhead (the model assumes %.3gus)\n",
+			a.Name, t.PerPage, t.DeviceTime, t.Calibrated, t.ModelOverhead)
+	}
+	if rr := r.Readahead; rr != nil {
+		fmt.Fprintf(w, "readahead on %s:", rr.Device)
+		for _, p := range rr.Points {
+			if p.Failed != "" {
+				fmt.Fprintf(w, " fit %.2f failed (%s);", p.Fit, p.Failed)
+				continue
+			}
+			fmt.Fprintf(w, " fit %.2f %.0f major faults / %.0f pages in;", p.Fit, p.MajFlt, p.SwapIns)
+		}
+		fmt.Fprintln(w)
+	}
+	if ra := t.Readahead; ra.Faults > 0 {
+		fmt.Fprintf(w, "on a block device this command takes %.2f major faults and reads %.2f pages per page it needs back (%s)\n", ra.Faults, ra.Pages, t.ReadaheadSource)
+	} else {
+		fmt.Fprintf(w, "readahead: %s\n", t.ReadaheadSource)
 	}
 	fmt.Fprintf(w, "transfer to other devices: %s (%s); fault_overhead %s\n", transferName(t.Method), t.Why, t.FaultOverhead)
 
@@ -262,23 +279,25 @@ func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.Factor
 		ref := v.Reference
 		fmt.Fprintf(w, "\nvalidation: %s (%s, %s: read %s, write %s) predicted from %s\n", v.To, v.ToClass, ref.Device, ref.ReadLatency, ref.WriteLatency, v.From)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "fit\t%s\t%s measured (95%% CI)\tfaults x service time\terror\tservice-time ratio\terror\treads only\terror\tmajor faults %s / %s\t\n", v.From, v.To, v.From, v.To)
+		fmt.Fprintf(tw, "fit\t%s\t%s measured (95%% CI)\tprofile's model\terror\tdefault model\terror\tcounts\terror\t%s's counts\terror\tfaults %s / %s\tpages in %s / %s\t\n",
+			v.From, v.To, v.To, v.From, v.To, v.From, v.To)
 		for _, row := range v.Rows {
 			meas := fmt.Sprintf("%.2f (%.2f-%.2f)", row.Measured, row.MeasuredLo, row.MeasuredHi)
 			pct := func(e float64) string { return fmt.Sprintf("%+.0f%%", 100*e) }
-			fe, re, oe, to := pct(row.FaultsErr), pct(row.RatioErr), pct(row.ReadsOnlyErr), fmt.Sprintf("%.0f", row.FaultsTo)
+			fe, re, ce, oe := pct(row.FaultsErr), pct(row.RatioErr), pct(row.CountsErr), pct(row.OwnErr)
+			to, pto := fmt.Sprintf("%.0f", row.FaultsTo), fmt.Sprintf("%.0f", row.PagesTo)
 			if row.Capped {
 				// The measurement is a lower bound: so is each error.
 				meas = fmt.Sprintf(">= %.2f (capped)", row.Measured)
-				fe, re, oe, to = "("+fe+")", "("+re+")", "("+oe+")", "-"
+				fe, re, ce, oe, to, pto = "("+fe+")", "("+re+")", "("+ce+")", "("+oe+")", "-", "-"
 			}
-			fmt.Fprintf(tw, "%.2f\t%.2f\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f\t%s\t%.0f / %s\t\n",
+			fmt.Fprintf(tw, "%.2f\t%.2f\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f\t%s\t%.2f\t%s\t%.0f / %s\t%.0f / %s\t\n",
 				row.Fit, row.MeasuredFrom, meas, row.Faults, row.FaultsLo, row.FaultsHi, fe,
-				row.Ratio, row.RatioLo, row.RatioHi, re, row.ReadsOnly, oe, row.FaultsFrom, to)
+				row.Ratio, row.RatioLo, row.RatioHi, re, row.Counts, ce, row.Own, oe, row.FaultsFrom, to, row.PagesFrom, pto)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "mean |error|: faults x service time %.0f%% (largest %.0f%%), service-time ratio %.0f%% (largest %.0f%%); reads only (diagnostic: without the write term) %.0f%%\n",
-			100*v.FaultsMAE, 100*v.FaultsMax, 100*v.RatioMAE, 100*v.RatioMax, 100*v.ReadsOnlyMAE)
+		fmt.Fprintf(w, "mean |error|: profile's model %.0f%% (largest %.0f%%), default model %.0f%% (largest %.0f%%); diagnostics: counts %.0f%%, %s's own counts %.0f%%\n",
+			100*v.FaultsMAE, 100*v.FaultsMax, 100*v.RatioMAE, 100*v.RatioMax, 100*v.CountsMAE, v.To, 100*v.OwnMAE)
 	}
 
 	if preds := r.Predictions(ff); len(preds) > 0 {

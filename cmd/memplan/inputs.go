@@ -94,7 +94,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 			}
 			return in, err
 		}
-		jf, err := model.MergeFactors(append(append([]*model.FactorFile{}, files...), f)...)
+		jf, err := model.MergeProfile(files, f)
 		if err != nil {
 			return in, err
 		}

@@ -43,21 +43,14 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 		c := model.Curve{Class: ph.Class, Provenance: model.Measured, Host: host, MeasuredAt: today,
 			Source:    fmt.Sprintf("memplan profile of %s: %s swap, cgroup memory limit = fit x resident peak; reference: %s", cmd, ph.Name, ph.RefSource),
 			Reference: ph.Reference}
-		for _, pt := range ph.Points {
-			if pt.Slowdown.N == 0 {
-				continue
-			}
-			slow := clampSlowdown(pt.Slowdown.Mean)
-			p := model.Point{Fit: pt.Fit, Slowdown: round4(slow), Samples: roundAll(pt.Samples)}
-			if pt.Slowdown.N >= 2 {
-				p.CI = []float64{round4(math.Min(pt.Slowdown.Lo, slow)), round4(math.Max(pt.Slowdown.Hi, slow))}
-			}
-			c.Points = append(c.Points, p)
+		var rr *ReadaheadReport
+		if i == 0 {
+			rr = r.Readahead
 		}
+		c.Points = curvePoints(ph, rr)
 		if len(c.Points) == 0 || c.Reference.ReadLatency <= 0 || (len(c.Points) == 1 && c.Points[0].Fit == 1) {
 			continue
 		}
-		sort.Slice(c.Points, func(a, b int) bool { return c.Points[a].Fit > c.Points[b].Fit })
 		f.Curves = append(f.Curves, c)
 		if i == 0 {
 			f.TransferFrom = c.Class
@@ -80,6 +73,40 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 	}
 	f.Extra = toMap(r.extra(f))
 	return f
+}
+
+// curvePoints are a phase's measured points, highest fit first, with the
+// pages the command needed back per second of in-RAM runtime and the major
+// faults and pages a block device took (the phase's own on a swap file;
+// on zram the readahead runs', when given).
+func curvePoints(ph *ProfilePhase, rr *ReadaheadReport) []model.Point {
+	var out []model.Point
+	base := ph.Baseline()
+	for i := range ph.Points {
+		pt := &ph.Points[i]
+		if pt.Slowdown.N == 0 {
+			continue
+		}
+		slow := clampSlowdown(pt.Slowdown.Mean)
+		p := model.Point{Fit: pt.Fit, Slowdown: round4(slow), Samples: roundAll(pt.Samples)}
+		if pt.Slowdown.N >= 2 {
+			p.CI = []float64{round4(math.Min(pt.Slowdown.Lo, slow)), round4(math.Max(pt.Slowdown.Hi, slow))}
+		}
+		// Only when no run was capped or failed do the means count pages.
+		if base > 0 && pagesIn(pt) > 0 && pt.Censored == 0 && pt.Failed == 0 {
+			p.PageRate = round4(pagesIn(pt) / base)
+			switch {
+			case ph.Backend == BackendFile:
+				p.BlockFaultRate, p.BlockPageRate = round4(pt.MajFlt/base), p.PageRate
+			case readaheadAt(rr, pt.Fit) != nil:
+				rp := readaheadAt(rr, pt.Fit)
+				p.BlockFaultRate, p.BlockPageRate = round4(rp.MajFlt/base), round4(rp.SwapIns/base)
+			}
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Fit > out[b].Fit })
+	return out
 }
 
 // CompressionRatio is the highest zram compression ratio the command's

@@ -239,8 +239,11 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 	v := Validation{From: a.Name, To: b.Name, ToClass: b.Class, Reference: b.Reference, Dirty: dirty, Readahead: ra}
 	o0 := modelOverhead()
 	stA0, stB0 := serviceTime(a, dirty, o0, model.Readahead{}), serviceTime(b, dirty, o0, model.Readahead{})
-	stA, stB := serviceTime(a, dirty, o, ra), serviceTime(b, dirty, o, ra)
 	readB := serviceTime(b, dirty, 0, model.Readahead{})
+	devB := phaseDevice(b)
+	curveA := model.Curve{Class: a.Class, Provenance: model.Measured, Host: "this host", Reference: a.Reference, Points: curvePoints(a, rr)}
+	fs := &model.Factors{Curves: map[string]*model.Curve{a.Class: &curveA}, TransferFrom: a.Class,
+		FaultOverhead: units.Duration(o), Readahead: ra}
 	// Both forms predict the excess time; it is compared with what the
 	// second backend measured over the in-RAM runtime measured alongside
 	// it, so that the host getting busier or quieter between the two
@@ -276,8 +279,12 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 		excessA := math.Max(ex, 0) * baseA
 		r.Ratio = round4(1 + excessA*stB0/stA0/base)
 		r.RatioLo, r.RatioHi = band(r.Ratio)
-		r.Faults = round4(1 + excessA*stB/stA/base)
-		r.FaultsLo, r.FaultsHi = band(r.Faults)
+		// The profile's model: what recommend computes from the curve the
+		// profile writes (pages counted per fit ratio, the calibrated
+		// overhead, the readahead).
+		if est, err := fs.Predict("validation:"+b.Class, devB, 1, dirty, pa.Fit); err == nil {
+			r.Faults, r.FaultsLo, r.FaultsHi = round4(est.Slowdown), round4(est.Low), round4(est.High)
+		}
 		// The counts forms: every page swapped in costs the overhead,
 		// every fault that waits for the device its read latency (the
 		// write latency too on zram, where the task compresses).

@@ -35,8 +35,8 @@ type FactorFile struct {
 	// Readahead is a profiled job's faults and pages read on a block device
 	// per page it needs back (memplan profile measures it).
 	Readahead *Readahead `yaml:"readahead,omitempty" json:"readahead,omitempty"`
-	Curves        []Curve        `yaml:"curves" json:"curves"`
-	Software      []Software     `yaml:"software,omitempty" json:"software,omitempty"`
+	Curves    []Curve    `yaml:"curves" json:"curves"`
+	Software  []Software `yaml:"software,omitempty" json:"software,omitempty"`
 	// Extra holds whatever else a probe records (parameters, raw runs); the
 	// model ignores it but keeps files round-trippable.
 	Extra map[string]any `yaml:"extra,omitempty" json:"extra,omitempty"`
@@ -95,6 +95,16 @@ type Point struct {
 	Slowdown float64   `yaml:"slowdown" json:"slowdown"`
 	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"`           // 95% interval [low, high]
 	Samples  []float64 `yaml:"samples,omitempty" json:"samples,omitempty"` // per-run slowdowns
+	// PageRate is the pages the job needed back per second of its in-RAM
+	// runtime on the reference device; BlockFaultRate and BlockPageRate
+	// the major faults it took and the pages the kernel read per second on
+	// a block device (swap readahead). memplan profile writes them; with
+	// them the model carries the point to another device by counting:
+	// excess = rate x service time per page, instead of scaling the
+	// measured excess (fault counts are steadier than wall times).
+	PageRate       float64 `yaml:"page_rate,omitempty" json:"page_rate,omitempty"`
+	BlockFaultRate float64 `yaml:"block_fault_rate,omitempty" json:"block_fault_rate,omitempty"`
+	BlockPageRate  float64 `yaml:"block_page_rate,omitempty" json:"block_page_rate,omitempty"`
 }
 
 // Software is a compressed in-RAM swap backend (zram with a compressor).
@@ -222,6 +232,14 @@ func (f *FactorFile) validate() error {
 			}
 			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
 				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
+			}
+			for _, r := range []struct {
+				name string
+				v    float64
+			}{{"page_rate", pt.PageRate}, {"block_fault_rate", pt.BlockFaultRate}, {"block_page_rate", pt.BlockPageRate}} {
+				if r.v < 0 {
+					return d.Errorf(pp+"."+r.name, "pages or faults per second of in-RAM runtime", "got %g, expected 0 or more", r.v)
+				}
 			}
 			if len(pt.CI) == 0 && len(pt.Samples) >= 2 {
 				lo, hi := TInterval(pt.Samples, 0.95)

@@ -247,6 +247,8 @@ func TestParseFactorsBadInput(t *testing.T) {
 			want: qaWant{7, "readahead.pages", []string{"got 0.25", "at least readahead.faults"}}},
 		{name: "readahead unknown field", edits: []qaEdit{{4, "fault_overhead", "fault_overhead: 2us\nreadahead: {faults: 0.5, page: 2}"}},
 			want: qaWant{5, "readahead.page", []string{"unknown field"}}},
+		{name: "negative page rate", edits: []qaEdit{{20, "slowdown", "        slowdown: 1.05\n        page_rate: -3"}},
+			want: qaWant{21, "curves[0].points[0].page_rate", []string{"got -3", "expected 0 or more"}}},
 		{name: "text for a number", edits: []qaEdit{{19, "fit", "      - fit: most"}},
 			want: qaWant{19, "curves[0].points[0].fit", []string{`got text "most"`, "expected a number"}}},
 		{name: "text for a slowdown", edits: []qaEdit{{20, "slowdown", "        slowdown: slow"}},

@@ -179,6 +179,10 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 	ref := c.Reference
 	refTime := ServiceTime(c.RefDevice(), ref.Concurrency, float64(ref.DirtyShare), overhead, fs.Readahead)
 	p := prepared{curve: c, ratio: target / refTime, target: target, provenance: c.Provenance}
+	counted := math.Abs(p.ratio-1) > 0.005 && hasRates(c)
+	if counted {
+		p.curve, p.ratio = countedCurve(c, dev, concurrency, dirty, overhead, fs.Readahead), 1
+	}
 	switch c.Provenance {
 	case Measured, Emulated:
 		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
@@ -190,11 +194,46 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 		p.provenance = Derived
 		p.basis = fmt.Sprintf("derived from the %s curve (%s) by service time %.3gus vs %.3gus", c.Class, c.Provenance, target*1e6, refTime*1e6)
 		p.extraUnc = transferUncertainty
-	case math.Abs(p.ratio-1) > 0.005:
+	case counted || math.Abs(p.ratio-1) > 0.005:
 		p.basis += fmt.Sprintf("; scaled by service time %.3gus vs %.3gus", target*1e6, refTime*1e6)
 		p.extraUnc = transferUncertainty / 2
 	}
+	if counted {
+		p.basis += " (pages counted per fit ratio)"
+	}
 	return p, nil
+}
+
+// hasRates reports whether every point of c carries its page rate.
+func hasRates(c *Curve) bool {
+	for _, p := range c.Points {
+		if p.PageRate <= 0 {
+			return false
+		}
+	}
+	return len(c.Points) > 0
+}
+
+// countedCurve carries a curve whose points count the pages the job
+// needed back to dev: each point's excess is its page rate x the service
+// time per page on dev, with the point's own readahead on a block device
+// (else ra). The relative width of each point's interval is kept.
+func countedCurve(c *Curve, dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) *Curve {
+	out := *c
+	out.Points = make([]Point, len(c.Points))
+	for i, p := range c.Points {
+		pra := ra
+		if p.BlockFaultRate > 0 && p.BlockPageRate > 0 {
+			pra = Readahead{Faults: math.Min(1, p.BlockFaultRate/p.PageRate), Pages: p.BlockPageRate / p.PageRate}
+		}
+		ex := p.PageRate * ServiceTime(dev, concurrency, dirty, overhead, pra)
+		q := Point{Fit: p.Fit, Slowdown: 1 + ex}
+		if old := p.Slowdown - 1; len(p.CI) == 2 && old > 0 {
+			q.CI = []float64{1 + (p.CI[0]-1)*ex/old, 1 + (p.CI[1]-1)*ex/old}
+		}
+		out.Points[i] = q
+	}
+	return &out
 }
 
 func (p prepared) at(f float64) Estimate {

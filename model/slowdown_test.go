@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,3 +156,29 @@ curves:
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// A curve whose points count pages is carried to another device point by
+// point: rate x service time per page, with the point's own readahead.
+func TestPredictCountsPages(t *testing.T) {
+	c := &Curve{Class: "zram-lz4", Provenance: Measured, Host: "lab",
+		Reference: Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
+		Points:    []Point{{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000}}}
+	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(15 * time.Microsecond)}
+	disk := Device{ReadLatency: 50 * time.Microsecond, WriteLatency: 50 * time.Microsecond}
+	est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.5)
+	// 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9
+	if err != nil || !near(est.Slowdown, 3.9, 1e-9) || est.Provenance != Derived || !strings.Contains(est.Basis, "counted") {
+		t.Errorf("derived by counts: %+v, %v", est, err)
+	}
+	// The same device as the reference: the measured point itself.
+	z := Device{ReadLatency: 2 * time.Microsecond, WriteLatency: 3 * time.Microsecond, Memory: true}
+	if est, err := fs.Predict("zram-lz4", z, 1, 1, 0.5); err != nil || est.Slowdown != 3 {
+		t.Errorf("on its own device: %+v, %v", est, err)
+	}
+	// zram with another latency: 100k x (15 + 4 + 6)us = 2.5, interval
+	// scaled with it (0.1/2 of the excess each side).
+	z.ReadLatency, z.WriteLatency = 4*time.Microsecond, 6*time.Microsecond
+	if est, err := fs.Predict("zram-lz4", z, 1, 1, 0.5); err != nil || !near(est.Slowdown, 3.5, 1e-9) || !(est.Low < 3.5 && est.High > 3.5) {
+		t.Errorf("zram scaled by counts: %+v, %v", est, err)
+	}
+}

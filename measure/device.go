@@ -64,6 +64,10 @@ type DeviceOptions struct {
 	Tests []string
 	// Progress, when set, is called before each step.
 	Progress func(DeviceStep)
+	// Record, when set, is told the test file's path before the file is
+	// created (the probe journals it, so that cleanup after a kill -9
+	// removes it); an error stops the profile before anything is created.
+	Record func(path string) error
 
 	// sysRoot and procRoot let tests point the block-device lookup at a
 	// fixture tree; empty means the host's /sys and /proc.

@@ -57,13 +57,11 @@ func devProfileLinux(ctx context.Context, dir string, opts DeviceOptions) (*Devi
 	}
 	devDescribeFilesystem(p, opts, &sfs)
 
-	f, err := os.CreateTemp(abs, DeviceTempPattern)
+	name, err := devCreateTemp(abs, opts.Record)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot create the test file in %s: %v", ErrDevicePath, dir, errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: cannot create the test file in %s: %v", ErrDevicePath, dir, err)
 	}
-	name := f.Name()
 	defer os.Remove(name)
-	f.Close()
 
 	direct := true
 	fd, err := unix.Open(name, unix.O_RDWR|unix.O_CLOEXEC|unix.O_DIRECT, 0)
@@ -626,5 +624,29 @@ func devIOSubmit(actx uintptr, cbs []*devIocb) error {
 			return e
 		}
 		return nil
+	}
+}
+
+// devCreateTemp creates the test file under a name (matching
+// DeviceTempPattern) that record learns before the file exists.
+func devCreateTemp(dir string, record func(string) error) (string, error) {
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf(".memplan-device-%d.tmp", os.Getpid()))
+		if i > 0 {
+			name = filepath.Join(dir, fmt.Sprintf(".memplan-device-%d-%d.tmp", os.Getpid(), i))
+		}
+		if record != nil {
+			if err := record(name); err != nil {
+				return "", err
+			}
+		}
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) && i < 100 {
+			continue
+		}
+		if err != nil {
+			return "", errors.Unwrap(err)
+		}
+		return name, f.Close()
 	}
 }

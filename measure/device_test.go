@@ -463,3 +463,41 @@ func TestProfileDeviceMemoryFS(t *testing.T) {
 		t.Errorf("tmpfs has no block device, got %+v", p.Device)
 	}
 }
+
+// The probe journals the test file before it exists: Record learns a path
+// that matches DeviceTempPattern while nothing is there yet; a Record
+// error stops the profile with nothing created.
+func TestProfileDeviceRecordsTheTestFileFirst(t *testing.T) {
+	devSkipUnlessLinux(t)
+	dir := t.TempDir()
+	opts := devTestOptions()
+	opts.Tests = []string{"rand-read-4k-qd1"}
+	var recorded []string
+	opts.Record = func(p string) error {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists when it is recorded (%v)", p, err)
+		}
+		recorded = append(recorded, p)
+		return nil
+	}
+	if _, err := ProfileDevice(context.Background(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(recorded) != 1 || filepath.Dir(recorded[0]) != dir {
+		t.Fatalf("recorded %v", recorded)
+	}
+	if ok, _ := filepath.Match(DeviceTempPattern, filepath.Base(recorded[0])); !ok {
+		t.Errorf("%s does not match %s, which cleanup looks for", recorded[0], DeviceTempPattern)
+	}
+	if left := devLeftovers(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+
+	opts.Record = func(string) error { return errors.New("journal is read-only") }
+	if _, err := ProfileDevice(context.Background(), dir, opts); err == nil || !strings.Contains(err.Error(), "journal is read-only") {
+		t.Errorf("a failing record: %v", err)
+	}
+	if left := devLeftovers(t, dir); len(left) != 0 {
+		t.Errorf("created despite the failing record: %v", left)
+	}
+}

@@ -323,7 +323,7 @@ func (s *session) deviceProfile(ctx context.Context) error {
 	s.prog.Stage("device profile", 7)
 	opts := DeviceOptions{Quick: o.Quick, Progress: func(st DeviceStep) {
 		s.prog.Note(fmt.Sprintf("device profile: [%d/%d] %s", st.Index, st.Total, st.Name))
-	}}
+	}, Record: s.recordFile}
 	if o.Quick {
 		opts.Duration = time.Second
 	}

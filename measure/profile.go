@@ -518,7 +518,7 @@ func (ps *profileSession) deviceProfile(ctx context.Context) error {
 		Tests: []string{"rand-read-4k-qd1", "rand-write-4k-qd1", "rand-read-4k-qd32", "rand-write-4k-qd32"},
 		Progress: func(st DeviceStep) {
 			ps.prog.Note(fmt.Sprintf("device profile: [%d/%d] %s", st.Index, st.Total, st.Name))
-		}}
+		}, Record: ps.recordFile}
 	dp, err := ProfileDevice(ctx, ps.target.Dir, opts)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -28,3 +28,10 @@ func (s *session) note(format string, args ...any) {
 		s.prog.Note(msg)
 	}
 }
+
+// recordFile journals a file about to be created (the device profile's
+// test file), so that cleanup removes it after a kill -9.
+func (s *session) recordFile(path string) error {
+	_, err := s.j.Record(Entry{Op: opFile, Path: path})
+	return err
+}

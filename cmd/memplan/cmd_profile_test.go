@@ -86,8 +86,10 @@ type validationRow struct {
 	FaultsErr    float64 `json:"faults_error"`
 	Ratio        float64 `json:"ratio_predicted"`
 	RatioErr     float64 `json:"ratio_error"`
-	ReadsOnly    float64 `json:"reads_only_predicted"`
-	ReadsOnlyErr float64 `json:"reads_only_error"`
+	Counts       float64 `json:"counts_predicted"`
+	CountsErr    float64 `json:"counts_error"`
+	Own          float64 `json:"own_counts_predicted"`
+	OwnErr       float64 `json:"own_counts_error"`
 }
 
 func TestProfileRealPrograms(t *testing.T) {
@@ -202,30 +204,41 @@ func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: predicted slowdown on %s from %s (error = predicted/measured - 1)\n", name, v.To, v.From)
-	fmt.Fprintf(&b, "  fit   %-8s  %-8s  faults x svc  error   ratio    error   reads only  error\n", v.From, v.To)
+	fmt.Fprintf(&b, "  fit   %-8s  %-8s  profile's model  error   default  error   counts  error   own counts  error\n", v.From, v.To)
 	for _, r := range v.Rows {
 		capped := ""
 		if r.Capped {
 			capped = " (capped: measured is a lower bound)"
 		}
-		fmt.Fprintf(&b, "  %.2f  %-8.2f  %-8.2f  %-12.2f  %+5.0f%%  %-7.2f  %+5.0f%%  %-10.2f  %+5.0f%%%s\n",
-			r.Fit, r.MeasuredFrom, r.Measured, r.Faults, 100*r.FaultsErr, r.Ratio, 100*r.RatioErr, r.ReadsOnly, 100*r.ReadsOnlyErr, capped)
+		fmt.Fprintf(&b, "  %.2f  %-8.2f  %-8.2f  %-15.2f  %+5.0f%%  %-7.2f  %+5.0f%%  %-6.2f  %+5.0f%%  %-10.2f  %+5.0f%%%s\n",
+			r.Fit, r.MeasuredFrom, r.Measured, r.Faults, 100*r.FaultsErr, r.Ratio, 100*r.RatioErr, r.Counts, 100*r.CountsErr, r.Own, 100*r.OwnErr, capped)
 	}
-	fmt.Fprintf(&b, "  mean |error|: faults x service time %.0f%%, service-time ratio %.0f%%; better: %s", 100*v.FaultsMAE, 100*v.RatioMAE, v.Better)
+	fmt.Fprintf(&b, "  mean |error|: profile's model %.0f%%, default model %.0f%%; better: %s", 100*v.FaultsMAE, 100*v.RatioMAE, v.Better)
 	t.Log(b.String())
-	// The chosen form (faults x service time) within a factor of four at
-	// every fit down to 0.5, and better on average than the ratio with the
-	// model's fixed overhead, which misses by a factor of 2-10 here.
+	// The profile's model (measured overhead, readahead, pages counted per
+	// fit ratio) within a factor of two at every fit down to 0.5 (the
+	// issue's target is 25%, which a busy two-core CI host cannot promise
+	// for every run: docs/profile.md has the measured errors), and better
+	// on average than the default model, which misses by a factor of 2-10.
 	for _, r := range v.Rows {
 		if r.Capped || r.Fit < 0.5 {
 			continue
 		}
-		if math.Abs(r.FaultsErr) > 3 {
-			t.Errorf("fit %g: faults x service time predicts %.2f on %s, measured %.2f (error %+.0f%%)", r.Fit, r.Faults, v.To, r.Measured, 100*r.FaultsErr)
+		if math.Abs(r.FaultsErr) > 1 {
+			t.Errorf("fit %g: the profile's model predicts %.2f on %s, measured %.2f (error %+.0f%%)", r.Fit, r.Faults, v.To, r.Measured, 100*r.FaultsErr)
 		}
 	}
 	if !(v.FaultsMAE < v.RatioMAE) || v.Better != "faults" {
-		t.Errorf("faults x service time (mean error %.0f%%) does not beat the service-time ratio (%.0f%%)", 100*v.FaultsMAE, 100*v.RatioMAE)
+		t.Errorf("the profile's model (mean error %.0f%%) does not beat the default model (%.0f%%)", 100*v.FaultsMAE, 100*v.RatioMAE)
+	}
+	// The readahead runs gave the profile its block-device counts.
+	if ff.Readahead == nil || ff.Readahead.Faults <= 0 || ff.Readahead.Faults > 1 {
+		t.Errorf("readahead %+v", ff.Readahead)
+	}
+	for _, p := range ff.Curves[0].Points {
+		if p.PageRate <= 0 || p.BlockFaultRate <= 0 || p.BlockPageRate < p.BlockFaultRate {
+			t.Errorf("%s point at fit %g carries no counts: %+v", ff.Curves[0].Class, p.Fit, p)
+		}
 	}
 }
 

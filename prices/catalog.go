@@ -241,19 +241,13 @@ func (c *Catalog) validate() error {
 		return d.Errorf("", "add at least one of dimms:, drives:, platforms:", "catalog is empty")
 	}
 	for cur, r := range c.Rates {
-		p := "rates." + cur
-		if !units.IsCurrencyCode(cur) {
-			return d.Errorf(p, "", "%q is not a three-letter currency code", cur)
-		}
-		if r.Amount <= 0 || (r.Currency != "" && !units.IsCurrencyCode(r.Currency)) {
-			return d.Errorf(p, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "expected a positive amount of another currency")
-		}
-		if r.Currency == "" {
+		if r.Currency == "" && r.Amount > 0 {
+			// A bare number is in the catalog's own currency.
 			r.Currency = c.Currency
 			c.Rates[cur] = r
 		}
-		if r.Currency == cur {
-			return d.Errorf(p, "a rate converts one currency into another, e.g. `EUR: 1.08 USD`", "rate of %s into %s itself", cur, cur)
+		if msg := checkRate(cur, r); msg != "" {
+			return d.Errorf("rates."+cur, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "%s", msg)
 		}
 	}
 	seen := map[string]string{}

@@ -296,7 +296,7 @@ func reportCurrency(w *Workload, s *prices.Set) (string, error) {
 			continue
 		}
 		msg := fmt.Sprintf("prices in %s cannot be compared with prices in %s: no exchange rate", c, target)
-		hint := fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
+		hint := fmt.Sprintf("pass --rate %s=<amount>%s or --rates FILE, add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, c, target, w.File)
 		for _, cat := range s.Catalogs {
 			if cat.Currency == c {
 				return "", cat.ErrorAt("currency", hint, "%s", msg)

@@ -459,7 +459,7 @@ func TestRecommendCurrencyMixWithoutRate(t *testing.T) {
 	if !errors.Is(err, yamlx.ErrInput) {
 		t.Errorf("not an input error: %v", err)
 	}
-	for _, want := range []string{"prices in EUR cannot be compared with prices in USD", "rates: {EUR: <amount> USD}", "currency:"} {
+	for _, want := range []string{"prices in EUR cannot be compared with prices in USD", "--rate EUR=<amount>USD", "rates: {EUR: <amount> USD}", "currency:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}

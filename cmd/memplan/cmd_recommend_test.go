@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -221,7 +222,11 @@ func TestAnalysesCancelled(t *testing.T) {
 	if err := runRecommend(ctx, o, &bytes.Buffer{}); err != context.Canceled {
 		t.Fatalf("recommend with a cancelled context: %v", err)
 	}
-	if code := exitCode(ctx, &bytes.Buffer{}, context.Canceled); code != exitInterrupted {
+	var stderr bytes.Buffer
+	if code := exitCode(ctx, &stderr, fmt.Errorf("ranking configurations: %w", context.Canceled)); code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	if got := stderr.String(); got != "memplan: ranking configurations: interrupted\n" {
+		t.Errorf("stderr %q, want the interruption in words", got)
 	}
 }

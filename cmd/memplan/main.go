@@ -46,11 +46,14 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "memplan:", err)
 	var ue *usageError
-	switch {
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		// The user pressed Ctrl-C (or sent SIGTERM): say so in words.
+		fmt.Fprintln(stderr, "memplan:", strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 		return exitInterrupted
+	}
+	fmt.Fprintln(stderr, "memplan:", err)
+	switch {
 	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err), errors.Is(err, fs.ErrNotExist):
 		return exitUsage
 	}

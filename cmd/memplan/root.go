@@ -2,8 +2,10 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -31,5 +33,37 @@ are either published defaults or measured on your hardware with memplan probe.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err.Error() + " (see '" + c.CommandPath() + " --help')"}
 	})
+	quietDefaults(root)
 	return root
+}
+
+// quietDefaults keeps help from showing a default twice: a flag whose
+// usage already says what its default is (often one that depends on other
+// flags, like "default: RAM/16") must not also get pflag's "(default 0B)".
+func quietDefaults(c *cobra.Command) {
+	for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "(default") {
+				f.DefValue = zeroDefault(f.Value.Type())
+			}
+		})
+	}
+	for _, sub := range c.Commands() {
+		quietDefaults(sub)
+	}
+}
+
+// zeroDefault is the default text pflag treats as "no default" for a type.
+func zeroDefault(typ string) string {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "count":
+		return "0"
+	case "bool":
+		return "false"
+	case "duration":
+		return "0s"
+	case "stringSlice", "stringArray", "ipSlice":
+		return "[]"
+	}
+	return ""
 }

@@ -166,14 +166,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 			return err
 		}
 	}
-	top := o.Top
-	if top < 0 {
-		top = 0
-		if o.Format == "table" || o.Format == "markdown" {
-			top = 10
-		}
-	}
-	ropts.Top = top
+	ropts.Top = defaultTop(o.Top, o.Format)
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err
@@ -342,4 +335,16 @@ func validFormat(f string) bool {
 		}
 	}
 	return false
+}
+
+// defaultTop resolves --top: unset (negative) is 10 rows for the formats
+// people read and every row for the ones programs read; 0 is every row.
+func defaultTop(top int, format string) int {
+	if top >= 0 {
+		return top
+	}
+	if format == "table" || format == "markdown" {
+		return 10
+	}
+	return 0
 }

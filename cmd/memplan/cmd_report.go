@@ -22,6 +22,7 @@ type reportOptions struct {
 	XLSX   string
 	Format string
 	Force  bool
+	Top    int
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 }
@@ -32,6 +33,8 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.XLSX, "xlsx", "", "write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically)")
 	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --xlsx FILE if it exists")
+	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
+	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	_ = c.MarkFlagFilename("from", "json")
 	_ = c.MarkFlagFilename("xlsx", "xlsx")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -56,6 +59,9 @@ report does not compute them (recommend --uncertainty does).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.formatSet = cmd.Flags().Changed("format")
+			if cmd.Flags().Changed("top") && o.Top < 0 {
+				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
+			}
 			return runReport(cmd.Context(), o, stdout)
 		},
 	}
@@ -86,6 +92,9 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		if !o.formatSet {
 			return nil
 		}
+	}
+	if top := defaultTop(o.Top, o.Format); top > 0 && len(out.Configurations) > top {
+		out.Configurations = out.Configurations[:top]
 	}
 	var buf bytes.Buffer
 	if err := reports.RenderOutput(&buf, o.Format, out); err != nil {

@@ -170,13 +170,17 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 	// The cost column shows what the ranking compares, so that the rows
 	// read in order: purchase, or total cost of ownership.
 	tco := out.RankBy == model.RankTCO
-	prefix := ""
+	// With TCO the header leaves the currency to the note under the table
+	// ("in USD"), so that the swap column keeps its room.
+	cost := &column{head: cur + "/server", right: true, gap: 2}
 	if tco {
-		prefix = "TCO "
+		cost.head = "TCO/server"
 	}
-	cost := &column{head: prefix + cur + "/server", right: true, gap: 2}
 	if vary {
-		cost.head = prefix + cur + " fleet"
+		cost.head = cur + " fleet"
+		if tco {
+			cost.head = "TCO fleet"
+		}
 		cols = append(cols, servers)
 	}
 	cols = append(cols, cost)

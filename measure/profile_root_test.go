@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memplan/memplan/model"
 )
 
 // These tests change the real host (swap, zram, cgroups) and put it back;
@@ -172,5 +174,18 @@ func TestRootProfileSmall(t *testing.T) {
 	ff := rep.Factors("test")
 	if len(ff.Curves) != 1 || ff.Curves[0].Class != "zram-lz4" || ff.TransferFrom != "zram-lz4" || ff.FaultOverhead <= 0 {
 		t.Errorf("factor file curves %+v, transfer_from %q, fault_overhead %s", ff.Curves, ff.TransferFrom, ff.FaultOverhead)
+	}
+	// The readahead runs swapped through a loop device over zram (gone
+	// again: hostUnchanged above) and counted faults and pages at both
+	// fit ratios.
+	ra := rep.Readahead
+	if ra == nil || len(ra.Points) != 2 || !strings.Contains(ra.Device, "/dev/loop") || ra.Points[1].SwapIns == 0 || ra.Points[1].MajFlt == 0 {
+		t.Fatalf("readahead %+v", ra)
+	}
+	if ra.Faults <= 0 || ra.Faults > 1 || ra.Pages < ra.Faults || ff.Readahead == nil || *ff.Readahead != (model.Readahead{Faults: ra.Faults, Pages: ra.Pages}) {
+		t.Errorf("readahead %g faults, %g pages per page; profile %+v", ra.Faults, ra.Pages, ff.Readahead)
+	}
+	if p := ff.Curves[0].Points[1]; p.PageRate <= 0 || p.BlockFaultRate <= 0 {
+		t.Errorf("fit 0.5 point without counts: %+v", p)
 	}
 }

@@ -187,11 +187,10 @@ type Validation struct {
 	RatioMax  float64 `json:"ratio_max_abs_error"`
 	FaultsMAE float64 `json:"faults_mean_abs_error"`
 	FaultsMax float64 `json:"faults_max_abs_error"`
-	// CountsMAE and OwnMAE are the diagnostics' mean absolute errors; they
-	// take no part in the choice.
-	CountsMAE float64 `json:"counts_mean_abs_error"`
-	OwnMAE    float64 `json:"own_counts_mean_abs_error"`
-	Better    string  `json:"better"`
+	// OwnMAE is the diagnostic's mean absolute error; it takes no part in
+	// the choice.
+	OwnMAE float64 `json:"own_counts_mean_abs_error"`
+	Better string  `json:"better"`
 }
 
 // ValidationRow is one fit ratio: measured on both backends, predicted for
@@ -219,16 +218,11 @@ type ValidationRow struct {
 	FaultsLo  float64 `json:"faults_low"`
 	FaultsHi  float64 `json:"faults_high"`
 	FaultsErr float64 `json:"faults_error"`
-	// Counts predicts from this fit ratio's own counts instead of the
-	// curve: pages the first backend swapped in x the calibrated overhead
-	// + the major faults expected on the second (the readahead runs' at
-	// this fit ratio for a block device) x its read latency. Own does the
-	// same with the second backend's own measured counts: the error left
-	// when the counts are right is the cost model's.
-	Counts    float64 `json:"counts_predicted"`
-	CountsErr float64 `json:"counts_error"`
-	Own       float64 `json:"own_counts_predicted"`
-	OwnErr    float64 `json:"own_counts_error"`
+	// Own predicts from the second backend's own measured counts: pages
+	// swapped in x the calibrated overhead + major faults x its read
+	// latency. Its error is the cost model's alone, with the counts right.
+	Own    float64 `json:"own_counts_predicted"`
+	OwnErr float64 `json:"own_counts_error"`
 }
 
 // validate predicts phase b's slowdowns from phase a's measurements and b's
@@ -281,29 +275,18 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 		r.RatioLo, r.RatioHi = band(r.Ratio)
 		// The profile's model: what recommend computes from the curve the
 		// profile writes (pages counted per fit ratio, the calibrated
-		// overhead, the readahead).
+		// overhead, the readahead), as excess seconds over this phase's
+		// in-RAM runtime like the default model's.
+		toB := func(s float64) float64 { return round4(1 + (s-1)*baseA/base) }
 		if est, err := fs.Predict("validation:"+b.Class, devB, 1, dirty, pa.Fit); err == nil {
-			r.Faults, r.FaultsLo, r.FaultsHi = round4(est.Slowdown), round4(est.Low), round4(est.High)
+			r.Faults, r.FaultsLo, r.FaultsHi = toB(est.Slowdown), toB(est.Low), toB(est.High)
 		}
-		// The counts forms: every page swapped in costs the overhead,
-		// every fault that waits for the device its read latency (the
-		// write latency too on zram, where the task compresses).
-		pages, faults := pagesIn(pa), pagesIn(pa)
-		if b.Backend != BackendZram {
-			pages, faults = pagesIn(pa)*ra.Pages, pagesIn(pa)*ra.Faults
-			if ra.Faults <= 0 {
-				pages, faults = pagesIn(pa), pagesIn(pa)
-			}
-			if rp := readaheadAt(rr, pa.Fit); rp != nil && a.Backend == BackendZram {
-				pages, faults = rp.SwapIns, rp.MajFlt
-			}
-		}
-		oSec := o.Seconds()
-		r.Counts = round4(1 + (pages*oSec+faults*readB)/base)
-		r.Own = round4(1 + (pagesIn(pb)*oSec+pb.MajFlt*readB)/base)
+		// The diagnostic: the same sum with the second backend's own
+		// counts (every page swapped in costs the overhead, every fault the
+		// device's read latency).
+		r.Own = round4(1 + (pagesIn(pb)*o.Seconds()+pb.MajFlt*readB)/base)
 		r.RatioErr = round4((r.Ratio - r.Measured) / r.Measured)
 		r.FaultsErr = round4((r.Faults - r.Measured) / r.Measured)
-		r.CountsErr = round4((r.Counts - r.Measured) / r.Measured)
 		r.OwnErr = round4((r.Own - r.Measured) / r.Measured)
 		v.Rows = append(v.Rows, r)
 		if r.Capped {
@@ -314,7 +297,6 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 		}
 		v.RatioMAE += math.Abs(r.RatioErr)
 		v.FaultsMAE += math.Abs(r.FaultsErr)
-		v.CountsMAE += math.Abs(r.CountsErr)
 		v.OwnMAE += math.Abs(r.OwnErr)
 		v.RatioMax = math.Max(v.RatioMax, math.Abs(r.RatioErr))
 		v.FaultsMax = math.Max(v.FaultsMax, math.Abs(r.FaultsErr))
@@ -322,7 +304,7 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 	}
 	if n > 0 {
 		v.RatioMAE, v.FaultsMAE = round4(v.RatioMAE/n), round4(v.FaultsMAE/n)
-		v.CountsMAE, v.OwnMAE = round4(v.CountsMAE/n), round4(v.OwnMAE/n)
+		v.OwnMAE = round4(v.OwnMAE / n)
 		v.Better = TransferFaults
 		if v.RatioMAE < v.FaultsMAE {
 			v.Better = TransferRatio

@@ -279,25 +279,25 @@ func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.Factor
 		ref := v.Reference
 		fmt.Fprintf(w, "\nvalidation: %s (%s, %s: read %s, write %s) predicted from %s\n", v.To, v.ToClass, ref.Device, ref.ReadLatency, ref.WriteLatency, v.From)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "fit\t%s\t%s measured (95%% CI)\tprofile's model\terror\tdefault model\terror\tcounts\terror\t%s's counts\terror\tfaults %s / %s\tpages in %s / %s\t\n",
+		fmt.Fprintf(tw, "fit\t%s\t%s measured (95%% CI)\tprofile's model\terror\tdefault model\terror\t%s's counts\terror\tfaults %s / %s\tpages in %s / %s\t\n",
 			v.From, v.To, v.To, v.From, v.To, v.From, v.To)
 		for _, row := range v.Rows {
 			meas := fmt.Sprintf("%.2f (%.2f-%.2f)", row.Measured, row.MeasuredLo, row.MeasuredHi)
 			pct := func(e float64) string { return fmt.Sprintf("%+.0f%%", 100*e) }
-			fe, re, ce, oe := pct(row.FaultsErr), pct(row.RatioErr), pct(row.CountsErr), pct(row.OwnErr)
+			fe, re, oe := pct(row.FaultsErr), pct(row.RatioErr), pct(row.OwnErr)
 			to, pto := fmt.Sprintf("%.0f", row.FaultsTo), fmt.Sprintf("%.0f", row.PagesTo)
 			if row.Capped {
 				// The measurement is a lower bound: so is each error.
 				meas = fmt.Sprintf(">= %.2f (capped)", row.Measured)
-				fe, re, ce, oe, to, pto = "("+fe+")", "("+re+")", "("+ce+")", "("+oe+")", "-", "-"
+				fe, re, oe, to, pto = "("+fe+")", "("+re+")", "("+oe+")", "-", "-"
 			}
-			fmt.Fprintf(tw, "%.2f\t%.2f\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f\t%s\t%.2f\t%s\t%.0f / %s\t%.0f / %s\t\n",
+			fmt.Fprintf(tw, "%.2f\t%.2f\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f (%.2f-%.2f)\t%s\t%.2f\t%s\t%.0f / %s\t%.0f / %s\t\n",
 				row.Fit, row.MeasuredFrom, meas, row.Faults, row.FaultsLo, row.FaultsHi, fe,
-				row.Ratio, row.RatioLo, row.RatioHi, re, row.Counts, ce, row.Own, oe, row.FaultsFrom, to, row.PagesFrom, pto)
+				row.Ratio, row.RatioLo, row.RatioHi, re, row.Own, oe, row.FaultsFrom, to, row.PagesFrom, pto)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "mean |error|: profile's model %.0f%% (largest %.0f%%), default model %.0f%% (largest %.0f%%); diagnostics: counts %.0f%%, %s's own counts %.0f%%\n",
-			100*v.FaultsMAE, 100*v.FaultsMax, 100*v.RatioMAE, 100*v.RatioMax, 100*v.CountsMAE, v.To, 100*v.OwnMAE)
+		fmt.Fprintf(w, "mean |error|: profile's model %.0f%% (largest %.0f%%), default model %.0f%% (largest %.0f%%); diagnostic with %s's own counts %.0f%%\n",
+			100*v.FaultsMAE, 100*v.FaultsMax, 100*v.RatioMAE, 100*v.RatioMax, v.To, 100*v.OwnMAE)
 	}
 
 	if preds := r.Predictions(ff); len(preds) > 0 {

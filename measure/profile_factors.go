@@ -47,7 +47,7 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 		if i == 0 {
 			rr = r.Readahead
 		}
-		c.Points = curvePoints(ph, rr)
+		c.Points = curvePoints(ph, rr, r.Transfer.Method == TransferFaults)
 		if len(c.Points) == 0 || c.Reference.ReadLatency <= 0 || (len(c.Points) == 1 && c.Points[0].Fit == 1) {
 			continue
 		}
@@ -75,11 +75,11 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 	return f
 }
 
-// curvePoints are a phase's measured points, highest fit first, with the
-// pages the command needed back per second of in-RAM runtime and the major
-// faults and pages a block device took (the phase's own on a swap file;
-// on zram the readahead runs', when given).
-func curvePoints(ph *ProfilePhase, rr *ReadaheadReport) []model.Point {
+// curvePoints are a phase's measured points, highest fit first. With
+// counts, each carries the pages the command needed back per second of
+// in-RAM runtime and the major faults and pages a block device took (the
+// phase's own on a swap file; on zram the readahead runs', when given).
+func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) []model.Point {
 	var out []model.Point
 	base := ph.Baseline()
 	for i := range ph.Points {
@@ -93,7 +93,7 @@ func curvePoints(ph *ProfilePhase, rr *ReadaheadReport) []model.Point {
 			p.CI = []float64{round4(math.Min(pt.Slowdown.Lo, slow)), round4(math.Max(pt.Slowdown.Hi, slow))}
 		}
 		// Only when no run was capped or failed do the means count pages.
-		if base > 0 && pagesIn(pt) > 0 && pt.Censored == 0 && pt.Failed == 0 {
+		if counts && base > 0 && pagesIn(pt) > 0 && pt.Censored == 0 && pt.Failed == 0 {
 			p.PageRate = round4(pagesIn(pt) / base)
 			switch {
 			case ph.Backend == BackendFile:

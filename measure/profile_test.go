@@ -313,6 +313,15 @@ func TestProfileFactorFile(t *testing.T) {
 	if p := got.Curves[1].Points[0]; p.PageRate != 10e3 || p.BlockFaultRate != 2e3 || p.BlockPageRate != 10e3 {
 		t.Errorf("file point rates %+v", p)
 	}
+	// When the default model predicted better, the profile writes no
+	// counts: recommend then scales the measured excess with the model's
+	// overhead, as validated.
+	rep.Transfer.Method = TransferRatio
+	for _, c := range rep.Factors("test").Curves {
+		if c.Points[0].PageRate != 0 {
+			t.Errorf("%s points carry counts under the ratio form: %+v", c.Class, c.Points[0])
+		}
+	}
 	if got.Readahead == nil || *got.Readahead != (model.Readahead{Faults: 0.25, Pages: 1.06}) || got.Extra["readahead"] == nil {
 		t.Errorf("readahead %+v, extra.readahead %v", got.Readahead, got.Extra["readahead"])
 	}

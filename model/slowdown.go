@@ -217,16 +217,27 @@ func hasRates(c *Curve) bool {
 // countedCurve carries a curve whose points count the pages the job
 // needed back to dev: each point's excess is its page rate x the service
 // time per page on dev, with the point's own readahead on a block device
-// (else ra). The relative width of each point's interval is kept.
+// (else ra). The software cost of a page is the point's own: what its
+// measured excess per page leaves after the reference device's time (a
+// job's cost per page changes with its fit ratio as reclaim works harder);
+// overhead (the profile's fault_overhead, pooled over its points) stands in
+// where the point shows no excess. The relative width of each point's
+// interval is kept.
 func countedCurve(c *Curve, dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) *Curve {
 	out := *c
 	out.Points = make([]Point, len(c.Points))
+	ref := c.RefDevice()
 	for i, p := range c.Points {
 		pra := ra
 		if p.BlockFaultRate > 0 && p.BlockPageRate > 0 {
 			pra = Readahead{Faults: math.Min(1, p.BlockFaultRate/p.PageRate), Pages: p.BlockPageRate / p.PageRate}
 		}
-		ex := p.PageRate * ServiceTime(dev, concurrency, dirty, overhead, pra)
+		o := overhead
+		if perPage := (p.Slowdown - 1) / p.PageRate; perPage > 0 {
+			devRef := ServiceTime(ref, c.Reference.Concurrency, float64(c.Reference.DirtyShare), 0, pra)
+			o = time.Duration(math.Max(0, perPage-devRef) * 1e9)
+		}
+		ex := p.PageRate * ServiceTime(dev, concurrency, dirty, o, pra)
 		q := Point{Fit: p.Fit, Slowdown: 1 + ex}
 		if old := p.Slowdown - 1; len(p.CI) == 2 && old > 0 {
 			q.CI = []float64{1 + (p.CI[0]-1)*ex/old, 1 + (p.CI[1]-1)*ex/old}

@@ -158,17 +158,27 @@ curves:
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // A curve whose points count pages is carried to another device point by
-// point: rate x service time per page, with the point's own readahead.
+// point: rate x service time per page, with the point's own readahead and
+// its own software cost per page (its excess per page less the reference
+// device's time); the pooled fault_overhead only where a point shows no
+// excess.
 func TestPredictCountsPages(t *testing.T) {
 	c := &Curve{Class: "zram-lz4", Provenance: Measured, Host: "lab",
 		Reference: Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
-		Points:    []Point{{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000}}}
-	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(15 * time.Microsecond)}
+		Points: []Point{
+			{Fit: 0.9, Slowdown: 1, PageRate: 1000, BlockFaultRate: 500, BlockPageRate: 1000},
+			{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000}}}
+	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(40 * time.Microsecond)}
 	disk := Device{ReadLatency: 50 * time.Microsecond, WriteLatency: 50 * time.Microsecond}
+	// Fit 0.5: 2 / 100k pages = 20us a page, 2 + 1 x 3us of it zram's: 15us
+	// software; 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9.
 	est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.5)
-	// 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9
 	if err != nil || !near(est.Slowdown, 3.9, 1e-9) || est.Provenance != Derived || !strings.Contains(est.Basis, "counted") {
 		t.Errorf("derived by counts: %+v, %v", est, err)
+	}
+	// Fit 0.9 shows no excess: the pooled 40us, 1000 x (40 + 0.5 x 50)us.
+	if est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.9); err != nil || !near(est.Slowdown, 1.065, 1e-9) {
+		t.Errorf("fit 0.9 by the pooled overhead: %+v, %v", est, err)
 	}
 	// The same device as the reference: the measured point itself.
 	z := Device{ReadLatency: 2 * time.Microsecond, WriteLatency: 3 * time.Microsecond, Memory: true}

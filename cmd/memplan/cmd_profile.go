@@ -327,9 +327,9 @@ func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.Factor
 
 func transferName(m string) string {
 	if m == measure.TransferFaults {
-		return "faults x service time"
+		return "pages counted x measured cost per page"
 	}
-	return "service-time ratio"
+	return "the model's default service-time ratio"
 }
 
 func quoteArgs(argv []string) []string {

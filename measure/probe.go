@@ -126,12 +126,12 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 	}
 	rep.Host = hostFacts(h, p.Cgroups, p.Swap)
 
-	if o.DeviceProfile {
-		if err := s.deviceProfile(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if !p.Root {
+		if o.DeviceProfile {
+			if err := s.deviceProfile(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.unprivileged(ctx); err != nil {
 			return nil, err
 		}
@@ -152,6 +152,13 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 			}
 		}
 	}()
+	// As root the device profile runs under the journal, which records its
+	// test file before it exists.
+	if o.DeviceProfile {
+		if err := s.deviceProfile(ctx); err != nil {
+			return nil, err
+		}
+	}
 
 	if err := s.setup(); err != nil {
 		return nil, err

@@ -216,8 +216,7 @@ func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
 	// The profile's model (measured overhead, readahead, pages counted per
 	// fit ratio) within a factor of two at every fit down to 0.5 (the
 	// issue's target is 25%, which a busy two-core CI host cannot promise
-	// for every run: docs/profile.md has the measured errors), and better
-	// on average than the default model, which misses by a factor of 2-10.
+	// for every run: docs/profile.md has the measured errors).
 	for _, r := range v.Rows {
 		if r.Capped || r.Fit < 0.5 {
 			continue
@@ -226,17 +225,38 @@ func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
 			t.Errorf("fit %g: the profile's model predicts %.2f on %s, measured %.2f (error %+.0f%%)", r.Fit, r.Faults, v.To, r.Measured, 100*r.FaultsErr)
 		}
 	}
-	if !(v.FaultsMAE < v.RatioMAE) || v.Better != "faults" {
-		t.Errorf("the profile's model (mean error %.0f%%) does not beat the default model (%.0f%%)", 100*v.FaultsMAE, 100*v.RatioMAE)
+	// For a command that reads its memory in order the default model (one
+	// fault per page, 2us) misses by a factor of two or more; for random
+	// access it can land close by luck, and the profile then uses it.
+	if name == "sort" && !(v.FaultsMAE < v.RatioMAE && v.Better == "faults") {
+		t.Errorf("the profile's model (mean error %.0f%%) does not beat the default model (%.0f%%) for sort", 100*v.FaultsMAE, 100*v.RatioMAE)
 	}
-	// The readahead runs gave the profile its block-device counts.
-	if ff.Readahead == nil || ff.Readahead.Faults <= 0 || ff.Readahead.Faults > 1 {
-		t.Errorf("readahead %+v", ff.Readahead)
+	// The readahead runs always count; the curve carries the counts when
+	// the profile's model is the one chosen.
+	raw, _ = json.Marshal(ff.Extra["readahead"])
+	var ra struct {
+		Faults float64 `json:"faults_per_page"`
+		Pages  float64 `json:"pages_per_page"`
 	}
+	if err := json.Unmarshal(raw, &ra); err != nil || ra.Faults <= 0 || ra.Faults > 1 || ra.Pages < ra.Faults {
+		t.Errorf("extra.readahead %s (%v)", raw, err)
+	}
+	counted := v.Better == "faults"
+	if counted != (ff.Readahead != nil) {
+		t.Errorf("better %s but readahead in the profile %+v", v.Better, ff.Readahead)
+	}
+	// (A point whose runs were capped or failed carries none either way.)
+	withCounts := 0
 	for _, p := range ff.Curves[0].Points {
-		if p.PageRate <= 0 || p.BlockFaultRate <= 0 || p.BlockPageRate < p.BlockFaultRate {
-			t.Errorf("%s point at fit %g carries no counts: %+v", ff.Curves[0].Class, p.Fit, p)
+		if p.PageRate > 0 {
+			withCounts++
+			if p.BlockFaultRate <= 0 || p.BlockPageRate < p.BlockFaultRate {
+				t.Errorf("%s point at fit %g: %+v", ff.Curves[0].Class, p.Fit, p)
+			}
 		}
+	}
+	if counted != (withCounts > 0) {
+		t.Errorf("better %s, but %d of the %s points carry counts", v.Better, withCounts, ff.Curves[0].Class)
 	}
 }
 

@@ -631,10 +631,9 @@ func devIOSubmit(actx uintptr, cbs []*devIocb) error {
 // DeviceTempPattern) that record learns before the file exists.
 func devCreateTemp(dir string, record func(string) error) (string, error) {
 	for i := 0; ; i++ {
-		name := filepath.Join(dir, fmt.Sprintf(".memplan-device-%d.tmp", os.Getpid()))
-		if i > 0 {
-			name = filepath.Join(dir, fmt.Sprintf(".memplan-device-%d-%d.tmp", os.Getpid(), i))
-		}
+		// The pid and a random part: pids repeat across containers that
+		// share a directory, and the journal must name only our file.
+		name := filepath.Join(dir, fmt.Sprintf(".memplan-device-%d-%08x.tmp", os.Getpid(), mrand.Uint32()))
 		if record != nil {
 			if err := record(name); err != nil {
 				return "", err

@@ -57,8 +57,8 @@ func (h *OSHost) LoopAttach(backing string) (string, io.Closer, error) {
 func (h *OSHost) LoopDetach(dev string) error {
 	f, err := os.OpenFile(h.path(dev), os.O_RDWR, 0)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.ENODEV) {
+			return nil // gone, or going away on its own (autoclear)
 		}
 		return err
 	}

@@ -32,7 +32,13 @@ type ReadaheadPoint struct {
 	SwapIns  float64 `json:"swap_ins"`
 	SwapOuts float64 `json:"swap_outs"`
 	Failed   string  `json:"failed,omitempty"`
+	// Capped: the run was stopped at the time cap, so its counts are
+	// short; it does not count.
+	Capped bool `json:"capped,omitempty"`
 }
+
+// usable reports whether the run finished and swapped.
+func (p *ReadaheadPoint) usable() bool { return p.Failed == "" && !p.Capped && p.SwapIns > 0 }
 
 // readahead runs the command once per fit ratio with swap on a loop device
 // over a fresh zram device, and sets the report's readahead against the
@@ -69,7 +75,7 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 		}
 		ps.prog.RunDone(r.progress())
 		rr.Points = append(rr.Points, ReadaheadPoint{Fit: f, Wall: round4(r.Wall), MajFlt: float64(r.MajFlt),
-			SwapIns: float64(r.SwapIn), SwapOuts: float64(r.SwapOut), Failed: r.Failed})
+			SwapIns: float64(r.SwapIn), SwapOuts: float64(r.SwapOut), Failed: r.Failed, Capped: r.Censored})
 	}
 	rr.Faults, rr.Pages = readaheadRatios(&ps.rep.Phases[0], rr.Points)
 	rr.Source = "a loop device over zram, against the " + ps.rep.Phases[0].Name + " runs"
@@ -85,7 +91,7 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 func readaheadRatios(ph *ProfilePhase, pts []ReadaheadPoint) (faults, pages float64) {
 	var need, fl, pg float64
 	for _, p := range pts {
-		if p.Failed != "" || p.SwapIns <= 0 {
+		if !p.usable() {
 			continue
 		}
 		for i := range ph.Points {

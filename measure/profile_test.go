@@ -165,6 +165,12 @@ func TestTransferArithmetic(t *testing.T) {
 	if rr.Faults != 0.25 || rr.Pages != 1.06 {
 		t.Fatalf("readahead %g faults, %g pages per page; want 125k/500k and 530k/500k", rr.Faults, rr.Pages)
 	}
+	// A run stopped at the time cap counted too little: it is left out.
+	capped := append([]ReadaheadPoint(nil), rr.Points...)
+	capped[1].Capped = true
+	if f, p := readaheadRatios(&a2, capped); f != 0.25 || p != 1.1 || readaheadAt(&ReadaheadReport{Points: capped}, 0.5) != nil {
+		t.Errorf("with the fit-0.5 run capped: %g faults, %g pages per page; want 25k/100k and 110k/100k", f, p)
+	}
 	// 10s of excess over 500k pages is 20us a page; the device's share is
 	// 2 + 1 x 3 = 5us (zram compresses in the task), so 15us is software.
 	ts := transferSummary(a, 1, rr)

@@ -163,7 +163,9 @@ func (t *TransferSummary) choose(v *Validation) {
 	}
 	o := t.ModelOverhead
 	if t.Method == TransferFaults {
-		o = t.Calibrated
+		// Written as at least 0.01us: a zero would be read as "not set"
+		// and replaced by the model's default.
+		o = math.Max(t.Calibrated, 0.01)
 	} else {
 		t.Readahead = model.Readahead{}
 	}
@@ -319,7 +321,7 @@ func readaheadAt(rr *ReadaheadReport, f float64) *ReadaheadPoint {
 		return nil
 	}
 	for i := range rr.Points {
-		if p := &rr.Points[i]; p.Fit == f && p.Failed == "" && p.SwapIns > 0 {
+		if p := &rr.Points[i]; p.Fit == f && p.usable() {
 			return p
 		}
 	}

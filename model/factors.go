@@ -237,7 +237,7 @@ func (f *FactorFile) validate() error {
 				name string
 				v    float64
 			}{{"page_rate", pt.PageRate}, {"block_fault_rate", pt.BlockFaultRate}, {"block_page_rate", pt.BlockPageRate}} {
-				if r.v < 0 {
+				if !(r.v >= 0) || math.IsInf(r.v, 0) {
 					return d.Errorf(pp+"."+r.name, "pages or faults per second of in-RAM runtime", "got %g, expected 0 or more", r.v)
 				}
 			}
@@ -342,8 +342,16 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 // kept.
 func MergeProfile(files []*FactorFile, profile *FactorFile) (*Factors, error) {
 	fs, err := MergeFactors(append(append([]*FactorFile{}, files...), profile)...)
-	if err != nil || profile.TransferFrom == "" {
+	if err != nil {
 		return fs, err
+	}
+	// The readahead is the job's own: another file's says nothing about it.
+	fs.Readahead = Readahead{}
+	if profile.Readahead != nil {
+		fs.Readahead = *profile.Readahead
+	}
+	if profile.TransferFrom == "" {
+		return fs, nil
 	}
 	own := map[string]bool{}
 	for _, c := range profile.Curves {

@@ -195,6 +195,12 @@ func TestMergeProfile(t *testing.T) {
 	if err != nil || est.Provenance != model.Derived || !strings.Contains(est.Basis, "zram-lz4") {
 		t.Errorf("hdd for the profiled job: %+v, %v; want derived from its zram curve", est, err)
 	}
+	// The readahead is the profile's own, never another file's.
+	probe.Readahead = &model.Readahead{Faults: 0.5, Pages: 1}
+	prof.Readahead = nil
+	if fs, err = model.MergeProfile(files, prof); err != nil || fs.Readahead != (model.Readahead{}) {
+		t.Errorf("readahead %+v from another file (%v)", fs.Readahead, err)
+	}
 	// Without transfer_from the profile only adds its curves.
 	prof.TransferFrom = ""
 	if fs, err = model.MergeProfile(files, prof); err != nil || fs.Curves["hdd"] == nil {

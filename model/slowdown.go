@@ -181,7 +181,7 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 	p := prepared{curve: c, ratio: target / refTime, target: target, provenance: c.Provenance}
 	counted := math.Abs(p.ratio-1) > 0.005 && hasRates(c)
 	if counted {
-		p.curve, p.ratio = countedCurve(c, dev, concurrency, dirty, overhead, fs.Readahead), 1
+		p.curve, p.ratio = countedCurve(c, dev, concurrency, dirty, overhead, fs.Readahead, p.ratio), 1
 	}
 	switch c.Provenance {
 	case Measured, Emulated:
@@ -204,14 +204,14 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 	return p, nil
 }
 
-// hasRates reports whether every point of c carries its page rate.
+// hasRates reports whether any point of c carries its page rate.
 func hasRates(c *Curve) bool {
 	for _, p := range c.Points {
-		if p.PageRate <= 0 {
-			return false
+		if p.PageRate > 0 {
+			return true
 		}
 	}
-	return len(c.Points) > 0
+	return false
 }
 
 // countedCurve carries a curve whose points count the pages the job
@@ -221,13 +221,23 @@ func hasRates(c *Curve) bool {
 // measured excess per page leaves after the reference device's time (a
 // job's cost per page changes with its fit ratio as reclaim works harder);
 // overhead (the profile's fault_overhead, pooled over its points) stands in
-// where the point shows no excess. The relative width of each point's
-// interval is kept.
-func countedCurve(c *Curve, dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) *Curve {
+// where the point shows no excess. A point without counts (its runs were
+// capped or failed) is scaled by ratio, the curve's service-time ratio.
+// The relative width of each point's interval is kept.
+func countedCurve(c *Curve, dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead, ratio float64) *Curve {
 	out := *c
 	out.Points = make([]Point, len(c.Points))
 	ref := c.RefDevice()
 	for i, p := range c.Points {
+		if p.PageRate <= 0 {
+			q := p
+			q.Slowdown = 1 + (p.Slowdown-1)*ratio
+			if len(p.CI) == 2 {
+				q.CI = []float64{1 + (p.CI[0]-1)*ratio, 1 + (p.CI[1]-1)*ratio}
+			}
+			out.Points[i] = q
+			continue
+		}
 		pra := ra
 		if p.BlockFaultRate > 0 && p.BlockPageRate > 0 {
 			pra = Readahead{Faults: math.Min(1, p.BlockFaultRate/p.PageRate), Pages: p.BlockPageRate / p.PageRate}

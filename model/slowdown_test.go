@@ -167,7 +167,8 @@ func TestPredictCountsPages(t *testing.T) {
 		Reference: Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
 		Points: []Point{
 			{Fit: 0.9, Slowdown: 1, PageRate: 1000, BlockFaultRate: 500, BlockPageRate: 1000},
-			{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000}}}
+			{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000},
+			{Fit: 0.3, Slowdown: 5}}} // capped runs: no counts
 	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(40 * time.Microsecond)}
 	disk := Device{ReadLatency: 50 * time.Microsecond, WriteLatency: 50 * time.Microsecond}
 	// Fit 0.5: 2 / 100k pages = 20us a page, 2 + 1 x 3us of it zram's: 15us
@@ -179,6 +180,11 @@ func TestPredictCountsPages(t *testing.T) {
 	// Fit 0.9 shows no excess: the pooled 40us, 1000 x (40 + 0.5 x 50)us.
 	if est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.9); err != nil || !near(est.Slowdown, 1.065, 1e-9) {
 		t.Errorf("fit 0.9 by the pooled overhead: %+v, %v", est, err)
+	}
+	// The point without counts is scaled by the curve's service-time ratio:
+	// (40 + 50us) / (40 + 2 + 3us) = 2, so 1 + 4 x 2; the others stay counted.
+	if est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.3); err != nil || !near(est.Slowdown, 9, 1e-9) {
+		t.Errorf("fit 0.3 without counts: %+v, %v", est, err)
 	}
 	// The same device as the reference: the measured point itself.
 	z := Device{ReadLatency: 2 * time.Microsecond, WriteLatency: 3 * time.Microsecond, Memory: true}

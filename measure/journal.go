@@ -311,16 +311,7 @@ func undo(h Host, e Entry) error {
 		}
 		return nil
 	case opSwapon:
-		areas, err := readSwaps(h)
-		if err != nil {
-			return err
-		}
-		for _, a := range areas {
-			if a.Filename == e.Path {
-				return h.Swapoff(e.Path)
-			}
-		}
-		return nil
+		return swapoffIfOn(h, e.Path)
 	case opWrite:
 		if !exists(h, e.Path) {
 			return nil // the cgroup or device holding it is already gone
@@ -349,6 +340,20 @@ func undo(h Host, e Entry) error {
 		return releaseLoops(h, e.Path)
 	}
 	return fmt.Errorf("unknown journal operation %q", e.Op)
+}
+
+// swapoffIfOn turns swap off on name if it is a swap area now.
+func swapoffIfOn(h Host, name string) error {
+	areas, err := readSwaps(h)
+	if err != nil {
+		return err
+	}
+	for _, a := range areas {
+		if a.Filename == name {
+			return h.Swapoff(name)
+		}
+	}
+	return nil
 }
 
 func throttleVersion(dir string) int {

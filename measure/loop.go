@@ -69,21 +69,21 @@ func (h *OSHost) LoopDetach(dev string) error {
 	return nil
 }
 
-// loopsOver lists the loop devices bound to backing (by sysfs).
-func loopsOver(h Host, backing string) []string {
+// boundLoops maps each bound loop device's name (loop0) to its backing
+// file, by sysfs.
+func boundLoops(h Host) map[string]string {
 	ents, err := h.ReadDir("/sys/block")
 	if err != nil {
 		return nil
 	}
-	var out []string
+	out := map[string]string{}
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasPrefix(name, "loop") {
 			continue
 		}
-		b, err := readString(h, filepath.Join("/sys/block", name, "loop/backing_file"))
-		if err == nil && b == backing {
-			out = append(out, "/dev/"+name)
+		if b, err := readString(h, filepath.Join("/sys/block", name, "loop/backing_file")); err == nil && b != "" {
+			out[name] = b
 		}
 	}
 	return out
@@ -94,17 +94,12 @@ func loopsOver(h Host, backing string) []string {
 // once the swap area on it was turned off).
 func releaseLoops(h Host, backing string) error {
 	var errs []error
-	for _, dev := range loopsOver(h, backing) {
-		if swaps, err := readSwaps(h); err == nil {
-			for _, s := range swaps {
-				if s.Filename == dev {
-					if err := h.Swapoff(dev); err != nil {
-						errs = append(errs, err)
-					}
-				}
-			}
+	for name, b := range boundLoops(h) {
+		if b != backing {
+			continue
 		}
-		errs = append(errs, h.LoopDetach(dev))
+		dev := "/dev/" + name
+		errs = append(errs, swapoffIfOn(h, dev), h.LoopDetach(dev))
 	}
 	return errors.Join(errs...)
 }

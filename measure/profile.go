@@ -557,7 +557,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	case BackendZram:
 		ph.Name, ph.Class = "zram-"+o.ZramAlgorithm, "zram-"+o.ZramAlgorithm
 		ph.Device = "zram " + o.ZramAlgorithm
-		size := (F + 64*units.MiB) / units.MiB * units.MiB
+		size := ps.zramSize()
 		z, err := setupZram(ps.h, ps.j, o.ZramAlgorithm, size, size, false, func(dev string) error {
 			// The command's own pages cannot be sampled; time pages of the
 			// probe's compressible content (about 3:1 for lz4).
@@ -598,7 +598,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		stage = "validation on " + ph.Name
 	}
 	ps.prog.Stage(stage, o.Runs*(1+len(o.Fits)))
-	timeout := time.Duration(math.Max(ps.rep.Sizing.Wall*o.MaxSlowdown, 10) * float64(time.Second))
+	timeout := ps.runTimeout()
 	ph.Points = make([]ProfilePoint, len(o.Fits))
 	for i, f := range o.Fits {
 		ph.Points[i] = ProfilePoint{Fit: f, Limit: limitAt(f, F)}
@@ -619,8 +619,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		ps.prog.RunDone(r.progress())
 		for i := range ph.Points {
 			pt := &ph.Points[i]
-			// Memory+swap: the whole footprint may go to swap and then some.
-			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, pt.Limit+F*3/2+64*units.MiB, timeout, zramID)
+			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, ps.memsw(pt.Limit), timeout, zramID)
 			if err != nil {
 				return err
 			}
@@ -651,6 +650,24 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	}
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
+}
+
+// zramSize is the disk size (and memory limit) of a zram device that holds
+// the whole resident peak, MiB aligned.
+func (ps *profileSession) zramSize() units.Bytes {
+	return (ps.rep.Footprint + 64*units.MiB) / units.MiB * units.MiB
+}
+
+// memsw is a limited run's memory+swap limit: the whole footprint may go
+// to swap and then some.
+func (ps *profileSession) memsw(limit units.Bytes) units.Bytes {
+	return limit + ps.rep.Footprint*3/2 + 64*units.MiB
+}
+
+// runTimeout is when a run is stopped: --max-slowdown times the sizing
+// run, at least 10s.
+func (ps *profileSession) runTimeout() time.Duration {
+	return time.Duration(math.Max(ps.rep.Sizing.Wall*ps.o.MaxSlowdown, 10) * float64(time.Second))
 }
 
 // limitAt is the memory limit at a fit ratio, page aligned.

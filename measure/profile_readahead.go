@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
-
-	"github.com/memplan/memplan/units"
 )
 
 // ReadaheadReport is how the command's pages come back from a block device,
@@ -44,7 +41,7 @@ func (p *ReadaheadPoint) usable() bool { return p.Failed == "" && !p.Capped && p
 // over a fresh zram device, and sets the report's readahead against the
 // zram phase's page counts.
 func (ps *profileSession) readahead(ctx context.Context) (err error) {
-	o, F := ps.o, ps.rep.Footprint
+	o := ps.o
 	if why := loopAvailable(ps.h); why != "" {
 		ps.note("readahead not measured: %s; the profile assumes one major fault per page on block devices (conservative for commands that read their memory in order)", why)
 		return nil
@@ -55,7 +52,7 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 			err = errors.Join(err, uerr)
 		}
 	}()
-	size := (F + 64*units.MiB) / units.MiB * units.MiB
+	size := ps.zramSize()
 	z, err := setupZram(ps.h, ps.j, o.ZramAlgorithm, size, size, true, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -66,10 +63,10 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 	}
 	rr := &ReadaheadReport{Device: fmt.Sprintf("%s over %s (%s, direct I/O)", z.SwapDev, z.Dev, o.ZramAlgorithm)}
 	ps.prog.Stage("readahead on "+z.SwapDev+" over zram", len(o.Fits))
-	timeout := time.Duration(math.Max(ps.rep.Sizing.Wall*o.MaxSlowdown, 10) * float64(time.Second))
+	timeout := ps.runTimeout()
 	for _, f := range o.Fits {
-		limit := limitAt(f, F)
-		r, err := ps.run(ctx, "readahead", f, 1, limit, limit+F*3/2+64*units.MiB, timeout, z.ID)
+		limit := limitAt(f, ps.rep.Footprint)
+		r, err := ps.run(ctx, "readahead", f, 1, limit, ps.memsw(limit), timeout, z.ID)
 		if err != nil {
 			return err
 		}

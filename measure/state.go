@@ -2,6 +2,8 @@ package measure
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,12 +36,9 @@ func HostState(h Host) string {
 		}
 	}
 	section("loop")
-	if ents, err := h.ReadDir("/sys/block"); err == nil {
-		for _, e := range ents {
-			if back, err := readString(h, "/sys/block/"+e.Name()+"/loop/backing_file"); err == nil && strings.HasPrefix(e.Name(), "loop") && back != "" {
-				fmt.Fprintf(&b, "%s: %s\n", e.Name(), back)
-			}
-		}
+	loops := boundLoops(h)
+	for _, name := range slices.Sorted(maps.Keys(loops)) {
+		fmt.Fprintf(&b, "%s: %s\n", name, loops[name])
 	}
 	section("cgroups")
 	if l, err := DetectCgroups(h); err == nil {

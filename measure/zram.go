@@ -242,14 +242,8 @@ func releaseZram(h Host, id int, remove bool) error {
 	if !exists(h, sys) {
 		return nil
 	}
-	if swaps, err := readSwaps(h); err == nil {
-		for _, s := range swaps {
-			if s.Filename == zramDev(id) {
-				if err := h.Swapoff(s.Filename); err != nil {
-					return err
-				}
-			}
-		}
+	if err := swapoffIfOn(h, zramDev(id)); err != nil {
+		return err
 	}
 	var err error
 	for i := 0; i < 50; i++ {

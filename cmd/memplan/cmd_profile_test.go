@@ -402,13 +402,7 @@ func TestProfileKill9ThenCleanup(t *testing.T) {
 			if swaps, _ := os.ReadFile("/proc/swaps"); !strings.Contains(string(swaps), stage.swap) {
 				t.Errorf("%s is not swap mid-run:\n%s", stage.swap, swaps)
 			}
-			if err := p.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			p.wait(t)
-			if left := measure.PendingChanges(state); len(left) == 0 {
-				t.Fatal("the journal lists nothing after kill -9 mid-run")
-			}
+			p.kill9(t, state)
 			out := cleanup(t, state)
 			if !strings.Contains(out, "zram") || !strings.Contains(out, "done: the host is as it was") {
 				t.Errorf("cleanup output:\n%s", out)
@@ -461,6 +455,19 @@ func TestProfileBadCommands(t *testing.T) {
 
 // startProc starts cmd and collects its stderr lines for waitFor (the
 // probe tests' probeProc).
+// kill9 kills the process with SIGKILL mid-run and checks that its journal
+// in state lists what it left for cleanup.
+func (p *probeProc) kill9(t *testing.T, state string) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t)
+	if left := measure.PendingChanges(state); len(left) == 0 {
+		t.Fatal("the journal lists nothing after kill -9 mid-run")
+	}
+}
+
 func startProc(t *testing.T, cmd *exec.Cmd, state string) *probeProc {
 	t.Helper()
 	errPipe, err := cmd.StderrPipe()

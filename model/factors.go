@@ -2,7 +2,9 @@ package model
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
@@ -32,6 +34,11 @@ type FactorFile struct {
 	Host          *HostFacts     `yaml:"host,omitempty" json:"host,omitempty"`
 	TransferFrom  string         `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
 	FaultOverhead units.Duration `yaml:"fault_overhead,omitempty" json:"fault_overhead,omitempty"`
+	// FaultOverheadRange is what fault_overhead may really be when it was
+	// not measured; predictions span it.
+	FaultOverheadRange []units.Duration `yaml:"fault_overhead_range,omitempty" json:"fault_overhead_range,omitempty"`
+	// Shapes are the curve-shape families the model extrapolates with.
+	Shapes []Shape `yaml:"shapes,omitempty" json:"shapes,omitempty"`
 	// Readahead is a profiled job's faults and pages read on a block device
 	// per page it needs back (memplan profile measures it).
 	Readahead *Readahead `yaml:"readahead,omitempty" json:"readahead,omitempty"`
@@ -79,6 +86,9 @@ type Reference struct {
 	Drives       int            `yaml:"drives,omitempty" json:"drives,omitempty"`
 	Concurrency  int            `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	DirtyShare   units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share,omitempty"`
+	// WriteBandwidth is the device's sustained sequential write speed,
+	// at which swap-out clusters are written.
+	WriteBandwidth units.Bytes `yaml:"write_bandwidth,omitempty" json:"write_bandwidth,omitempty"`
 }
 
 // RefDevice is the device the curve was obtained on, as the transfer model
@@ -86,14 +96,17 @@ type Reference struct {
 func (c *Curve) RefDevice() Device {
 	r := c.Reference
 	return Device{Name: r.Device, ReadLatency: r.ReadLatency.D(), WriteLatency: r.WriteLatency.D(),
-		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, Drives: r.Drives, Memory: MemoryClass(c.Class)}
+		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
 // Point is one measured (or published) slowdown at a fit ratio.
 type Point struct {
 	Fit      float64   `yaml:"fit" json:"fit"`
 	Slowdown float64   `yaml:"slowdown" json:"slowdown"`
-	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"`           // 95% interval [low, high]
+	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"` // 95% interval [low, high]
+	// FitRange is where the fit ratio may really have been when it was
+	// not measured (a published figure whose job sizes are not known).
+	FitRange []float64 `yaml:"fit_range,omitempty" json:"fit_range,omitempty"`
 	Samples  []float64 `yaml:"samples,omitempty" json:"samples,omitempty"` // per-run slowdowns
 	// PageRate is the pages the job needed back per second of its in-RAM
 	// runtime on the reference device; BlockFaultRate and BlockPageRate
@@ -111,8 +124,12 @@ type Point struct {
 type Software struct {
 	Name    string         `yaml:"name" json:"name"`
 	Latency units.Duration `yaml:"latency" json:"latency"`
-	Ratio   float64        `yaml:"ratio" json:"ratio"`
-	Source  string         `yaml:"source,omitempty" json:"source,omitempty"`
+	// CompressLatency is the time to compress a 4 KiB page (default:
+	// Latency). zram frees a page's compressed copy when it is read back,
+	// so every page a job needs back is compressed again on eviction.
+	CompressLatency units.Duration `yaml:"compress_latency,omitempty" json:"compress_latency,omitempty"`
+	Ratio           float64        `yaml:"ratio" json:"ratio"`
+	Source          string         `yaml:"source,omitempty" json:"source,omitempty"`
 }
 
 //go:embed defaults/factors.yaml
@@ -168,6 +185,26 @@ func (f *FactorFile) validate() error {
 	}
 	if f.FaultOverhead < 0 {
 		return d.Errorf("fault_overhead", "", "cannot be negative")
+	}
+	if r := f.FaultOverheadRange; len(r) != 0 {
+		if len(r) != 2 || r[0] <= 0 || r[0] > r[1] || (f.FaultOverhead > 0 && (f.FaultOverhead < r[0] || f.FaultOverhead > r[1])) {
+			return d.Errorf("fault_overhead_range", "[low, high] around fault_overhead, e.g. [10us, 50us]", "got %v", r)
+		}
+	}
+	for i, sh := range f.Shapes {
+		p := fmt.Sprintf("shapes[%d]", i)
+		if strings.TrimSpace(sh.Name) == "" {
+			return d.Errorf(p+".name", "e.g. uniform, cold-tail, sweep", "missing")
+		}
+		if !(sh.Exponent > 0 && sh.Exponent <= 10) {
+			return d.Errorf(p+".exponent", "page rate grows as (1-fit)^exponent: above 0, at most 10", "got %g", sh.Exponent)
+		}
+		if !(sh.Readahead > 0 && sh.Readahead <= 1) {
+			return d.Errorf(p+".readahead_faults", "major faults per page needed back on a block device: above 0, at most 1", "got %g", sh.Readahead)
+		}
+		if strings.TrimSpace(sh.Source) == "" {
+			return d.Errorf(p+".source", "say what the shape was measured on", "missing")
+		}
 	}
 	if ra := f.Readahead; ra != nil {
 		if !(ra.Faults > 0 && ra.Faults <= 1) {
@@ -245,6 +282,9 @@ func (f *FactorFile) validate() error {
 				lo, hi := TInterval(pt.Samples, 0.95)
 				pt.CI = []float64{lo, hi}
 			}
+			if r := pt.FitRange; len(r) != 0 && (len(r) != 2 || !(r[0] > 0 && r[0] <= pt.Fit && pt.Fit <= r[1] && r[1] <= 1)) {
+				return d.Errorf(pp+".fit_range", "[low, high] around the fit ratio, within (0, 1]", "got %v for fit %g", r, pt.Fit)
+			}
 			if len(pt.CI) != 0 && (len(pt.CI) != 2 || pt.CI[0] > pt.Slowdown || pt.CI[1] < pt.Slowdown) {
 				return d.Errorf(pp+".ci", "", "expected [low, high] around the slowdown %g", pt.Slowdown)
 			}
@@ -291,13 +331,18 @@ type Factors struct {
 	Software      map[string]Software
 	TransferFrom  string
 	FaultOverhead units.Duration
-	Readahead     Readahead
-	Origin        map[string]string // class -> file it came from
+	// FaultOverheadRange is [low, high] when the overhead was not measured.
+	FaultOverheadRange [2]units.Duration
+	Shapes             []Shape
+	Readahead          Readahead
+	Origin             map[string]string // class -> file it came from
+
+	transfer *transferCache
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.
 func MergeFactors(files ...*FactorFile) (*Factors, error) {
-	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}}
+	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}}
 	for _, f := range files {
 		fs.Files = append(fs.Files, f)
 		for i := range f.Curves {
@@ -312,7 +357,23 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 			fs.TransferFrom = f.TransferFrom
 		}
 		if f.FaultOverhead > 0 {
+			// A measured overhead comes without a range: it is what it is.
 			fs.FaultOverhead = f.FaultOverhead
+			fs.FaultOverheadRange = [2]units.Duration{}
+			if r := f.FaultOverheadRange; len(r) == 2 {
+				fs.FaultOverheadRange = [2]units.Duration{r[0], r[1]}
+			}
+		}
+		for _, sh := range f.Shapes {
+			replaced := false
+			for i := range fs.Shapes {
+				if fs.Shapes[i].Name == sh.Name {
+					fs.Shapes[i], replaced = sh, true
+				}
+			}
+			if !replaced {
+				fs.Shapes = append(fs.Shapes, sh)
+			}
 		}
 		if f.Readahead != nil {
 			fs.Readahead = *f.Readahead
@@ -374,4 +435,32 @@ func (fs *Factors) Classes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// LoadJobProfiles reads the profile of every job class that names one and
+// merges it with files for that job alone (MergeProfile). A profile that
+// does not exist is an input error at the job's profile field.
+func LoadJobProfiles(w *Workload, files []*FactorFile) (map[string]*Factors, error) {
+	var out map[string]*Factors
+	for i, j := range w.Jobs {
+		if j.Profile == "" {
+			continue
+		}
+		f, err := LoadFactors(j.Profile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "run `memplan profile` to create it, or remove the field", "no such file %s", j.Profile)
+			}
+			return nil, err
+		}
+		jf, err := MergeProfile(files, f)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]*Factors{}
+		}
+		out[j.Name] = jf
+	}
+	return out, nil
 }

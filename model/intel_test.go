@@ -28,7 +28,11 @@ func loadIntel(t testing.TB) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model.Input{Workload: w, Prices: set, Factors: fs}
+	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf}
 }
 
 // find returns the configuration with n DIMMs of dimmSKU and the given swap.

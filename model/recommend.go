@@ -92,6 +92,15 @@ type Result struct {
 
 const pageSize = 4096
 
+// zram and zswap bookkeeping that comes out of RAM (docs/model.md): zram's
+// slot table entry per 4 KiB of disk size (a handle and a flags word on
+// 64-bit kernels), and the space zsmalloc loses packing compressed pages
+// into its size classes (assumed 10% of the compressed size).
+const (
+	zramSlotBytes    = 16
+	zsmallocOverhead = 1.10
+)
+
 type pricedDIMM struct {
 	prices.DIMM
 	price float64
@@ -153,7 +162,16 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	for _, c := range in.Prices.Catalogs {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}
-	for _, f := range in.Factors.Files {
+	files := append([]*FactorFile{}, in.Factors.Files...)
+	for _, j := range w.Jobs {
+		// A job's profile is its own curve: list it with the rest.
+		if jf := in.JobFactors[j.Name]; jf != nil && len(jf.Files) > 0 {
+			if p := jf.Files[len(jf.Files)-1]; !slices.Contains(files, p) {
+				files = append(files, p)
+			}
+		}
+	}
+	for _, f := range files {
 		fi := FactorInfo{Name: f.Name, TransferFrom: f.TransferFrom, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}}
 		if f.Host != nil {
 			fi.Host = f.Host.Hostname
@@ -469,16 +487,17 @@ type prepKey struct {
 	dev         Device
 	concurrency int
 	dirty       float64
+	shape       string
 }
 
 // predict is Factors.Predict with the fit-independent part cached: the
 // search asks the same device and load about many memory sizes.
-func (e *evaluator) predict(fs *Factors, class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
-	k := prepKey{fs, class, dev, concurrency, dirty}
+func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f float64) (Estimate, error) {
+	k := prepKey{fs, class, dev, j.Concurrency, float64(j.DirtyShare), j.Access}
 	p, ok := e.preps[k]
 	if !ok {
 		var err error
-		if p, err = fs.prepare(class, dev, concurrency, dirty); err != nil {
+		if p, err = fs.prepare(class, dev, j.Concurrency, float64(j.DirtyShare), j.Access); err != nil {
 			return Estimate{}, err
 		}
 		if e.preps == nil {
@@ -555,7 +574,11 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Swap = s
 	var dev Device
 	if d != nil {
-		dev = Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: s.Drives}
+		dev = Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS,
+			WriteBW: float64(d.WriteBandwidth), Drives: s.Drives}
+		if dev.WriteBW <= 0 {
+			dev.WriteBW = DefaultWriteBandwidth(d.class)
+		}
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
@@ -667,9 +690,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "swap space too small for the overflow"
 			}
 			jr.Fit = R / F
-			est, err := e.predict(fs, s.Class, dev, j.Concurrency, dirty, jr.Fit)
+			est, err := e.predict(fs, s.Class, dev, j, jr.Fit)
 			if err != nil {
 				return jr, 0, "no slowdown curve for " + s.Class
+			}
+			if est.Unsupported != "" {
+				return jr, 0, unsupported(est)
 			}
 			est = e.h.adjust(s.Class, est)
 			jr.Estimate = est
@@ -682,7 +708,15 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if ratio <= 1 {
 				return jr, 0, "data incompressible: zram cannot hold the overflow"
 			}
-			// Resident part M plus the compressed overflow (F-M)/ratio fill RAM.
+			// zram allocates its slot table for the whole disk up front, and
+			// its allocator packs compressed pages with some waste: both come
+			// out of RAM. Resident part M plus the compressed overflow fill
+			// what is left.
+			ratio /= zsmallocOverhead
+			if ratio <= 1 {
+				return jr, 0, "data too incompressible for zram to hold the overflow in less RAM"
+			}
+			R -= float64(s.Capacity) * zramSlotBytes / pageSize
 			M := (R*ratio - F) / (ratio - 1)
 			if M <= 0 {
 				return jr, 0, "zram cannot hold the overflow even fully compressed"
@@ -691,9 +725,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "zram disk too small for the overflow"
 			}
 			jr.Fit = M / F
-			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, jr.Fit)
+			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, jr.Fit)
 			if err != nil {
 				return jr, 0, "no slowdown curve for zram"
+			}
+			if est.Unsupported != "" {
+				return jr, 0, unsupported(est)
 			}
 			jr.Estimate = e.h.adjust("zram-"+s.Algorithm, est)
 		case SwapZswap:
@@ -701,7 +738,10 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if !ok {
 				return jr, 0, "no zram backend " + s.Algorithm + " in the factor files"
 			}
-			pool := float64(e.w.Options.ZswapPool) * R
+			// max_pool_percent is a share of all of RAM, not of what is left
+			// after the OS reserve.
+			pool := float64(e.w.Options.ZswapPool) * float64(c.Installed)
+			ratio /= zsmallocOverhead
 			var M, inPool float64
 			if ratio > 1 && (F-R)*ratio/(ratio-1) <= pool*ratio {
 				// Everything that overflows fits the compressed pool.
@@ -712,7 +752,9 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				inPool = math.Min(pool*ratio, F-M)
 			}
 			onDrive := F - M - inPool
-			if onDrive > float64(s.Capacity) {
+			// A page zswap holds keeps its slot on the swap device, so the
+			// drives must hold everything swapped out, pooled or not.
+			if F-M > float64(s.Capacity) {
 				return jr, 0, "swap space too small for the overflow"
 			}
 			if onDrive <= 0 {
@@ -720,10 +762,13 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			}
 			f := M / F
 			jr.Fit = f
-			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j.Concurrency, dirty, f)
-			de, err2 := e.predict(fs, s.Class, dev, j.Concurrency, dirty, f)
+			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, f)
+			de, err2 := e.predict(fs, s.Class, dev, j, f)
 			if err1 != nil || err2 != nil {
 				return jr, 0, "no slowdown curve for zswap's parts"
+			}
+			if pe.Unsupported != "" || de.Unsupported != "" {
+				return jr, 0, unsupported(de)
 			}
 			pe, de = e.h.adjust("zram-"+s.Algorithm, pe), e.h.adjust(s.Class, de)
 			// Uniform access: each part's faults are proportional to its share.
@@ -756,6 +801,13 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	return jr, flashWrites, ""
 }
 
+// unsupported is the reject reason of a fit ratio the curves do not reach.
+// The count of configurations behind it is reported; the fit itself is in
+// the estimate's message for the job that asked.
+func unsupported(est Estimate) string {
+	return "fit ratio far below any measured point (measure the job there: memplan profile --fits)"
+}
+
 // faultsPerJob turns excess runtime into a count of major faults: each fault
 // costs the device's service time.
 func faultsPerJob(est Estimate, j JobClass) float64 {
@@ -784,7 +836,11 @@ func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (Software, float64
 }
 
 func zramDevice(sw Software) Device {
-	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D(), Memory: true}
+	w := sw.CompressLatency
+	if w <= 0 {
+		w = sw.Latency
+	}
+	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: w.D(), Memory: true}
 }
 
 var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}

@@ -3,12 +3,15 @@ package model
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Device is what the transfer model needs to know about a swap backend: its
-// 4 KiB latencies, its IOPS ceilings (zero: not the bottleneck), how many
+// 4 KiB latencies, its IOPS ceilings (zero: not the bottleneck), its
+// sustained sequential write bandwidth (zero: from the write IOPS), how many
 // identical devices are striped (RAID 0) and whether it is compressed RAM.
 type Device struct {
 	Name         string
@@ -16,6 +19,7 @@ type Device struct {
 	WriteLatency time.Duration
 	ReadIOPS     float64
 	WriteIOPS    float64
+	WriteBW      float64 // bytes per second per drive
 	Drives       int
 	// Memory marks compressed RAM (zram): the faulting task decompresses
 	// and reclaim compresses in the task's own time, and the kernel reads
@@ -49,36 +53,17 @@ func (r Readahead) orOne() (faults, pages float64) {
 	return r.Faults, r.Pages
 }
 
-// ServiceTime is the effective time one job loses per page it needs back
-// from dev when `concurrency` jobs fault at once and a `dirty` share of
-// evictions must be written back. It is the larger of the latency bound
-// and the throughput bound (the array's IOPS shared by the concurrent
-// jobs).
-//
-// On compressed RAM the latency bound is the software overhead + read +
-// dirty x write: the task itself compresses what reclaim evicts. On a block
-// device it is overhead x pages read + faults x read latency (ra): the
-// swap-outs are written asynchronously, so their latency is not waited
-// for, but their IOPS count in the throughput bound.
+func (r Readahead) measured() bool { return r.Faults > 0 && r.Pages > 0 }
+
+// ServiceTime is the time one job loses per page it needs back from dev
+// when nothing queues (the latency bound of Path): software overhead x
+// pages read + faults x read latency on a block device; overhead + read +
+// write (decompress, and compress the page again when it is evicted) on
+// compressed RAM. concurrency and dirty matter only under load
+// (Path.PageTime); they are accepted here so callers that profile one job
+// state what they assume.
 func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) float64 {
-	if dev.Memory {
-		return overhead.Seconds() + dev.ReadLatency.Seconds() + dirty*dev.WriteLatency.Seconds()
-	}
-	faults, pages := ra.orOne()
-	lat := overhead.Seconds()*pages + faults*dev.ReadLatency.Seconds()
-	if dev.ReadIOPS <= 0 || dev.WriteIOPS <= 0 {
-		return lat
-	}
-	n := dev.Drives
-	if n < 1 {
-		n = 1
-	}
-	c := concurrency
-	if c < 1 {
-		c = 1
-	}
-	thr := float64(c) * (faults/dev.ReadIOPS + dirty/dev.WriteIOPS) / float64(n)
-	return math.Max(lat, thr)
+	return Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: overhead, RA: ra}.IdleTime()
 }
 
 // Estimate is a predicted slowdown with its 95% band and where it came from.
@@ -89,64 +74,78 @@ type Estimate struct {
 	Provenance   string  `json:"provenance"` // published, measured, emulated, derived
 	Basis        string  `json:"basis"`      // human-readable origin
 	Extrapolated bool    `json:"extrapolated"`
-	// FaultTime is the per-fault service time on the target device (seconds);
-	// used to turn excess runtime back into a fault count for wear.
+	// Unsupported says why no figure is given: the fit ratio is so far
+	// below anything measured that memplan will not pretend to know.
+	Unsupported string `json:"-"`
+	// FaultTime is the time lost per page needed back on the target device
+	// (seconds); it turns excess runtime back into a page count for wear.
 	FaultTime float64 `json:"-"`
 }
 
-// Uncertainty added (relative, in quadrature) when a figure is carried beyond
-// what was measured.
+// Uncertainty added when a figure is carried beyond what was measured.
 const (
-	extrapolationUncertainty = 0.25
-	transferUncertainty      = 0.50
-	defaultCurveUncertainty  = 0.25
+	defaultCurveUncertainty = 0.25
+	// fallbackTransferError is the log error of a transfer when the
+	// factor set has fewer than two curves to check the transfer against.
+	fallbackTransferError = 0.405 // ln 1.5
+	// refuseBelow: below this share of the lowest measured fit ratio no
+	// figure is given.
+	refuseBelow = 0.5
 )
 
-// excessAt evaluates a curve's excess slowdown (S-1) at fit ratio f, with its
-// relative uncertainty. Between points (and the implicit point fit=1,
-// slowdown=1) it interpolates linearly: the uniform-access law, where faults
-// grow with the non-resident share 1-f. Below the lowest point it does not
-// trust that law: real jobs have locality, their miss-ratio curve is convex
-// and steepens as memory shrinks, so it extends the lowest point with the
-// square of the non-resident share (the conservative choice) and marks the
-// figure as extrapolated.
-func excessAt(c *Curve, f float64) (excess, relUnc float64, extrapolated bool) {
-	if f >= 1 {
-		return 0, 0, false
-	}
-	unc := func(p Point) float64 {
-		e := p.Slowdown - 1
-		if len(p.CI) == 2 && e > 0 {
-			return (p.CI[1] - p.CI[0]) / 2 / e
-		}
-		if c.Uncertainty > 0 {
-			return float64(c.Uncertainty)
-		}
-		return defaultCurveUncertainty
-	}
-	prevFit, prevEx, prevU := 1.0, 0.0, 0.0
-	for i, p := range c.Points { // sorted by fit, descending
-		ex := p.Slowdown - 1
-		if f >= p.Fit {
-			t := (prevFit - f) / (prevFit - p.Fit)
-			u := unc(p)
-			if i > 0 {
-				u = prevU + t*(u-prevU)
-			}
-			return prevEx + t*(ex-prevEx), u, false
-		}
-		prevFit, prevEx, prevU = p.Fit, ex, unc(p)
-	}
-	r := (1 - f) / (1 - prevFit)
-	ex := prevEx * r * r
-	return ex, math.Hypot(prevU, extrapolationUncertainty), true
+// Shape is a family of curve shapes: how the pages a job needs back grow
+// as its resident share shrinks, rate ∝ (1-fit)^Exponent, and its swap
+// readahead on a block device when not measured (faults per page needed).
+type Shape struct {
+	Name      string  `yaml:"name" json:"name"`
+	Exponent  float64 `yaml:"exponent" json:"exponent"`
+	Readahead float64 `yaml:"readahead_faults" json:"readahead_faults"`
+	Source    string  `yaml:"source" json:"source"`
+}
+
+// scenario is one choice of what a curve does not pin down: the shape
+// family, the software overhead and where in its stated range an anchor's
+// fit ratio really was.
+type scenario struct {
+	shape    Shape
+	overhead time.Duration
+	fitPos   int // -1 low end of a point's fit range, 0 nominal, +1 high end
+	dim      int // which unknown it varies (dimNone for the central one)
+}
+
+// The unknowns a prediction's band spans.
+const (
+	dimNone = iota
+	dimShape
+	dimOverhead
+	dimFit
+	dims
+)
+
+// pointModel is one curve point carried to the target under one scenario.
+type pointModel struct {
+	fit    float64
+	rate   float64 // pages needed back per second of in-RAM runtime
+	excess float64 // on the target
+	path   Path    // the target path with this point's own overhead and readahead
+	unc    float64 // relative 95% half-width of the excess
 }
 
 // Predict estimates the slowdown of a job class at fit ratio f when all its
 // non-resident memory lives on dev (class names the curve family), with
 // `concurrency` jobs per server and the given dirty share.
 func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
-	p, err := fs.prepare(class, dev, concurrency, dirty)
+	p, err := fs.prepare(class, dev, concurrency, dirty, "")
+	if err != nil {
+		return Estimate{}, err
+	}
+	return p.at(f), nil
+}
+
+// PredictShape is Predict for a job whose access pattern names a shape
+// family ("" for unknown: the band spans every family).
+func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty, f float64, shape string) (Estimate, error) {
+	p, err := fs.prepare(class, dev, concurrency, dirty, shape)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -157,16 +156,62 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 // ratio, so the search can reuse it across memory sizes.
 type prepared struct {
 	curve      *Curve
-	ratio      float64 // target / reference service time
-	target     float64 // seconds per fault on the target device
+	scen       []scenario
+	points     [][]pointModel // per scenario, sorted by fit descending
+	target     Path
 	provenance string
 	basis      string
-	extraUnc   float64 // relative uncertainty added by derivation or scaling
+	transfer   float64 // log error added by carrying the curve to another device
+	lowest     float64 // lowest fit ratio the curve stands on
 }
 
-func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty float64) (prepared, error) {
-	overhead := fs.FaultOverhead.D()
-	target := ServiceTime(dev, concurrency, dirty, overhead, fs.Readahead)
+// shapesFor lists the families a prediction spans.
+func (fs *Factors) shapesFor(name string) ([]Shape, int) {
+	if s, ok := fs.shape(name); ok && name != "" {
+		return []Shape{s}, 0
+	}
+	all := fs.ShapeList()
+	nominal := 0
+	for i, s := range all {
+		if s.Name == NominalShape {
+			nominal = i
+		}
+	}
+	return all, nominal
+}
+
+// NominalShape is the family of a job whose access pattern is not known:
+// the central estimate uses it, the band spans every family.
+const NominalShape = "uniform"
+
+func (fs *Factors) shape(name string) (Shape, bool) {
+	for _, s := range fs.ShapeList() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Shape{}, false
+}
+
+// ShapeList is the known shape families, the embedded ones when no factor
+// file gives any.
+func (fs *Factors) ShapeList() []Shape {
+	if len(fs.Shapes) > 0 {
+		return fs.Shapes
+	}
+	return DefaultFactors().Shapes
+}
+
+func (fs *Factors) overheads() []time.Duration {
+	o := fs.FaultOverhead.D()
+	lo, hi := fs.FaultOverheadRange[0].D(), fs.FaultOverheadRange[1].D()
+	if lo > 0 && hi > 0 && lo <= o && o <= hi {
+		return []time.Duration{o, lo, hi}
+	}
+	return []time.Duration{o}
+}
+
+func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty float64, shapeName string) (prepared, error) {
 	c, ok := fs.Curves[class]
 	derived := false
 	if !ok {
@@ -176,12 +221,45 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 		}
 		derived = true
 	}
-	ref := c.Reference
-	refTime := ServiceTime(c.RefDevice(), ref.Concurrency, float64(ref.DirtyShare), overhead, fs.Readahead)
-	p := prepared{curve: c, ratio: target / refTime, target: target, provenance: c.Provenance}
-	counted := math.Abs(p.ratio-1) > 0.005 && hasRates(c)
-	if counted {
-		p.curve, p.ratio = countedCurve(c, dev, concurrency, dirty, overhead, fs.Readahead, p.ratio), 1
+	return fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName), nil
+}
+
+// prepareCurve carries curve c to dev; derived marks a class without a
+// curve of its own.
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string) prepared {
+	p := prepared{curve: c, provenance: c.Provenance,
+		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}}
+	shapes, nominalShape := fs.shapesFor(shapeName)
+	ohs := fs.overheads()
+	fitPos := []int{0}
+	for _, pt := range c.Points {
+		if len(pt.FitRange) == 2 {
+			fitPos = []int{0, -1, 1}
+		}
+	}
+	// The central scenario, then each unknown varied on its own: the band
+	// combines their effects in quadrature, as independent sources of
+	// error.
+	p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0]})
+	for i, sh := range shapes {
+		if i != nominalShape {
+			p.scen = append(p.scen, scenario{shape: sh, overhead: ohs[0], dim: dimShape})
+		}
+	}
+	for _, o := range ohs[1:] {
+		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: o, dim: dimOverhead})
+	}
+	for _, fp := range fitPos[1:] {
+		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], fitPos: fp, dim: dimFit})
+	}
+	ref := fs.refPath(c)
+	same := samePath(ref, p.target)
+	for _, s := range p.scen {
+		p.points = append(p.points, fs.carry(c, ref, p.target, s, same))
+	}
+	p.lowest = c.Points[len(c.Points)-1].Fit
+	if r := c.Points[len(c.Points)-1].FitRange; len(r) == 2 {
+		p.lowest = r[0]
 	}
 	switch c.Provenance {
 	case Measured, Emulated:
@@ -189,19 +267,104 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 	default:
 		p.basis = "published: " + c.Source
 	}
+	tgt, refT := p.target.IdleTime(), ref.IdleTime()
 	switch {
 	case derived:
 		p.provenance = Derived
-		p.basis = fmt.Sprintf("derived from the %s curve (%s) by service time %.3gus vs %.3gus", c.Class, c.Provenance, target*1e6, refTime*1e6)
-		p.extraUnc = transferUncertainty
-	case counted || math.Abs(p.ratio-1) > 0.005:
-		p.basis += fmt.Sprintf("; scaled by service time %.3gus vs %.3gus", target*1e6, refTime*1e6)
-		p.extraUnc = transferUncertainty / 2
+		p.transfer = fs.TransferError().at(transferDistance(p.target, ref))
+		p.basis = fmt.Sprintf("derived from the %s curve (%s) by the swap-path model, %.3gus vs %.3gus a page unloaded", c.Class, c.Provenance, tgt*1e6, refT*1e6)
+	case !same:
+		p.transfer = fs.TransferError().at(transferDistance(p.target, ref))
+		p.basis += fmt.Sprintf("; carried to this device and load by the swap-path model, %.3gus vs %.3gus a page unloaded", tgt*1e6, refT*1e6)
 	}
-	if counted {
+	if hasRates(c) && !same {
 		p.basis += " (pages counted per fit ratio)"
 	}
-	return p, nil
+	if len(shapes) > 1 {
+		p.basis += "; access pattern not given: the band spans the " + shapeNames(shapes) + " shapes"
+	}
+	return p
+}
+
+func shapeNames(s []Shape) string {
+	var n []string
+	for _, x := range s {
+		n = append(n, x.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// refPath is the path a curve was obtained on.
+func (fs *Factors) refPath(c *Curve) Path {
+	r := c.Reference
+	return Path{Dev: c.RefDevice(), Jobs: r.Concurrency, Dirty: float64(r.DirtyShare), Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}
+}
+
+func samePath(a, b Path) bool {
+	a.Dev.Name, b.Dev.Name = "", ""
+	return a.Dev == b.Dev && a.jobs() == b.jobs() && math.Abs(a.Dirty-b.Dirty) < 1e-9
+}
+
+// carry turns each point of c into a page rate on its reference path and
+// the excess that rate gives on the target, under scenario s. A point that
+// counted its pages (memplan profile) carries its rate, its own readahead
+// and its own software cost per page: what its measured excess per page
+// leaves after the reference device's time. Otherwise the rate is solved
+// from the slowdown on the reference path.
+func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []pointModel {
+	out := make([]pointModel, len(c.Points))
+	for i, pt := range c.Points {
+		r, t := fs.scenarioPath(ref, s), fs.scenarioPath(target, s)
+		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t}
+		switch s.fitPos {
+		case -1:
+			if len(pt.FitRange) == 2 {
+				m.fit = pt.FitRange[0]
+			}
+		case 1:
+			if len(pt.FitRange) == 2 {
+				m.fit = pt.FitRange[1]
+			}
+		}
+		if pt.PageRate > 0 {
+			if pt.BlockFaultRate > 0 && pt.BlockPageRate > 0 {
+				ra := Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
+				r.RA, t.RA = ra, ra
+			}
+			if perPage := (pt.Slowdown - 1) / pt.PageRate; perPage > 0 {
+				r0 := r
+				r0.Overhead = 0
+				o := time.Duration(math.Max(0, perPage-r0.PageTime(pt.PageRate)) * 1e9)
+				r.Overhead, t.Overhead = o, o
+			} else {
+				r.Overhead, t.Overhead = fs.FaultOverhead.D(), fs.FaultOverhead.D()
+			}
+			m.rate = pt.PageRate
+		} else {
+			m.rate = r.RateFor(pt.Slowdown)
+		}
+		m.path = t
+		if same {
+			// Carried to the path it was measured on, a point is itself.
+			m.excess = pt.Slowdown - 1
+		} else {
+			m.excess = m.rate * t.PageTime(m.rate)
+		}
+		out[i] = m
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].fit > out[b].fit })
+	return out
+}
+
+func pointUnc(c *Curve, p Point) float64 {
+	e := p.Slowdown - 1
+	if len(p.CI) == 2 && e > 0 {
+		return (p.CI[1] - p.CI[0]) / 2 / e
+	}
+	if c.Uncertainty > 0 {
+		return float64(c.Uncertainty)
+	}
+	return defaultCurveUncertainty
 }
 
 // hasRates reports whether any point of c carries its page rate.
@@ -214,61 +377,188 @@ func hasRates(c *Curve) bool {
 	return false
 }
 
-// countedCurve carries a curve whose points count the pages the job
-// needed back to dev: each point's excess is its page rate x the service
-// time per page on dev, with the point's own readahead on a block device
-// (else ra). The software cost of a page is the point's own: what its
-// measured excess per page leaves after the reference device's time (a
-// job's cost per page changes with its fit ratio as reclaim works harder);
-// overhead (the profile's fault_overhead, pooled over its points) stands in
-// where the point shows no excess. A point without counts (its runs were
-// capped or failed) is scaled by ratio, the curve's service-time ratio.
-// The relative width of each point's interval is kept.
-func countedCurve(c *Curve, dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead, ratio float64) *Curve {
-	out := *c
-	out.Points = make([]Point, len(c.Points))
-	ref := c.RefDevice()
-	for i, p := range c.Points {
-		if p.PageRate <= 0 {
-			q := p
-			q.Slowdown = 1 + (p.Slowdown-1)*ratio
-			if len(p.CI) == 2 {
-				q.CI = []float64{1 + (p.CI[0]-1)*ratio, 1 + (p.CI[1]-1)*ratio}
-			}
-			out.Points[i] = q
-			continue
-		}
-		pra := ra
-		if p.BlockFaultRate > 0 && p.BlockPageRate > 0 {
-			pra = Readahead{Faults: math.Min(1, p.BlockFaultRate/p.PageRate), Pages: p.BlockPageRate / p.PageRate}
-		}
-		o := overhead
-		if perPage := (p.Slowdown - 1) / p.PageRate; perPage > 0 {
-			devRef := ServiceTime(ref, c.Reference.Concurrency, float64(c.Reference.DirtyShare), 0, pra)
-			o = time.Duration(math.Max(0, perPage-devRef) * 1e9)
-		}
-		ex := p.PageRate * ServiceTime(dev, concurrency, dirty, o, pra)
-		q := Point{Fit: p.Fit, Slowdown: 1 + ex}
-		if old := p.Slowdown - 1; len(p.CI) == 2 && old > 0 {
-			q.CI = []float64{1 + (p.CI[0]-1)*ex/old, 1 + (p.CI[1]-1)*ex/old}
-		}
-		out.Points[i] = q
+// excessAt is a scenario's excess slowdown at fit f with its relative
+// uncertainty. Between measured points it interpolates the excess
+// linearly; above the first point and below the last the shape family
+// carries the nearest point's page rate, rate ∝ (1-f)^exponent, through the
+// target path (so queueing grows with it).
+func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extrapolated bool) {
+	if f >= 1 {
+		return 0, 0, false
 	}
-	return &out
+	byShape := func(m pointModel) float64 {
+		r := m.rate * math.Pow((1-f)/(1-m.fit), sh.Exponent)
+		if m.rate <= 0 {
+			return 0
+		}
+		// Keep the point's own excess per page (its measured cost) and let
+		// the load change it by what the path adds.
+		return m.excess * r / m.rate * m.path.PageTime(r) / m.path.PageTime(m.rate)
+	}
+	first := pts[0]
+	if f >= first.fit {
+		return byShape(first), first.unc, false
+	}
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if f >= b.fit {
+			t := (a.fit - f) / (a.fit - b.fit)
+			return a.excess + t*(b.excess-a.excess), a.unc + t*(b.unc-a.unc), false
+		}
+	}
+	last := pts[len(pts)-1]
+	return byShape(last), last.unc, true
 }
 
 func (p prepared) at(f float64) Estimate {
-	ex, u, extra := excessAt(p.curve, f)
-	if p.extraUnc > 0 {
-		u = math.Hypot(u, p.extraUnc)
+	est := Estimate{Provenance: p.provenance, Basis: p.basis}
+	if f < p.lowest*refuseBelow {
+		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
+			f, p.curve.Class, p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
 	}
-	ex *= p.ratio
-	est := Estimate{Provenance: p.provenance, Basis: p.basis, Extrapolated: extra, FaultTime: p.target}
-	est.Slowdown = 1 + ex
-	est.Low = 1 + math.Max(0, ex*(1-u)) // u is a relative 95% half-width
-	est.High = 1 + ex*(1+u)
-	if est.Low > est.Slowdown {
-		est.Low = est.Slowdown
+	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
+	est.Extrapolated = extra
+	var up, down [dims]float64
+	for i, s := range p.scen[1:] {
+		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
+		if central <= 0 || ex <= 0 {
+			continue
+		}
+		l := math.Log(ex / central)
+		up[s.dim] = math.Max(up[s.dim], l)
+		down[s.dim] = math.Max(down[s.dim], -l)
+	}
+	// The point's own interval and the transfer's error join in
+	// quadrature with the unknowns'.
+	sumUp := math.Pow(math.Log1p(u), 2) + p.transfer*p.transfer
+	sumDown := math.Pow(math.Log1p(-math.Min(u, 0.95)), 2) + p.transfer*p.transfer
+	for d := range dims {
+		sumUp += up[d] * up[d]
+		sumDown += down[d] * down[d]
+	}
+	est.Slowdown = 1 + central
+	est.Low = 1 + central*math.Exp(-math.Sqrt(sumDown))
+	est.High = 1 + central*math.Exp(math.Sqrt(sumUp))
+	// Time lost per page on the target near this fit, for the wear count.
+	m := p.points[0][0]
+	for _, q := range p.points[0] {
+		if q.fit >= f {
+			m = q
+		}
+	}
+	est.FaultTime = m.path.PageTime(m.rate)
+	if m.rate > 0 && m.excess > 0 {
+		est.FaultTime = m.excess / m.rate
 	}
 	return est
+}
+
+// transferCache holds a Factors' cross-validated transfer error.
+type transferCache struct {
+	once sync.Once
+	te   transferErr
+}
+
+// transferErr is the log error of carrying a curve to another device, as
+// it grows with the distance d = |ln(target/reference unloaded time per
+// page)|: Floor + Slope x d.
+type transferErr struct {
+	Floor, Slope float64
+	Pairs        int // curve pairs it was learnt from
+}
+
+func (t transferErr) at(d float64) float64 { return t.Floor + t.Slope*d }
+
+// TransferError is the transfer error model this factor set forces
+// (leave-one-out over every pair of its curves, for the scenario the
+// unknowns allow that explains them best).
+func (fs *Factors) TransferError() transferErr {
+	if fs.transfer == nil {
+		return fs.transferError()
+	}
+	fs.transfer.once.Do(func() { fs.transfer.te = fs.transferError() })
+	return fs.transfer.te
+}
+
+// transferDistance is how far a transfer carries a curve.
+func transferDistance(target, ref Path) float64 {
+	return math.Abs(math.Log(target.IdleTime() / ref.IdleTime()))
+}
+
+// transferError learns the error model from the curves: for each pair
+// (a, b) of curves, a's curve carried to b's device predicts b's points
+// with log error e at distance d. The slope is the largest e/d among pairs
+// carried far (d > 1: a factor e); the floor what the nearer pairs need on
+// top. Fewer than two curves: a floor of ln 1.5, the model's prior.
+func (fs *Factors) transferError() transferErr {
+	var cs []*Curve
+	for _, k := range fs.Classes() {
+		cs = append(cs, fs.Curves[k])
+	}
+	if len(cs) < 2 {
+		return transferErr{Floor: fallbackTransferError}
+	}
+	best := transferErr{Floor: math.Inf(1)}
+	for _, sh := range fs.ShapeList() {
+		for _, o := range fs.overheads() {
+			s := scenario{shape: sh, overhead: o}
+			type obs struct{ d, e float64 }
+			var all []obs
+			for _, a := range cs {
+				for _, b := range cs {
+					if a == b {
+						continue
+					}
+					d := transferDistance(fs.scenarioPath(fs.refPath(b), s), fs.scenarioPath(fs.refPath(a), s))
+					for _, e := range fs.pairErrors(a, b, s) {
+						all = append(all, obs{d, math.Abs(e)})
+					}
+				}
+			}
+			te := transferErr{Pairs: len(cs) * (len(cs) - 1)}
+			for _, x := range all {
+				if x.d > 1 {
+					te.Slope = math.Max(te.Slope, x.e/x.d)
+				}
+			}
+			for _, x := range all {
+				te.Floor = math.Max(te.Floor, x.e-te.Slope*x.d)
+			}
+			if te.at(1) < best.at(1) {
+				best = te
+			}
+		}
+	}
+	return best
+}
+
+// scenarioPath is p with s's overhead and, on a block device whose
+// readahead was not measured, s's readahead.
+func (fs *Factors) scenarioPath(p Path, s scenario) Path {
+	p.Overhead = s.overhead
+	if !fs.Readahead.measured() && !p.Dev.Memory && s.shape.Readahead > 0 {
+		p.RA = Readahead{Faults: s.shape.Readahead, Pages: 1}
+	}
+	return p
+}
+
+// pairErrors predicts b's points from a's curve carried to b's reference
+// path under s and returns ln(predicted/actual excess) at each point of b
+// with an excess.
+func (fs *Factors) pairErrors(a, b *Curve, s scenario) []float64 {
+	tgt := fs.refPath(b)
+	pts := fs.carry(a, fs.refPath(a), tgt, s, false)
+	var out []float64
+	for _, bp := range b.Points {
+		act := bp.Slowdown - 1
+		if act <= 0 {
+			continue
+		}
+		pred, _, _ := excessAt(pts, s.shape, bp.Fit)
+		if pred <= 0 {
+			continue
+		}
+		out = append(out, math.Log(pred/act))
+	}
+	return out
 }

@@ -49,6 +49,9 @@ type JobClass struct {
 	Compressibility units.Ratio    `yaml:"compressibility,omitempty" json:"compressibility"` // lz4 ratio of its data; 1 = incompressible
 	DirtyShare      units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share"`         // share of evicted pages that must be written
 	Profile         string         `yaml:"profile,omitempty" json:"profile,omitempty"`       // measured factor/profile file for this job
+	// Access names the job's curve-shape family (uniform, cold-tail,
+	// sweep); left out, predictions span every family.
+	Access string `yaml:"access,omitempty" json:"access,omitempty"`
 }
 
 // Options restrict or widen the search.
@@ -186,6 +189,9 @@ func (w *Workload) validate() error {
 		if j.DirtyShare == 0 && !given(p+".dirty_share") {
 			j.DirtyShare = DefaultDirtyShare
 		}
+		if j.Access != "" && !knownShape(j.Access) {
+			return d.Errorf(p+".access", "leave it out when not known: predictions then span every shape", "got %q, expected one of %s", j.Access, strings.Join(ShapeNames(), ", "))
+		}
 		if j.DirtyShare < 0 || j.DirtyShare > 1 {
 			return d.Errorf(p+".dirty_share", "", "got %g, expected a share between 0 and 1", float64(j.DirtyShare))
 		}
@@ -228,3 +234,21 @@ func (w *Workload) validate() error {
 
 // HorizonYears is the planning horizon in years.
 func (w *Workload) HorizonYears() float64 { return w.Horizon.Hours() / (365 * 24) }
+
+// ShapeNames lists the embedded curve-shape families.
+func ShapeNames() []string {
+	var out []string
+	for _, s := range DefaultFactors().Shapes {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func knownShape(name string) bool {
+	for _, s := range ShapeNames() {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}

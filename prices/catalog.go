@@ -67,13 +67,16 @@ type Drive struct {
 	WriteLatency units.Duration `yaml:"write_latency" json:"write_latency_ns"`
 	ReadIOPS     float64        `yaml:"read_iops" json:"read_iops"`
 	WriteIOPS    float64        `yaml:"write_iops" json:"write_iops"`
-	TBW          units.Bytes    `yaml:"tbw,omitempty" json:"tbw_bytes,omitempty"` // rated total bytes written
-	DWPD         float64        `yaml:"dwpd,omitempty" json:"dwpd,omitempty"`     // drive writes per day over WarrantyYears
-	Warranty     float64        `yaml:"warranty_years,omitempty" json:"warranty_years,omitempty"`
-	PriceRange   []units.Money  `yaml:"price_range,omitempty" json:"price_range,omitempty"` // [low, high] around Price (optional)
-	Watts        float64        `yaml:"watts,omitempty" json:"watts,omitempty"`             // average draw in service (optional; per-class default)
-	Source       string         `yaml:"source,omitempty" json:"source,omitempty"`
-	Catalog      string         `yaml:"-" json:"catalog"`
+	// WriteBandwidth is the sustained sequential write speed, at which
+	// swap-out clusters are written (optional; per-class default).
+	WriteBandwidth units.Bytes   `yaml:"write_bandwidth,omitempty" json:"write_bandwidth_bytes,omitempty"`
+	TBW            units.Bytes   `yaml:"tbw,omitempty" json:"tbw_bytes,omitempty"` // rated total bytes written
+	DWPD           float64       `yaml:"dwpd,omitempty" json:"dwpd,omitempty"`     // drive writes per day over WarrantyYears
+	Warranty       float64       `yaml:"warranty_years,omitempty" json:"warranty_years,omitempty"`
+	PriceRange     []units.Money `yaml:"price_range,omitempty" json:"price_range,omitempty"` // [low, high] around Price (optional)
+	Watts          float64       `yaml:"watts,omitempty" json:"watts,omitempty"`             // average draw in service (optional; per-class default)
+	Source         string        `yaml:"source,omitempty" json:"source,omitempty"`
+	Catalog        string        `yaml:"-" json:"catalog"`
 }
 
 // FactorClass is the key under which slowdown curves for this kind of device
@@ -357,6 +360,9 @@ func (c *Catalog) validate() error {
 				f = "write_iops"
 			}
 			return d.Errorf(p+"."+f, "4 KiB random IOPS from the data sheet", "missing or not positive")
+		}
+		if x.WriteBandwidth < 0 {
+			return d.Errorf(p+".write_bandwidth", "sustained sequential write speed per second, e.g. 1.5GB", "cannot be negative")
 		}
 		if x.DWPD < 0 || x.TBW < 0 || x.Warranty < 0 {
 			return d.Errorf(p+".dwpd", "", "endurance figures cannot be negative")

@@ -83,25 +83,8 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	if in.Factors, err = model.MergeFactors(files...); err != nil {
 		return in, err
 	}
-	for i, j := range w.Jobs {
-		if j.Profile == "" {
-			continue
-		}
-		f, err := model.LoadFactors(j.Profile)
-		if err != nil {
-			if os.IsNotExist(err) || isNotExist(err) {
-				return in, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "run `memplan profile` to create it, or remove the field", "no such file %s", j.Profile)
-			}
-			return in, err
-		}
-		jf, err := model.MergeProfile(files, f)
-		if err != nil {
-			return in, err
-		}
-		if in.JobFactors == nil {
-			in.JobFactors = map[string]*model.Factors{}
-		}
-		in.JobFactors[j.Name] = jf
+	if in.JobFactors, err = model.LoadJobProfiles(w, files); err != nil {
+		return in, err
 	}
 	return in, nil
 }

@@ -49,7 +49,11 @@ func intelOutputWith(t testing.TB, top int, edit func(*prices.Catalog, *model.Wo
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := model.Input{Workload: w, Prices: set, Factors: fs}
+	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf}
 	res, err := model.Recommend(in)
 	if err != nil {
 		t.Fatal(err)
@@ -423,10 +427,10 @@ func TestSensitivitySheet(t *testing.T) {
 		t.Errorf("live 8 GB DIMM price %v, want 11,500", got)
 	}
 	r = find("any configuration", "rises", "SSDSA2SH064G1")
-	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, r)); math.Abs(got-36000) > 0.01 {
-		t.Errorf("X25-E at the break-even %v RUB, want 36,000", got)
+	if got := calcNum(t, f, sheetSensitivity, cell(vAtPoint, r)); math.Abs(got-82800) > 0.01 {
+		t.Errorf("X25-E at the break-even %v RUB, want 82,800", got)
 	}
-	if got := calc(t, f, sheetSensitivity, cell(vTakesOver, r)); !strings.Contains(got, "4 x Intel X25-M") {
+	if got := calc(t, f, sheetSensitivity, cell(vTakesOver, r)); !strings.Contains(got, "96GiB (12 x 8GiB), no swap") {
 		t.Errorf("X25-E break-even taken over by %q", got)
 	}
 	r = find("the baseline alone", "rises", "SSDSA2SH064G1")
@@ -511,14 +515,14 @@ func TestNothingMeets(t *testing.T) {
 // TestTopKeepsRecommendedAndBaseline: a result cut with --top still
 // lists the recommended and baseline configurations in the workbook.
 func TestTopKeepsRecommendedAndBaseline(t *testing.T) {
-	out := intelOutput(t, 3, nil)
-	if out.Baseline == nil || out.Baseline.Rank <= 3 {
-		t.Fatal("test premise: the baseline ranks below the top 3")
+	out := intelOutput(t, 2, nil)
+	if out.Baseline == nil || out.Baseline.Rank <= 2 {
+		t.Fatal("test premise: the baseline ranks below the top 2")
 	}
 	f, _ := writeAndOpen(t, out)
 	rows := configRows(t, f)
-	if len(rows) != 4 {
-		t.Errorf("%d rows, want the top 3 and the baseline", len(rows))
+	if len(rows) != 3 {
+		t.Errorf("%d rows, want the top 2 and the baseline", len(rows))
 	}
 	if got := calc(t, f, sheetSummary, cell(colBase, sID)); got != out.Baseline.ID {
 		t.Errorf("baseline %s, want %s", got, out.Baseline.ID)
@@ -527,8 +531,8 @@ func TestTopKeepsRecommendedAndBaseline(t *testing.T) {
 		t.Errorf("fleet savings %v, want %v", got, out.Savings.Fleet)
 	}
 	// Ranked among the listed configurations; memplan's own rank is kept.
-	if got := calcNum(t, f, sheetConfigs, cell(cRank, rows[out.Baseline.ID])); got != 4 {
-		t.Errorf("baseline ranks %v among the 4 listed, want 4", got)
+	if got := calcNum(t, f, sheetConfigs, cell(cRank, rows[out.Baseline.ID])); got != 3 {
+		t.Errorf("baseline ranks %v among the 3 listed, want 3", got)
 	}
 	if got := calcNum(t, f, sheetConfigs, cell(cModelRank, rows[out.Baseline.ID])); int(got) != out.Baseline.Rank {
 		t.Errorf("memplan rank %v, want %d", got, out.Baseline.Rank)
@@ -558,7 +562,7 @@ func TestWorkbookStructure(t *testing.T) {
 			t.Errorf("defined name %s missing", n)
 		}
 	}
-	if got, want := names["CfgFleet"], absRange(sheetConfigs, cFleet, 2, 37); got != want {
+	if got, want := names["CfgFleet"], absRange(sheetConfigs, cFleet, 2, 26); got != want {
 		t.Errorf("CfgFleet refers to %s, want %s", got, want)
 	}
 
@@ -568,7 +572,7 @@ func TestWorkbookStructure(t *testing.T) {
 		{sheetConfigs, cell(cDrivePrice, 2), "INDEX(DrivePrices,MATCH("},
 		{sheetConfigs, cell(cPlatformPrice, 2), "INDEX(PlatformPrices,MATCH("},
 		{sheetConfigs, cell(cFleet, 2), "*"},
-		{sheetConfigs, cell(cRank, 2), fmt.Sprintf(`COUNTIF($%[1]s$2:$%[1]s$14,"<"&%[1]s2)`, colName(cRankCost))}, // the 13 that meet with margin
+		{sheetConfigs, cell(cRank, 2), fmt.Sprintf(`COUNTIF($%[1]s$2:$%[1]s$4,"<"&%[1]s2)`, colName(cRankCost))}, // the 3 that meet with margin
 		{sheetConfigs, cell(cRankCost, 2), fmt.Sprintf(`IF(RankBy="tco",%s2,%s2)`, colName(cTCOFleet), colName(cFleet))},
 		{sheetConfigs, cell(cPower, 2), "*ElectricityPrice"},
 		{sheetConfigs, cell(cEnergy, 2), "*HorizonHours*PUEFactor/1000"},
@@ -604,7 +608,7 @@ func TestWorkbookStructure(t *testing.T) {
 	found := false
 	for ref, opts := range cfs {
 		for _, o := range opts {
-			if o.Type == "formula" && o.Criteria == "$"+colName(cTier)+"2=3" && ref == fmt.Sprintf("A2:%s37", colName(cLast)) {
+			if o.Type == "formula" && o.Criteria == "$"+colName(cTier)+"2=3" && ref == fmt.Sprintf("A2:%s26", colName(cLast)) {
 				found = true
 			}
 		}
@@ -786,9 +790,9 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 
 func TestInconsistentPricesRefused(t *testing.T) {
 	out := intelOutput(t, 0, nil)
-	out.Configurations[1].DIMM.UnitPrice++
-	if out.Configurations[1].DIMM.SKU != out.Configurations[0].DIMM.SKU {
-		t.Fatal("test premise: the first two configurations share a DIMM")
+	out.Configurations[3].DIMM.UnitPrice++
+	if out.Configurations[3].DIMM.SKU != out.Configurations[0].DIMM.SKU {
+		t.Fatal("test premise: configurations 1 and 4 share a DIMM")
 	}
 	if _, err := Build(out); err == nil || !strings.Contains(err.Error(), "two unit prices") {
 		t.Fatalf("got %v", err)

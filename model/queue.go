@@ -1,0 +1,181 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// The swap path as a closed queueing network (docs/model.md).
+//
+// Each of the Jobs concurrent jobs on a server alternates between computing
+// and waiting for a page it needs back. Between two such pages it computes
+// z = 1/rate seconds (rate: pages it needs back per second of its in-RAM
+// runtime). The wait for one page is:
+//
+//   - software: Overhead per page read (trap, reclaim, swap cache, cgroup
+//     charge), a delay every job pays on its own core;
+//   - compressed RAM (zram): the read (decompression) and, since zram frees
+//     a page's compressed copy when it is read back, one compression per
+//     page when reclaim evicts it again, both in the task's time;
+//   - a block device: Faults per page (swap readahead: fewer than one when
+//     the kernel fetches neighbours the job then uses) reads, each one the
+//     device's 4 KiB read latency. The device has K = drives x
+//     max(1, latency x IOPS) units that serve reads in parallel; when more
+//     reads are outstanding than units they queue. Swap-out is written in
+//     clusters at the device's sequential write bandwidth while the task goes
+//     on; the time the device spends writing is time it cannot read, so it
+//     slows reads without being waited for directly.
+//
+// The network is solved by exact mean-value analysis (MVA) for a delay
+// centre and one queueing centre, the multi-unit device approximated as in
+// Seidmann's method: a delay of s(K-1)/K plus a single server with service
+// time s/K. The write occupancy is found by fixed-point iteration. The
+// result is the mean time a job loses per page it needs back, so
+//
+//	slowdown = 1 + rate x PageTime(rate).
+
+// DefaultWriteBandwidth is a drive's sustained sequential write bandwidth
+// (bytes per second) by class, used when a catalog does not give one.
+// Sources: docs/model.md.
+func DefaultWriteBandwidth(class string) float64 {
+	switch {
+	case strings.HasPrefix(class, "hdd"):
+		return 100e6
+	case strings.HasPrefix(class, "sata-ssd"):
+		return 170e6
+	case strings.HasSuffix(class, "-qlc"):
+		return 300e6
+	default:
+		return 1000e6
+	}
+}
+
+// Path is the swap path of one job class on one server.
+type Path struct {
+	Dev      Device
+	Jobs     int           // jobs of the class faulting at once on the server
+	Dirty    float64       // share of the pages read back that must be written again on eviction (block devices)
+	Overhead time.Duration // software cost per page read
+	RA       Readahead     // faults and pages read per page needed back (block devices)
+}
+
+func (p Path) jobs() int {
+	if p.Jobs < 1 {
+		return 1
+	}
+	return p.Jobs
+}
+
+// units is the number of reads the device serves at once.
+func (p Path) units() float64 {
+	n := float64(max(p.Dev.Drives, 1))
+	if p.Dev.ReadIOPS <= 0 {
+		return math.Inf(1) // no ceiling given: latency only
+	}
+	return n * math.Max(1, p.Dev.ReadLatency.Seconds()*p.Dev.ReadIOPS)
+}
+
+// writeTime is the device time spent writing per page needed back.
+func (p Path) writeTime() float64 {
+	if p.Dev.Memory || p.Dirty <= 0 {
+		return 0
+	}
+	bw := p.Dev.WriteBW
+	if bw <= 0 {
+		if p.Dev.WriteIOPS > 0 {
+			// Clustered swap-out is at least as fast as random 4 KiB writes.
+			bw = p.Dev.WriteIOPS * pageSize
+		} else {
+			return 0
+		}
+	}
+	return p.Dirty * pageSize / (float64(max(p.Dev.Drives, 1)) * bw)
+}
+
+// IdleTime is the time per page needed back when nothing queues: the
+// latency bound.
+func (p Path) IdleTime() float64 {
+	o := p.Overhead.Seconds()
+	if p.Dev.Memory {
+		return o + p.Dev.ReadLatency.Seconds() + p.Dev.WriteLatency.Seconds()
+	}
+	faults, pages := p.RA.orOne()
+	return o*pages + faults*p.Dev.ReadLatency.Seconds()
+}
+
+// PageTime is the mean time a job loses per page it needs back when each of
+// the Jobs jobs needs back rate pages per second of computing.
+func (p Path) PageTime(rate float64) float64 {
+	idle := p.IdleTime()
+	if rate <= 0 || p.Dev.Memory {
+		return idle
+	}
+	z := 1 / rate
+	faults, pages := p.RA.orOne()
+	s := p.Dev.ReadLatency.Seconds()
+	k := p.units()
+	n := p.jobs()
+	tw := p.writeTime()
+	if math.IsInf(k, 1) && tw == 0 {
+		return idle
+	}
+	delay := z + p.Overhead.Seconds()*pages
+	qd := 0.0 // queueing demand per page
+	if math.IsInf(k, 1) {
+		delay += faults * s
+	} else {
+		delay += faults * s * (k - 1) / k
+		qd = faults * s / k
+	}
+	uw := 0.0
+	var cycle, x float64
+	for it := 0; it < 50; it++ {
+		d := qd / (1 - uw)
+		q := 0.0
+		var r float64
+		for m := 1; m <= n; m++ {
+			r = d * (1 + q)
+			x = float64(m) / (delay + r)
+			q = x * r
+		}
+		cycle = delay + r
+		next := math.Min(0.95, x*tw)
+		if math.Abs(next-uw) < 1e-9 {
+			break
+		}
+		uw = next
+	}
+	// The writes bound the throughput on their own: the jobs cannot get
+	// pages back faster than the device writes their evictions.
+	cycle = math.Max(cycle, float64(n)*tw)
+	return cycle - z
+}
+
+// Slowdown is 1 + rate x PageTime(rate).
+func (p Path) Slowdown(rate float64) float64 { return 1 + rate*p.PageTime(rate) }
+
+// RateFor is the page rate (pages needed back per second of in-RAM runtime,
+// per job) at which the path gives slowdown s: the inverse of Slowdown.
+func (p Path) RateFor(s float64) float64 {
+	ex := s - 1
+	if ex <= 0 {
+		return 0
+	}
+	// Queueing only adds to the idle time, so the rate lies in
+	// (0, ex/idle]; Slowdown grows with the rate.
+	hi := ex / p.IdleTime()
+	if p.Slowdown(hi) <= s {
+		return hi
+	}
+	lo := 0.0
+	for i := 0; i < 100 && hi-lo > 1e-12*hi; i++ {
+		mid := (lo + hi) / 2
+		if p.Slowdown(mid) < s {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}

@@ -292,6 +292,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return nil, ev.nothingFits(platforms)
 	}
 	rank(res, ev.configs, w)
+	if r := restsOn(res, in); r != "" {
+		res.Verdict += " " + r
+	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
 	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
@@ -966,6 +969,46 @@ func rank(res *Result, ps []*Config, w *Workload) {
 	}
 	res.Verdict = verdict(res)
 	res.Advice = advise(res, w)
+}
+
+// restsOn says in one sentence what the recommendation's slowdowns rest
+// on when it is not a curve measured for this workload and device class,
+// and which command would measure it.
+func restsOn(res *Result, in Input) string {
+	c := res.Recommended
+	if c == nil && len(res.Configs) > 0 {
+		c = &res.Configs[0]
+	}
+	if c == nil {
+		return ""
+	}
+	var derived, published []string
+	for _, j := range c.Jobs {
+		switch j.Estimate.Provenance {
+		case Derived:
+			derived = append(derived, j.Name)
+		case Published:
+			if in.JobFactors[j.Name] == nil {
+				published = append(published, j.Name)
+			}
+		}
+	}
+	class := c.Swap.Class
+	if c.Swap.Kind == SwapZram || c.Swap.Kind == SwapZswap {
+		class = "zram-" + c.Swap.Algorithm
+	}
+	switch {
+	case len(derived) > 0:
+		its := "its slowdown is"
+		if len(derived) > 1 {
+			its = "their slowdowns are"
+		}
+		return fmt.Sprintf("Nothing was measured for %s on %s: %s derived from another device's curve by the swap-path model, hence the wide band; measure the device with `memplan probe --swap-dir DIR` and the job with `memplan profile -- YOUR JOB`.",
+			strings.Join(derived, " and "), class, its)
+	case len(published) > 0:
+		return fmt.Sprintf("The slowdown of %s rests on a published figure measured on other jobs, not on this workload: measure it with `memplan profile -- YOUR JOB`.", strings.Join(published, ", "))
+	}
+	return ""
 }
 
 func tier(c *Config) int {

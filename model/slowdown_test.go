@@ -2,6 +2,8 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,3 +63,143 @@ curves:
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestPageTimeOneJobIsTheLatency(t *testing.T) {
+	// One job never queues: overhead + read latency, at any rate.
+	p := Path{Dev: Device{ReadLatency: 100 * time.Microsecond, ReadIOPS: 10000, Drives: 1}, Jobs: 1, Overhead: 10 * time.Microsecond}
+	for _, rate := range []float64{1, 1000, 1e5} {
+		if got := p.PageTime(rate); !near(got, 110e-6, 1e-12) {
+			t.Errorf("rate %g: %.3fus a page, want 110us", rate, got*1e6)
+		}
+	}
+	if s := p.Slowdown(1000); !near(s, 1.11, 1e-9) {
+		t.Errorf("slowdown %.4f, want 1 + 1000 x 110us = 1.11", s)
+	}
+	// Readahead: 0.25 faults and 1.5 pages read per page needed back.
+	p.RA = Readahead{Faults: 0.25, Pages: 1.5}
+	if got := p.IdleTime(); !near(got, 40e-6, 1e-12) {
+		t.Errorf("with readahead %.2fus, want 1.5 x 10 + 0.25 x 100 = 40us", got*1e6)
+	}
+}
+
+func TestPageTimeTwoJobsQueue(t *testing.T) {
+	// Two jobs, one read at a time (latency x IOPS = 1), each computing
+	// 1000us between pages. MVA by hand: delay D = 1000 + 10us, service
+	// S = 100us. n=1: R = 100, X = 1/1110, Q = 100/1110. n=2: R = 100 x
+	// (1 + 100/1110) = 109.009us; cycle 1119.009us, so 119.009us lost a page.
+	p := Path{Dev: Device{ReadLatency: 100 * time.Microsecond, ReadIOPS: 10000, Drives: 1}, Jobs: 2, Overhead: 10 * time.Microsecond}
+	want := 10 + 100*(1+100.0/1110)
+	if got := p.PageTime(1000) * 1e6; !near(got, want, 1e-6) {
+		t.Errorf("%.4fus a page, want %.4fus", got, want)
+	}
+	// A second drive (RAID 0) gives two units: Seidmann's split, a delay
+	// of 50us and a server of 50us: n=2: R = 50 x (1 + 50/1110).
+	p.Dev.Drives = 2
+	want = 10 + 50 + 50*(1+50.0/1110)
+	if got := p.PageTime(1000) * 1e6; !near(got, want, 1e-6) {
+		t.Errorf("RAID 0 x2: %.4fus a page, want %.4fus", got, want)
+	}
+}
+
+func TestPageTimeSaturatedDevice(t *testing.T) {
+	// Eight jobs that compute 100us between pages on a device serving one
+	// 1ms read at a time: throughput pinned at 1000 pages/s, so each job
+	// waits about 8 x 1ms - 0.1ms a page.
+	p := Path{Dev: Device{ReadLatency: time.Millisecond, ReadIOPS: 1000, Drives: 1}, Jobs: 8}
+	if got := p.PageTime(10000); math.Abs(got-7.9e-3) > 0.01*7.9e-3 {
+		t.Errorf("saturated: %.3fms a page, want about 7.9ms", got*1e3)
+	}
+	// Swap-out alone can saturate: every page needed back is written again
+	// (dirty 1) at 1000 pages/s: four jobs cannot cycle faster than 4ms.
+	w := Path{Dev: Device{ReadLatency: time.Microsecond, WriteBW: 1000 * pageSize, Drives: 1}, Jobs: 4, Dirty: 1}
+	if got := w.PageTime(1e6) + 1e-6; got < 4e-3 {
+		t.Errorf("write-bound: %.3fms a page, want at least 4ms", got*1e3)
+	}
+	// Compressed RAM: decompress + compress again, in the task, at any load.
+	z := Path{Dev: Device{ReadLatency: 2 * time.Microsecond, WriteLatency: 3 * time.Microsecond, Memory: true}, Jobs: 64, Dirty: 0.5, Overhead: 10 * time.Microsecond}
+	if got := z.PageTime(1e5); !near(got, 15e-6, 1e-12) {
+		t.Errorf("zram %.2fus a page, want 10 + 2 + 3 = 15us", got*1e6)
+	}
+}
+
+func TestRateForInvertsSlowdown(t *testing.T) {
+	p := Path{Dev: Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 50000, WriteBW: 500e6, Drives: 1}, Jobs: 16, Dirty: 0.5, Overhead: 20 * time.Microsecond}
+	for _, s := range []float64{1.001, 1.12, 1.9, 4} {
+		r := p.RateFor(s)
+		if got := p.Slowdown(r); !near(got, s, 1e-6*s) {
+			t.Errorf("RateFor(%g) = %g pages/s gives %g", s, r, got)
+		}
+	}
+}
+
+// Slowdown never falls as RAM shrinks or as the device gets slower.
+func TestSlowdownMonotone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	fs := testFactors(t)
+	for i := 0; i < 200; i++ {
+		lat := time.Duration(20+rng.IntN(5000)) * time.Microsecond
+		dev := Device{ReadLatency: lat, WriteLatency: lat, ReadIOPS: float64(100 + rng.IntN(1000000)), WriteIOPS: 1000, WriteBW: float64(50+rng.IntN(3000)) * 1e6, Drives: 1 + rng.IntN(4)}
+		jobs := 1 + rng.IntN(32)
+		dirty := rng.Float64()
+		shape := []string{"", "uniform", "cold-tail", "sweep"}[rng.IntN(4)]
+		prev := Estimate{Slowdown: 1, Low: 1, High: 1}
+		for f := 0.99; f > 0.27; f -= 0.02 {
+			est, err := fs.PredictShape("nvme-ssd-tlc", dev, jobs, dirty, f, shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if est.Slowdown < prev.Slowdown-1e-12 || est.High < prev.High-1e-9 {
+				t.Fatalf("%+v x%d dirty %.2f shape %q: fit %.2f gives %.4f (high %.4f), below %.4f (%.4f) at a higher fit", dev, jobs, dirty, shape, f, est.Slowdown, est.High, prev.Slowdown, prev.High)
+			}
+			slower := dev
+			slower.ReadLatency *= 2
+			est2, _ := fs.PredictShape("nvme-ssd-tlc", slower, jobs, dirty, f, shape)
+			if est2.Slowdown < est.Slowdown-1e-12 {
+				t.Fatalf("%+v x%d: doubling the read latency lowers the slowdown at fit %.2f: %.4f < %.4f", dev, jobs, f, est2.Slowdown, est.Slowdown)
+			}
+			prev = est
+		}
+	}
+}
+
+// A curve whose points count pages is carried to another device point by
+// point: rate x service time per page, with the point's own readahead and
+// its own software cost per page (its excess per page less the reference
+// device's time); the pooled fault_overhead only where a point shows no
+// excess.
+func TestPredictCountsPages(t *testing.T) {
+	c := &Curve{Class: "zram-lz4", Provenance: Measured, Host: "lab",
+		Reference: Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
+		Points: []Point{
+			{Fit: 0.9, Slowdown: 1, PageRate: 1000, BlockFaultRate: 500, BlockPageRate: 1000},
+			{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000},
+			{Fit: 0.3, Slowdown: 5}}} // capped runs: no counts
+	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(40 * time.Microsecond)}
+	disk := Device{ReadLatency: 50 * time.Microsecond, WriteLatency: 50 * time.Microsecond}
+	// Fit 0.5: 2 / 100k pages = 20us a page, 2 + 1 x 3us of it zram's: 15us
+	// software; 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9.
+	est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.5)
+	if err != nil || !near(est.Slowdown, 3.9, 1e-9) || est.Provenance != Derived || !strings.Contains(est.Basis, "counted") {
+		t.Errorf("derived by counts: %+v, %v", est, err)
+	}
+	// Fit 0.9 shows no excess: the pooled 40us, 1000 x (40 + 0.5 x 50)us.
+	if est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.9); err != nil || !near(est.Slowdown, 1.065, 1e-9) {
+		t.Errorf("fit 0.9 by the pooled overhead: %+v, %v", est, err)
+	}
+	// The point without counts is scaled by the curve's service-time ratio:
+	// (40 + 50us) / (40 + 2 + 3us) = 2, so 1 + 4 x 2; the others stay counted.
+	if est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.3); err != nil || !near(est.Slowdown, 9, 1e-9) {
+		t.Errorf("fit 0.3 without counts: %+v, %v", est, err)
+	}
+	// The same device as the reference: the measured point itself.
+	z := Device{ReadLatency: 2 * time.Microsecond, WriteLatency: 3 * time.Microsecond, Memory: true}
+	if est, err := fs.Predict("zram-lz4", z, 1, 1, 0.5); err != nil || est.Slowdown != 3 {
+		t.Errorf("on its own device: %+v, %v", est, err)
+	}
+	// zram with another latency: 100k x (15 + 4 + 6)us = 2.5, interval
+	// scaled with it (0.1/2 of the excess each side).
+	z.ReadLatency, z.WriteLatency = 4*time.Microsecond, 6*time.Microsecond
+	if est, err := fs.Predict("zram-lz4", z, 1, 1, 0.5); err != nil || !near(est.Slowdown, 3.5, 1e-9) || !(est.Low < 3.5 && est.High > 3.5) {
+		t.Errorf("zram scaled by counts: %+v, %v", est, err)
+	}
+}

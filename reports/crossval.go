@@ -1,0 +1,70 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/memplan/memplan/model"
+)
+
+// RenderCrossval writes the leave-one-out table of `memplan factors
+// crossval` as a table or JSON.
+func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
+	switch format {
+	case "", "table":
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cv)
+	default:
+		return fmt.Errorf("unknown format %q: expected table or json", format)
+	}
+	for _, l := range wrap("Leave-one-out: each published or measured point predicted from each other curve, carried to the held-out curve's own device and load by the swap-path model; the band carries the transfer error learnt without the held-out curve.", 80, "") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tfit\tactual\tfrom\tpredicted\t95% band\twidth\terror\terror in excess\tinside")
+	for _, r := range cv.Rows {
+		in := "no"
+		if r.Inside {
+			in = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%s\t%.3f\t%.3f-%.3f\t%s\t%+.1f%%\t%+.0f%%\t%s\n", r.Class, r.Fit, r.Actual, r.From, r.Predicted, r.Low, r.High,
+			factorWidth(r.Low, r.High), r.ErrSlowdown*100, r.ErrExcess*100, in)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
+	msg := fmt.Sprintf("Transfer error learnt from all %s (what recommend gives a derived or carried figure, on top of the shape, overhead and fit-ratio unknowns): ln e = %.2f + %.2f x |ln(target/reference time per page)|, a factor of %.2f between devices alike and %.2f between devices e-fold apart.",
+		plural(len(classesOf(cv)), "curve", "curves"), cv.TransferFloor, cv.TransferSlope, math.Exp(cv.TransferFloor), math.Exp(cv.TransferFloor+cv.TransferSlope))
+	for _, l := range wrap(msg, 80, "") {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+// factorWidth is how many times the band's top excess is its bottom's.
+func factorWidth(low, high float64) string {
+	if low <= 1 {
+		return "-"
+	}
+	return fmt.Sprintf("x%.1f", (high-1)/(low-1))
+}
+
+func classesOf(cv model.Crossval) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range cv.Rows {
+		for _, c := range []string{r.Class, r.From} {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

@@ -338,11 +338,12 @@ type Factors struct {
 	Origin             map[string]string // class -> file it came from
 
 	transfer *transferCache
+	rates    *rateCache
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.
 func MergeFactors(files ...*FactorFile) (*Factors, error) {
-	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}}
+	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}, rates: &rateCache{}}
 	for _, f := range files {
 		fs.Files = append(fs.Files, f)
 		for i := range f.Curves {

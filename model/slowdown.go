@@ -129,6 +129,7 @@ type pointModel struct {
 	excess float64 // on the target
 	path   Path    // the target path with this point's own overhead and readahead
 	unc    float64 // relative 95% half-width of the excess
+	time   float64 // path.PageTime(rate)
 }
 
 // Predict estimates the slowdown of a job class at fit ratio f when all its
@@ -341,14 +342,15 @@ func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []po
 			}
 			m.rate = pt.PageRate
 		} else {
-			m.rate = r.RateFor(pt.Slowdown)
+			m.rate = fs.rateFor(c, i, r)
 		}
 		m.path = t
+		m.time = t.PageTime(m.rate)
 		if same {
 			// Carried to the path it was measured on, a point is itself.
 			m.excess = pt.Slowdown - 1
 		} else {
-			m.excess = m.rate * t.PageTime(m.rate)
+			m.excess = m.rate * m.time
 		}
 		out[i] = m
 	}
@@ -393,7 +395,7 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 		}
 		// Keep the point's own excess per page (its measured cost) and let
 		// the load change it by what the path adds.
-		return m.excess * r / m.rate * m.path.PageTime(r) / m.path.PageTime(m.rate)
+		return m.excess * r / m.rate * m.path.PageTime(r) / m.time
 	}
 	first := pts[0]
 	if f >= first.fit {
@@ -451,6 +453,43 @@ func (p prepared) at(f float64) Estimate {
 		est.FaultTime = m.excess / m.rate
 	}
 	return est
+}
+
+// rateCache holds the page rates solved from curve points on their
+// reference paths: they depend on the point and the scenario's overhead and
+// readahead, not on the device a prediction is for, and solving them is
+// the costly part of preparing one.
+type rateCache struct {
+	mu sync.Mutex
+	m  map[rateKey]float64
+}
+
+type rateKey struct {
+	c     *Curve
+	point int
+	ref   Path
+}
+
+func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
+	rc := fs.rates
+	if rc == nil {
+		return ref.RateFor(c.Points[i].Slowdown)
+	}
+	k := rateKey{c, i, ref}
+	rc.mu.Lock()
+	r, ok := rc.m[k]
+	rc.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = ref.RateFor(c.Points[i].Slowdown)
+	rc.mu.Lock()
+	if rc.m == nil {
+		rc.m = map[rateKey]float64{}
+	}
+	rc.m[k] = r
+	rc.mu.Unlock()
+	return r
 }
 
 // transferCache holds a Factors' cross-validated transfer error.

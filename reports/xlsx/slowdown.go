@@ -138,6 +138,16 @@ func (b *book) slowdown() error {
 			}
 		}
 	}
+	n := max(len(ps), len(curves))
+	if len(ps) == 0 {
+		n = max(n, 1)
+	}
+	if err := f.SetSheetDimension(sh, "A1:"+cell(pLast, n+1)); err != nil {
+		return err
+	}
+	if err := b.pageSetup(sh, pageList); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sh)
 	if err != nil {
 		return err
@@ -162,14 +172,16 @@ func (b *book) slowdown() error {
 		header[c-1] = excelize.Cell{Value: h, StyleID: st.header}
 	}
 	header[pGap-1] = nil
-	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: 30}); err != nil {
+	lines := 1
+	for c, h := range header {
+		if h != nil {
+			lines = max(lines, wrappedLines(h.(excelize.Cell).Value.(string), widths[c+1]))
+		}
+	}
+	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
 		return err
 	}
 	b.classes = nil
-	n := max(len(ps), len(curves))
-	if len(ps) == 0 {
-		n = max(n, 1)
-	}
 	for i := 0; i < n; i++ {
 		r := i + 2
 		row := make([]any, pLast)

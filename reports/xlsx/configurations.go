@@ -128,9 +128,11 @@ func (b *book) configurations() error {
 	}
 	// Amounts print with thousands separators, two decimals and the
 	// currency: a column narrower than its largest amount prints ###.
-	row := make([]any, cLast)
+	b.cfgRows = make([][]any, len(b.rows))
 	for i, c := range b.rows {
+		row := make([]any, cLast)
 		b.configRow(row, i, i+2, c)
+		b.cfgRows[i] = row
 		for col, v := range row {
 			if x, ok := v.(excelize.Cell).Value.(float64); ok && (x >= 1e4 || x <= -1e4) {
 				cols[col+1].width = max(cols[col+1].width, amountWidth(x, b.cur))
@@ -155,10 +157,8 @@ func (b *book) configurations() error {
 	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
 		return err
 	}
-	for i, c := range b.rows {
-		r := i + 2
-		b.configRow(row, i, r, c)
-		if err := sw.SetRow(cell(1, r), row); err != nil {
+	for i, row := range b.cfgRows {
+		if err := sw.SetRow(cell(1, i+2), row); err != nil {
 			return err
 		}
 	}
@@ -288,9 +288,7 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // configValue is the value of a Configurations cell at the result's
 // prices: what the Summary's INDEX formulas pick.
 func (b *book) configValue(i, col int) any {
-	row := make([]any, cLast)
-	b.configRow(row, i, i+2, b.rows[i])
-	return row[col-1].(excelize.Cell).Value
+	return b.cfgRows[i][col-1].(excelize.Cell).Value
 }
 
 // amountWidth is the column width that prints x as money ("1,234,567.89

@@ -167,7 +167,8 @@ type book struct {
 	// The power parameters on the Summary sheet, as the result gives them.
 	elec, pue, hours float64
 	rankBy           string
-	made             string // the date in the page footers
+	made             string  // the date in the page footers
+	cfgRows          [][]any // the Configurations sheet's cells, by row (see configValue)
 }
 
 // span is a range of sheet rows, first..last inclusive; empty when last < first.

@@ -126,6 +126,17 @@ func (b *book) configurations() error {
 	if err != nil {
 		return err
 	}
+	// Text columns as wide as their longest entry (up to a limit): text
+	// stopped by the next filled cell is cut off on screen and on paper.
+	for _, c := range b.rows {
+		for col, s := range map[int]string{cLabel: c.Label, cPlatform: c.Platform.SKU, cDIMM: c.DIMM.SKU,
+			cSwap: swapText(c), cCriticalJob: c.CriticalJob, cProvenance: c.Provenance} {
+			cols[col].width = max(cols[col].width, min(float64(len([]rune(s)))+2, 90))
+		}
+		if d := c.Swap.Drive; d != nil && c.Swap.Drives > 0 {
+			cols[cDrive].width = max(cols[cDrive].width, min(float64(len([]rune(d.SKU)))+2, 90))
+		}
+	}
 	// Amounts print with thousands separators, two decimals and the
 	// currency: a column narrower than its largest amount prints ###.
 	b.cfgRows = make([][]any, len(b.rows))

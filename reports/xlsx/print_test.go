@@ -340,6 +340,9 @@ func printWorkbook(t *testing.T, path string) printed {
 		if outp, err := exec.Command("pdftoppm", "-r", "80", "-png", pdf, filepath.Join(pngDir, "page")).CombinedOutput(); err != nil {
 			t.Fatalf("pdftoppm: %v\n%s", err, outp)
 		}
+		if b, err := os.ReadFile(pdf); err != nil || os.WriteFile(filepath.Join(pngDir, "plan.pdf"), b, 0o644) != nil {
+			t.Fatalf("keeping %s: %v", pdf, err)
+		}
 		t.Logf("pages as PNG in %s", pngDir)
 	}
 	return p
@@ -566,5 +569,84 @@ func TestCostChartReadable(t *testing.T) {
 	}
 	if last := names[len(names)-1][1]; last != absCell(sheetCharts, hName, hRec) {
 		t.Errorf("the last series drawn is named by %s, want the recommendation (%s)", last, absCell(sheetCharts, hName, hRec))
+	}
+}
+
+// TestNoTextClipped: a text cell that does not wrap either fits its
+// column (or merged columns) or runs into empty cells; text stopped by a
+// filled neighbour is cut off on screen and on paper, which the printed
+// pages cannot show (the cut letters are simply missing). Widths are
+// estimated as in the layout, a character per unit of column width, a
+// tenth more for bold.
+func TestNoTextClipped(t *testing.T) {
+	for name, out := range lookWorkbooks(t) {
+		f, _ := writeAndOpen(t, out)
+		for _, sh := range Sheets() {
+			rows, err := f.GetRows(sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			merged := map[string]int{} // top-left cell -> last column
+			mcs, err := f.GetMergeCells(sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range mcs {
+				c2, _, _ := excelize.CellNameToCoordinates(m.GetEndAxis())
+				merged[m.GetStartAxis()] = c2
+			}
+			width := func(col int) float64 {
+				w, err := f.GetColWidth(sh, colName(col))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			for r, row := range rows {
+				for c, v := range row {
+					if v == "" {
+						continue
+					}
+					if _, err := strconv.ParseFloat(strings.ReplaceAll(strings.Fields(v + " x")[0], ",", ""), 64); err == nil {
+						continue // a number: shown as ### when too wide, see TestPrintedWorkbook
+					}
+					ref := cell(c+1, r+1)
+					id, err := f.GetCellStyle(sh, ref)
+					if err != nil {
+						t.Fatal(err)
+					}
+					style, err := f.GetStyle(id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if style.Alignment != nil && style.Alignment.WrapText {
+						continue
+					}
+					need := float64(len([]rune(v)))
+					if style.Font != nil && style.Font.Bold {
+						need *= 1.1
+						if style.Font.Size > 11 {
+							need *= style.Font.Size / 11
+						}
+					}
+					last := c + 1
+					if l, ok := merged[ref]; ok {
+						last = l
+					}
+					room := 0.0
+					for x := c + 1; x <= last; x++ {
+						room += width(x)
+					}
+					// Spill over empty neighbours up to the next filled cell.
+					next := last + 1
+					for ; next <= len(row) && row[next-1] == ""; next++ {
+						room += width(next)
+					}
+					if next <= len(row) && need > room {
+						t.Errorf("%s: %s!%s %q needs about %.0f characters, has %.0f before %s", name, sh, ref, v, need, room, cell(next, r+1))
+					}
+				}
+			}
+		}
 	}
 }

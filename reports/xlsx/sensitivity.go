@@ -42,7 +42,7 @@ const (
 func (b *book) sensitivity() error {
 	st, sh, out := b.st, sheetSensitivity, b.out
 	w := b.newWriter(sh)
-	widths := map[int]float64{vPrice: 40, vAgainst: 18, vDirection: 10, vFactor: 16, vTakesOver: 40, vSKU: 22, vModel: 30,
+	widths := map[int]float64{vPrice: 40, vAgainst: 21, vDirection: 10, vFactor: 16, vTakesOver: 40, vSKU: 22, vModel: 30,
 		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 12, vNote: 50}
 	for c := vPrice; c <= vLast; c++ {
 		w.width(c, widths[c])

@@ -116,11 +116,11 @@ func (w *writer) rowHeight(row int, spans map[[2]int]int) float64 {
 
 // wrappedLines counts the lines s takes when wrapped at word boundaries in
 // a column width characters wide. The column width unit is the width of a
-// digit; in Calibri ordinary text averages about as wide, bold text a
-// little wider, and a cell keeps a margin, so a line holds a little fewer
-// characters than the width.
+// digit; in Calibri ordinary text averages a little narrower, bold text
+// about as wide, and a cell keeps a margin, so a line holds about a
+// character fewer than the width.
 func wrappedLines(s string, width float64) int {
-	perLine := max(1, int(math.Floor((width-1)*0.95)))
+	perLine := max(1, int(math.Floor(width-1)))
 	lines := 0
 	for _, para := range strings.Split(s, "\n") {
 		n, used := 1, 0

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"
 )
@@ -22,12 +23,17 @@ import (
 // The workbooks the look-and-print tests check: the Intel study as
 // recommended, the same ranked by TCO with the robustness analyses (the
 // fullest Summary and Sensitivity sheets), and one in which every
-// configuration has nearly the same runtime.
+// configuration has nearly the same runtime, and one in which nothing
+// meets the deadline (no recommendation, no bill of materials).
 func lookWorkbooks(t *testing.T) map[string]reports.Output {
 	return map[string]reports.Output{
 		"intel":        intelOutput(t, 0, nil),
 		"intel-tco":    intelRobustOutput(t, power(5, 1.4, model.RankTCO)),
 		"same-runtime": sameRuntimeOutput(t),
+		"nothing-meets": intelOutput(t, 0, func(_ *prices.Catalog, w *model.Workload) {
+			w.Jobs[0].Deadline = w.Jobs[0].Runtime / 2 // even in RAM a job misses
+			w.Jobs[0].Window = w.Jobs[0].Deadline
+		}),
 	}
 }
 

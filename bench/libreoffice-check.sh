@@ -7,7 +7,8 @@
 # Runs `memplan recommend --format json` on the workload (default: the
 # Intel study), renders the result with `memplan report --xlsx`, has
 # LibreOffice open the workbook headless and export every sheet as CSV
-# (the workbook carries no cached values, so every number is Calc's own),
+# (with a profile that recalculates on load, so every number is Calc's
+# own, not the value cached with the formula),
 # and compares Calc's totals with the JSON: per-server and fleet cost of
 # the recommendation and the baseline, the savings, the bill of materials,
 # and every configuration's fleet cost and rank. Prints them side by side;
@@ -39,7 +40,16 @@ go build -o "$tmp/memplan" ./cmd/memplan
 "$tmp/memplan" report --from "$tmp/plan.json" --xlsx "$tmp/plan.xlsx"
 
 # Every sheet (-1) as UTF-8 CSV with values rather than the displayed text.
-# A private profile keeps this from colliding with a running LibreOffice.
+# A private profile keeps this from colliding with a running LibreOffice;
+# it recalculates every formula on load (by default LibreOffice shows the
+# values cached with the formulas, which are memplan's own).
+mkdir -p "$tmp/profile/user"
+cat >"$tmp/profile/user/registrymodifications.xcu" <<'XCU'
+<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+XCU
 start=$(date +%s%N)
 if ! HOME="$tmp" soffice -env:UserInstallation="file://$tmp/profile" --headless --norestore \
 	--convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1,,1033,false,true,false,false,false,-1' \

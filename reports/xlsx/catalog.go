@@ -130,8 +130,13 @@ func (b *book) catalogSheets() error {
 
 func (b *book) catalogSheet(cs catalogSheet) error {
 	f, st, sh := b.f, b.st, cs.sheet
+	w := b.newWriter(sh)
+	if err := b.pageSetup(sh, pageWide); err != nil {
+		return err
+	}
 	if len(cs.parts) == 0 {
-		return f.SetCellValue(sh, "A1", fmt.Sprintf("No configuration in this result uses %s.", cs.what))
+		w.set(1, 1, fmt.Sprintf("No configuration in this result uses %s.", cs.what), st.text)
+		return w.flush()
 	}
 	headers := []string{"SKU", "Model", "Unit price (" + b.cur + ")"}
 	widths := []float64{26, 44, 16}
@@ -141,43 +146,34 @@ func (b *book) catalogSheet(cs catalogSheet) error {
 	headers, widths = append(headers, "Configurations using it"), append(widths, 14)
 	last := len(cs.parts) + 1
 	for i, h := range headers {
-		if err := f.SetCellValue(sh, cell(i+1, 1), h); err != nil {
-			return err
-		}
-		if err := f.SetColWidth(sh, colName(i+1), colName(i+1), widths[i]); err != nil {
-			return err
+		w.set(i+1, 1, h, st.header)
+		w.width(i+1, widths[i])
+	}
+	// How many listed configurations use each SKU: the COUNTIF's value.
+	used := map[string]int{}
+	for _, c := range b.rows {
+		switch cs.sheet {
+		case sheetDIMMs:
+			used[c.DIMM.SKU]++
+		case sheetPlatforms:
+			used[c.Platform.SKU]++
+		case sheetDrives:
+			if c.Swap.Drive != nil && c.Swap.Drives > 0 {
+				used[c.Swap.Drive.SKU]++
+			}
 		}
 	}
 	for i, p := range cs.parts {
 		r := i + 2
 		vals := []any{p.SKU, p.Model, p.UnitPrice}
-		sts := []int{st.text, st.text, st.moneyInput}
+		sts := []int{st.text, st.wrap, st.moneyInput}
 		for _, x := range cs.extra {
 			vals, sts = append(vals, x.value(p)), append(sts, x.style)
 		}
 		for j, v := range vals {
-			if err := f.SetCellValue(sh, cell(j+1, r), v); err != nil {
-				return err
-			}
-			if err := f.SetCellStyle(sh, cell(j+1, r), cell(j+1, r), sts[j]); err != nil {
-				return err
-			}
+			w.set(j+1, r, v, sts[j])
 		}
-		used := cell(len(headers), r)
-		if err := f.SetCellFormula(sh, used, fmt.Sprintf("COUNTIF(%s,%s)", cs.usedBy, cell(catSKU, r))); err != nil {
-			return err
-		}
-		if err := f.SetCellStyle(sh, used, used, st.count); err != nil {
-			return err
-		}
-	}
-	if err := f.SetCellStyle(sh, "A1", cell(len(headers), 1), st.header); err != nil {
-		return err
-	}
-	if err := f.AddTable(sh, &excelize.Table{
-		Range: "A1:" + cell(len(headers), last), Name: cs.table, StyleName: "TableStyleLight9",
-	}); err != nil {
-		return err
+		w.formula(len(headers), r, fmt.Sprintf("COUNTIF(%s,%s)", cs.usedBy, cell(catSKU, r)), used[p.SKU], st.count)
 	}
 	dv := excelize.NewDataValidation(false)
 	dv.Sqref = fmt.Sprintf("%s2:%s%d", colName(catPrice), colName(catPrice), last)
@@ -203,7 +199,7 @@ func (b *book) catalogSheet(cs catalogSheet) error {
 			return err
 		}
 	}
-	return nil
+	return w.flush(&excelize.Table{Range: "A1:" + cell(len(headers), last), Name: cs.table, StyleName: "TableStyleLight9"})
 }
 
 // priceLookup is the formula for the unit price of the SKU in skuCell.

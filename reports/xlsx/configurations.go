@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
@@ -83,7 +84,7 @@ func (b *book) configurations() error {
 		header string
 		width  float64
 	}{
-		cRank: {"Rank", 6}, cLabel: {"Configuration", 46}, cStatus: {"Deadlines", 9},
+		cRank: {"Rank", 6}, cLabel: {"Configuration", 54}, cStatus: {"Deadlines", 9},
 		cPlatform: {"Platform", 16}, cDIMMCount: {"DIMMs", 7}, cDIMM: {"DIMM", 22},
 		cInstalled: {"Installed RAM (GiB)", 10}, cUsable: {"Usable RAM (GiB)", 10},
 		cSwap: {"Swap", 18}, cDrives: {"Swap drives", 7}, cDrive: {"Drive", 18},
@@ -112,9 +113,42 @@ func (b *book) configurations() error {
 	}); err != nil {
 		return err
 	}
+	if err := f.SetSheetDimension(sh, "A1:"+cell(cLast, last)); err != nil {
+		return err
+	}
+	if err := b.pageSetup(sh, pageList); err != nil {
+		return err
+	}
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sh, RefersTo: sheetRef(sh) + "!$1:$1"}); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sh)
 	if err != nil {
 		return err
+	}
+	// Text columns as wide as their longest entry (up to a limit): text
+	// stopped by the next filled cell is cut off on screen and on paper.
+	for _, c := range b.rows {
+		for col, s := range map[int]string{cLabel: c.Label, cPlatform: c.Platform.SKU, cDIMM: c.DIMM.SKU,
+			cSwap: swapText(c), cCriticalJob: c.CriticalJob, cProvenance: c.Provenance} {
+			cols[col].width = max(cols[col].width, min(float64(len([]rune(s)))+2, 90))
+		}
+		if d := c.Swap.Drive; d != nil && c.Swap.Drives > 0 {
+			cols[cDrive].width = max(cols[cDrive].width, min(float64(len([]rune(d.SKU)))+2, 90))
+		}
+	}
+	// Amounts print with thousands separators, two decimals and the
+	// currency: a column narrower than its largest amount prints ###.
+	b.cfgRows = make([][]any, len(b.rows))
+	for i, c := range b.rows {
+		row := make([]any, cLast)
+		b.configRow(row, i, i+2, c)
+		b.cfgRows[i] = row
+		for col, v := range row {
+			if x, ok := v.(excelize.Cell).Value.(float64); ok && (x >= 1e4 || x <= -1e4) {
+				cols[col+1].width = max(cols[col+1].width, amountWidth(x, b.cur))
+			}
+		}
 	}
 	for c := cRank; c <= cLast; c++ {
 		if err := sw.SetColWidth(c, c, cols[c].width); err != nil {
@@ -125,17 +159,17 @@ func (b *book) configurations() error {
 		return err
 	}
 	header := make([]any, cLast)
+	lines := 1
 	for c := cRank; c <= cLast; c++ {
 		header[c-1] = excelize.Cell{Value: cols[c].header, StyleID: st.header}
+		lines = max(lines, wrappedLines(cols[c].header, cols[c].width))
 	}
-	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: 45}); err != nil {
+	// As high as the longest header wraps, or it prints into the first row.
+	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
 		return err
 	}
-	row := make([]any, cLast)
-	for i, c := range b.rows {
-		r := i + 2
-		b.configRow(row, i, r, c)
-		if err := sw.SetRow(cell(1, r), row); err != nil {
+	for i, row := range b.cfgRows {
+		if err := sw.SetRow(cell(1, i+2), row); err != nil {
 			return err
 		}
 	}
@@ -153,15 +187,22 @@ func (b *book) configurations() error {
 	return nil
 }
 
-// configRow fills row (sheet row r) for configuration c.
+// configRow fills row (sheet row r) for configuration c. Each formula
+// carries the value it has at the result's prices, computed here the way
+// the formula computes it (see writer).
 func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	st := b.st
 	at := func(col int) string { return cell(col, r) }
 	set := func(col int, v any, style int) { row[col-1] = excelize.Cell{Value: v, StyleID: style} }
-	formula := func(col int, fm string, style int) { row[col-1] = excelize.Cell{Formula: fm, StyleID: style} }
+	formula := func(col int, fm string, v any, style int) {
+		row[col-1] = excelize.Cell{Formula: fm, Value: v, StyleID: style}
+	}
 	t := tier(c)
 
-	formula(cRank, b.rankFormula(i, r), st.count)
+	// The ranking formulas reproduce the model's order, which is the
+	// sheet's row order at the result's prices.
+	rank := i + 1
+	formula(cRank, b.rankFormula(i, r), rank, st.count)
 	set(cLabel, c.Label, st.text)
 	set(cStatus, statusText[t], st.text)
 	set(cPlatform, c.Platform.SKU, st.text)
@@ -170,9 +211,9 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	set(cInstalled, c.InstalledRAMGiB, st.gib)
 	set(cUsable, c.UsableRAMGiB, st.gib)
 	set(cSwap, swapText(c), st.text)
-	drives, replacements, drive := 0, 0, ""
+	drives, replacements, drive, drivePrice := 0, 0, "", 0.0
 	if c.Swap.Drive != nil && c.Swap.Drives > 0 {
-		drives, drive = c.Swap.Drives, c.Swap.Drive.SKU
+		drives, drive, drivePrice = c.Swap.Drives, c.Swap.Drive.SKU, c.Swap.Drive.UnitPrice
 		if c.Wear != nil {
 			replacements = c.Wear.ReplacementsPerServer
 		}
@@ -189,39 +230,50 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	set(cRuntime, c.RuntimeHours, st.hours)
 	set(cDeadline, c.DeadlineHours, st.hours)
 	if c.DeadlineHours > 0 {
-		formula(cShare, fmt.Sprintf("%s/%s", at(cRuntime), at(cDeadline)), st.pct)
+		formula(cShare, fmt.Sprintf("%s/%s", at(cRuntime), at(cDeadline)), c.RuntimeHours/c.DeadlineHours, st.pct)
 	} else {
 		set(cShare, "", st.pct)
 	}
 	set(cServers, c.Servers, st.count)
 
-	formula(cPlatformPrice, priceLookup("Platform", at(cPlatform)), st.money)
-	formula(cDIMMPrice, priceLookup("Dimm", at(cDIMM)), st.money)
+	formula(cPlatformPrice, priceLookup("Platform", at(cPlatform)), c.Platform.UnitPrice, st.money)
+	formula(cDIMMPrice, priceLookup("Dimm", at(cDIMM)), c.DIMM.UnitPrice, st.money)
 	if drives > 0 {
-		formula(cDrivePrice, priceLookup("Drive", at(cDrive)), st.money)
+		formula(cDrivePrice, priceLookup("Drive", at(cDrive)), drivePrice, st.money)
 	} else {
 		set(cDrivePrice, 0, st.money)
 	}
-	formula(cDIMMsCost, fmt.Sprintf("%s*%s", at(cDIMMCount), at(cDIMMPrice)), st.money)
-	formula(cDrivesCost, fmt.Sprintf("%s*%s", at(cDrives), at(cDrivePrice)), st.money)
-	formula(cReplCost, fmt.Sprintf("%s*%s", at(cReplacements), at(cDrivePrice)), st.money)
+	dimmsCost := float64(c.DIMMCount) * c.DIMM.UnitPrice
+	drivesCost, replCost := float64(drives)*drivePrice, float64(replacements)*drivePrice
+	formula(cDIMMsCost, fmt.Sprintf("%s*%s", at(cDIMMCount), at(cDIMMPrice)), dimmsCost, st.money)
+	formula(cDrivesCost, fmt.Sprintf("%s*%s", at(cDrives), at(cDrivePrice)), drivesCost, st.money)
+	formula(cReplCost, fmt.Sprintf("%s*%s", at(cReplacements), at(cDrivePrice)), replCost, st.money)
 	// Rounded to the cent as memplan rounds money; it also keeps the
 	// "<"&value criteria of the ranking exact.
-	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), st.money)
-	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), st.moneyBold)
+	perServer := round2(c.Platform.UnitPrice + dimmsCost + drivesCost + replCost)
+	fleet := round2(float64(c.Servers) * perServer)
+	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), perServer, st.money)
+	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), fleet, st.moneyBold)
 	// Power follows the electricity price and PUE on the Summary sheet.
 	// The watts do not depend on prices; memplan computed them.
 	set(cWatts, c.Watts, st.gib)
-	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), st.gib)
-	formula(cPower, fmt.Sprintf("%s*%s", at(cEnergy), nameElectricity), st.money)
-	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), st.money)
+	energy := c.Watts * b.hours * b.pue / 1000
+	power := energy * b.elec
+	tcoFleet := round2(float64(c.Servers) * (perServer + power))
+	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), energy, st.gib)
+	formula(cPower, fmt.Sprintf("%s*%s", at(cEnergy), nameElectricity), power, st.money)
+	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), round2(perServer+power), st.money)
 	// From the unrounded power, as memplan multiplies before rounding.
-	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), st.moneyBold)
-	formula(cRankCost, fmt.Sprintf(`IF(%s="%s",%s,%s)`, nameRankBy, model.RankTCO, at(cTCOFleet), at(cFleet)), st.money)
+	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.moneyBold)
+	rankCost := fleet
+	if b.rankBy == model.RankTCO {
+		rankCost = tcoFleet
+	}
+	formula(cRankCost, fmt.Sprintf(`IF(%s="%s",%s,%s)`, nameRankBy, model.RankTCO, at(cTCOFleet), at(cFleet)), rankCost, st.money)
 	set(cTier, t, st.count)
 	set(cModelRank, c.Rank, st.count)
-	if fm, v := b.tieKeyCell(i, r); fm != "" {
-		formula(cTieKey, fm, st.count)
+	if fm, v := b.tieKeyCell(i, r, perServer); fm != "" {
+		formula(cTieKey, fm, v, st.count)
 	} else {
 		set(cTieKey, v, st.count)
 	}
@@ -234,9 +286,25 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// Whether a configuration can be the baseline (all-DRAM and meeting
 	// the deadlines) does not depend on prices; which one ranks best does.
 	if c.AllDRAM && t < 3 {
-		formula(cBaseRank, at(cRank), st.count)
+		formula(cBaseRank, at(cRank), rank, st.count)
 	} else {
 		set(cBaseRank, "", st.count)
 	}
 	set(cID, c.ID, st.text)
+}
+
+// round2 rounds money to the cent as the sheets' ROUND(...,2) does.
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// configValue is the value of a Configurations cell at the result's
+// prices: what the Summary's INDEX formulas pick.
+func (b *book) configValue(i, col int) any {
+	return b.cfgRows[i][col-1].(excelize.Cell).Value
+}
+
+// amountWidth is the column width that prints x as money ("1,234,567.89
+// RUB"), with a margin; bold amounts run wider.
+func amountWidth(x float64, cur string) float64 {
+	digits := len(fmt.Sprintf("%.0f", math.Abs(x)))
+	return float64(digits+(digits-1)/3+3+1+len(cur)) + 3
 }

@@ -21,7 +21,8 @@ import (
 const csvFilter = "csv:Text - txt - csv (StarCalc):44,34,76,1,,1033,false,true,false,false,false,-1"
 
 // TestLibreOfficeAgrees has LibreOffice Calc open the workbook, compute
-// every formula itself (the file carries no cached values) and export the
+// every formula itself (the file asks for a full recalculation on load, so
+// the values cached with the formulas do not count) and export the
 // sheets; the totals must be the model's. A second workbook with a DIMM
 // price edited as a person would checks that Calc re-prices and re-ranks
 // like the model re-run with that price. bench/libreoffice-check.sh does
@@ -104,8 +105,7 @@ func TestLibreOfficeAgrees(t *testing.T) {
 func convertWithLibreOffice(t *testing.T, soffice, path string) map[string][][]string {
 	t.Helper()
 	dir := t.TempDir()
-	profile := "file://" + filepath.ToSlash(filepath.Join(dir, "profile"))
-	cmd := exec.Command(soffice, "-env:UserInstallation="+profile, "--headless", "--norestore",
+	cmd := exec.Command(soffice, "-env:UserInstallation="+recalcProfile(t, dir), "--headless", "--norestore",
 		"--convert-to", csvFilter, "--outdir", filepath.Join(dir, "csv"), path)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	outp, err := cmd.CombinedOutput()
@@ -136,6 +136,29 @@ func convertWithLibreOffice(t *testing.T, soffice, path string) map[string][][]s
 		sheets[s] = recs
 	}
 	return sheets
+}
+
+// recalcProfile makes a private LibreOffice profile under dir that
+// recalculates every formula of an Excel file on load. By default
+// LibreOffice trusts the values cached with the formulas (and ignores the
+// workbook's request for a full recalculation), so without it Calc would
+// only echo memplan's own numbers back; the price-edit cases of
+// TestLibreOfficeAgrees fail without it.
+func recalcProfile(t *testing.T, dir string) string {
+	t.Helper()
+	user := filepath.Join(dir, "profile", "user")
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const xcu = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+`
+	if err := os.WriteFile(filepath.Join(user, "registrymodifications.xcu"), []byte(xcu), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + filepath.ToSlash(filepath.Join(dir, "profile"))
 }
 
 // checkCalc compares LibreOffice's figures with the model's, printing them

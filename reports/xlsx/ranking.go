@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/memplan/memplan/reports"
@@ -161,10 +162,12 @@ func (b *book) rankFormula(i, r int) string {
 
 // tieKeyCell is the Tie key cell of row i: a formula when it folds in the
 // cost per server, else the static tie order.
-func (b *book) tieKeyCell(i, r int) (formula string, value int) {
+// perServer is the row's cost per server, for the formula's value.
+func (b *book) tieKeyCell(i, r int, perServer float64) (formula string, value int64) {
 	k := b.rank
 	if tier(b.rows[i]) == 3 || k.tieScale == 0 {
-		return "", k.tieOrder[i]
+		return "", int64(k.tieOrder[i])
 	}
-	return fmt.Sprintf("ROUND(%s*100,0)*%d+%d", cell(cPerServer, r), k.tieScale, k.tieOrder[i]), 0
+	v := int64(math.Round(perServer*100))*int64(k.tieScale) + int64(k.tieOrder[i])
+	return fmt.Sprintf("ROUND(%s*100,0)*%d+%d", cell(cPerServer, r), k.tieScale, k.tieOrder[i]), v
 }

@@ -40,26 +40,19 @@ const (
 // part beside them, so that an edited price can be compared with its
 // break-even point.
 func (b *book) sensitivity() error {
-	f, st, sh, out := b.f, b.st, sheetSensitivity, b.out
-	w := newWriter(f, sh)
-	widths := map[int]float64{vPrice: 40, vAgainst: 18, vDirection: 9, vFactor: 12, vTakesOver: 40, vSKU: 22, vModel: 30,
-		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 10, vNote: 50}
+	st, sh, out := b.st, sheetSensitivity, b.out
+	w := b.newWriter(sh)
+	widths := map[int]float64{vPrice: 40, vAgainst: 21, vDirection: 10, vFactor: 16, vTakesOver: 40, vSKU: 22, vModel: 30,
+		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 12, vNote: 50}
 	for c := vPrice; c <= vLast; c++ {
-		if err := f.SetColWidth(sh, colName(c), colName(c), widths[c]); err != nil {
-			return err
-		}
+		w.width(c, widths[c])
 	}
 	w.set(1, vTitle, "How robust is the answer", st.title)
 	intro := "memplan's robustness analyses, computed at the catalog prices when the result was made. They are figures, not formulas: " +
 		"each break-even point and each uncertainty run re-ran the whole ranking. After editing prices on the catalog sheets, " +
 		"compare the live prices in column " + colName(vNow) + " with the break-even prices, or re-run memplan with the new prices."
 	w.set(1, vIntro, intro, st.wrap)
-	if err := f.MergeCell(sh, cell(1, vIntro), cell(vNote, vIntro)); err != nil {
-		return err
-	}
-	if err := f.SetRowHeight(sh, vIntro, textHeight(intro, 250)); err != nil {
-		return err
-	}
+	w.merge(1, vNote, vIntro)
 
 	w.set(1, vBreakEven, "Break-even prices: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest", st.section)
 	r := vBreakFirst
@@ -76,11 +69,12 @@ func (b *book) sensitivity() error {
 	default:
 		r = b.breakEvenTable(w, r-1, be)
 	}
-	if w.err != nil {
-		return w.err
-	}
 	r++
-	return b.uncertaintyBlock(w, r)
+	b.uncertaintyBlock(w, r)
+	if err := b.pageSetup(sh, pageWide); err != nil {
+		return err
+	}
+	return w.flush()
 }
 
 // breakEvenTable writes the header at row head and the points below it,
@@ -147,7 +141,8 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 					if v, ok := today[pp.SKU]; ok {
 						w.set(vToday, r, v, st.money)
 					}
-					w.formula(vNow, r, b.livePrice(kind, cell(vSKU, r)), st.money)
+					fm, v := b.livePrice(kind, cell(vSKU, r), pp.SKU)
+					w.formula(vNow, r, fm, v, st.money)
 				}
 				r++
 			}
@@ -158,23 +153,34 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 
 // livePrice is the workbook's current unit price of the SKU in skuCell, or
 // "" when no listed configuration uses the part (so it is on no catalog
-// sheet).
-func (b *book) livePrice(kind, skuCell string) string {
-	if kind == "Drive" && !b.hasDrives() {
-		return `""`
+// sheet), and its value for sku at the result's prices.
+func (b *book) livePrice(kind, skuCell, sku string) (string, any) {
+	parts := b.parts.dimms
+	if kind == "Drive" {
+		if !b.hasDrives() {
+			return `""`, ""
+		}
+		parts = b.parts.drives
 	}
-	return fmt.Sprintf(`IF(COUNTIF(%sSKUs,%s)=0,"",%s)`, kind, skuCell, priceLookup(kind, skuCell))
+	var v any = ""
+	for _, p := range parts {
+		if p.SKU == sku {
+			v = p.UnitPrice
+			break
+		}
+	}
+	return fmt.Sprintf(`IF(COUNTIF(%sSKUs,%s)=0,"",%s)`, kind, skuCell, priceLookup(kind, skuCell)), v
 }
 
 // uncertaintyBlock writes the uncertainty run from row r.
-func (b *book) uncertaintyBlock(w *writer, r int) error {
-	f, st, sh, out := b.f, b.st, sheetSensitivity, b.out
+func (b *book) uncertaintyBlock(w *writer, r int) {
+	st, out := b.st, b.out
 	w.set(1, r, "Uncertainty: how often each configuration came out cheapest with prices and slowdowns drawn from their ranges", st.section)
 	r++
 	u := out.Uncertainty
 	if u == nil {
 		w.set(1, r, "Not in this result: run memplan recommend with --uncertainty (and --runs, --seed, --price-spread) to add it.", st.text)
-		return w.err
+		return
 	}
 	facts := []struct {
 		label string
@@ -200,8 +206,9 @@ func (b *book) uncertaintyBlock(w *writer, r int) error {
 	w.set(vAtPoint, r, "Runs", st.header)
 	w.set(vPerGB, r, "Share", st.header)
 	r++
-	first := r
+	first, runs, shares := r, 0, 0.0
 	for _, x := range u.Winners {
+		runs, shares = runs+x.Runs, shares+x.Share
 		label := x.Label
 		if x.ID == out.RecommendedID {
 			label += " (recommended)"
@@ -214,8 +221,8 @@ func (b *book) uncertaintyBlock(w *writer, r int) error {
 	}
 	if len(u.Winners) > 0 {
 		w.set(1, r, "Total", st.bold)
-		w.formula(vAtPoint, r, fmt.Sprintf("SUM(%s:%s)", cell(vAtPoint, first), cell(vAtPoint, r-1)), st.count)
-		w.formula(vPerGB, r, fmt.Sprintf("SUM(%s:%s)", cell(vPerGB, first), cell(vPerGB, r-1)), st.pct)
+		w.formula(vAtPoint, r, fmt.Sprintf("SUM(%s:%s)", cell(vAtPoint, first), cell(vAtPoint, r-1)), runs, st.count)
+		w.formula(vPerGB, r, fmt.Sprintf("SUM(%s:%s)", cell(vPerGB, first), cell(vPerGB, r-1)), shares, st.pct)
 		r++
 	}
 	r++
@@ -243,11 +250,5 @@ func (b *book) uncertaintyBlock(w *writer, r int) error {
 	}
 	w.set(1, r, "Method", st.bold)
 	w.set(vDirection, r, u.Method, st.wrap)
-	if w.err != nil {
-		return w.err
-	}
-	if err := f.MergeCell(sh, cell(vDirection, r), cell(vNote, r)); err != nil {
-		return err
-	}
-	return f.SetRowHeight(sh, r, textHeight(u.Method, 200))
+	w.merge(vDirection, vNote, r)
 }

@@ -138,6 +138,16 @@ func (b *book) slowdown() error {
 			}
 		}
 	}
+	n := max(len(ps), len(curves))
+	if len(ps) == 0 {
+		n = max(n, 1)
+	}
+	if err := f.SetSheetDimension(sh, "A1:"+cell(pLast, n+1)); err != nil {
+		return err
+	}
+	if err := b.pageSetup(sh, pageList); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sh)
 	if err != nil {
 		return err
@@ -145,6 +155,22 @@ func (b *book) slowdown() error {
 	widths := map[int]float64{pClass: 22, pFit: 9, pSlowdown: 9, pLow: 9, pHigh: 9, pProvenance: 11, pExtrapolated: 12,
 		pConfigs: 14, pBasis: 70, pGap: 3, fName: 20, fDate: 11, fSource: 50, fHost: 14, fClass: 16, fProvenance: 11,
 		fFit: 9, fSlowdown: 9, fCILow: 9, fCIHigh: 9, fSamples: 9}
+	// The long texts wrap in columns as wide as they need up to a limit;
+	// the rest fit their longest entry, as text cut off by the next column
+	// would be lost on screen and paper.
+	fit := func(col int, s string) { widths[col] = max(widths[col], min(float64(len([]rune(s)))+2, 60)) }
+	for _, p := range ps {
+		fit(pClass, p.class)
+		fit(pProvenance, p.provenance)
+		widths[pBasis] = max(widths[pBasis], min(float64(len([]rune(p.basis)))+2, 90))
+	}
+	for _, c := range curves {
+		fit(fName, c.name)
+		fit(fDate, c.date)
+		fit(fHost, c.host)
+		fit(fClass, c.class)
+		fit(fProvenance, c.provenance)
+	}
 	for c := pClass; c <= pLast; c++ {
 		if err := sw.SetColWidth(c, c, widths[c]); err != nil {
 			return err
@@ -162,14 +188,16 @@ func (b *book) slowdown() error {
 		header[c-1] = excelize.Cell{Value: h, StyleID: st.header}
 	}
 	header[pGap-1] = nil
-	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: 30}); err != nil {
+	lines := 1
+	for c, h := range header {
+		if h != nil {
+			lines = max(lines, wrappedLines(h.(excelize.Cell).Value.(string), widths[c+1]))
+		}
+	}
+	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
 		return err
 	}
 	b.classes = nil
-	n := max(len(ps), len(curves))
-	if len(ps) == 0 {
-		n = max(n, 1)
-	}
 	for i := 0; i < n; i++ {
 		r := i + 2
 		row := make([]any, pLast)
@@ -188,7 +216,7 @@ func (b *book) slowdown() error {
 				pSlowdown: {Value: p.s, StyleID: st.ratio}, pLow: {Value: p.low, StyleID: st.ratio},
 				pHigh: {Value: p.high, StyleID: st.ratio}, pProvenance: {Value: p.provenance, StyleID: st.text},
 				pExtrapolated: {Value: yes, StyleID: st.text}, pConfigs: {Value: p.configs, StyleID: st.count},
-				pBasis: {Value: p.basis, StyleID: st.text},
+				pBasis: {Value: p.basis, StyleID: st.wrap},
 			} {
 				row[c-1] = v
 			}
@@ -200,6 +228,7 @@ func (b *book) slowdown() error {
 			for col, v := range map[int]string{fName: c.name, fDate: c.date, fSource: c.source, fHost: c.host, fClass: c.class, fProvenance: c.provenance} {
 				row[col-1] = excelize.Cell{Value: v, StyleID: st.text}
 			}
+			row[fSource-1] = excelize.Cell{Value: c.source, StyleID: st.wrap}
 			if pt := c.point; pt != nil {
 				row[fFit-1] = excelize.Cell{Value: pt.Fit, StyleID: st.pct}
 				row[fSlowdown-1] = excelize.Cell{Value: pt.Slowdown, StyleID: st.ratio}
@@ -210,7 +239,17 @@ func (b *book) slowdown() error {
 				row[fSamples-1] = excelize.Cell{Value: pt.Samples, StyleID: st.count}
 			}
 		}
-		if err := sw.SetRow(cell(1, r), row); err != nil {
+		lines := 1
+		for _, col := range []int{pBasis, fSource} {
+			if c, ok := row[col-1].(excelize.Cell); ok {
+				lines = max(lines, wrappedLines(fmt.Sprint(c.Value), widths[col]))
+			}
+		}
+		var opts []excelize.RowOpts
+		if lines > 1 {
+			opts = append(opts, excelize.RowOpts{Height: float64(lines)*lineHeight + 2})
+		}
+		if err := sw.SetRow(cell(1, r), row, opts...); err != nil {
 			return err
 		}
 	}

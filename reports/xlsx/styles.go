@@ -10,6 +10,7 @@ import (
 // styles are the cell formats the sheets share.
 type styles struct {
 	title, section, header, text, wrap, bold int
+	label                                    int // a bold row label that wraps
 	money, moneyInput, moneyBold             int
 	priceInput, ratioInput, textInput        int // editable parameters
 	pct, ratio, hours, gib, count            int
@@ -34,8 +35,14 @@ func currencyFormat(cur string) string {
 	return fmt.Sprintf(`#,##0.00 "%s";-#,##0.00 "%s"`, code, code)
 }
 
+// font is the workbook's font (excelize's default). Styles name it: a bold
+// font without a name prints in whatever the spreadsheet falls back to,
+// often a wider serif that no longer fits the columns.
+const font = "Calibri"
+
 func newStyles(f *excelize.File, cur string) (styles, error) {
 	var s styles
+	top := &excelize.Alignment{Vertical: "top"}
 	money := currencyFormat(cur)
 	// Electricity costs fractions of a unit per kWh: four decimals.
 	priceFmt := strings.Replace(money, "#,##0.00", "#,##0.0000", 2)
@@ -43,33 +50,35 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 		id *int
 		st excelize.Style
 	}{
-		{&s.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
-		{&s.section, excelize.Style{Font: &excelize.Font{Bold: true, Size: 12}}},
+		{&s.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 14, Family: font}}},
+		{&s.section, excelize.Style{Font: &excelize.Font{Bold: true, Size: 12, Family: font}}},
 		{&s.header, excelize.Style{
-			Font:      &excelize.Font{Bold: true},
+			Font:      &excelize.Font{Bold: true, Family: font},
 			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{headerFill}},
 			Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"},
 			Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
 		}},
 		{&s.text, excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
-		{&s.bold, excelize.Style{Font: &excelize.Font{Bold: true}, Alignment: &excelize.Alignment{Vertical: "top"}}},
-		{&s.money, excelize.Style{CustomNumFmt: &money}},
+		{&s.bold, excelize.Style{Font: &excelize.Font{Bold: true, Family: font}, Alignment: &excelize.Alignment{Vertical: "top"}}},
+		{&s.label, excelize.Style{Font: &excelize.Font{Bold: true, Family: font}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.money, excelize.Style{CustomNumFmt: &money, Alignment: top}},
 		{&s.moneyInput, excelize.Style{
 			CustomNumFmt: &money,
+			Alignment:    top,
 			Fill:         excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{inputFill}},
 			Border:       []excelize.Border{{Type: "left", Color: "BF9000", Style: 1}, {Type: "right", Color: "BF9000", Style: 1}, {Type: "top", Color: "BF9000", Style: 1}, {Type: "bottom", Color: "BF9000", Style: 1}},
 			Protection:   &excelize.Protection{Locked: false},
 		}},
-		{&s.moneyBold, excelize.Style{CustomNumFmt: &money, Font: &excelize.Font{Bold: true}}},
+		{&s.moneyBold, excelize.Style{CustomNumFmt: &money, Font: &excelize.Font{Bold: true, Family: font}, Alignment: top}},
 		{&s.priceInput, inputStyle(&priceFmt)},
 		{&s.ratioInput, inputStyle(strp("0.00"))},
 		{&s.textInput, inputStyle(nil)},
-		{&s.pct, excelize.Style{NumFmt: 10}},                    // 0.00%
-		{&s.ratio, excelize.Style{CustomNumFmt: strp("0.000")}}, // slowdowns
-		{&s.hours, excelize.Style{CustomNumFmt: strp("0.00")}},  // hours
-		{&s.gib, excelize.Style{CustomNumFmt: strp("#,##0.0")}}, // GiB, GB
-		{&s.count, excelize.Style{CustomNumFmt: strp("#,##0")}}, // counts
+		{&s.pct, excelize.Style{NumFmt: 10, Alignment: top}},                    // 0.00%
+		{&s.ratio, excelize.Style{CustomNumFmt: strp("0.000"), Alignment: top}}, // slowdowns
+		{&s.hours, excelize.Style{CustomNumFmt: strp("0.00"), Alignment: top}},  // hours
+		{&s.gib, excelize.Style{CustomNumFmt: strp("#,##0.0"), Alignment: top}}, // GiB, GB
+		{&s.count, excelize.Style{CustomNumFmt: strp("#,##0"), Alignment: top}}, // counts
 	}
 	for _, d := range defs {
 		st := d.st
@@ -90,7 +99,7 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 	}
 	for _, c := range conds {
 		id, err := f.NewConditionalStyle(&excelize.Style{
-			Font: &excelize.Font{Color: c.font, Bold: c.bold},
+			Font: &excelize.Font{Color: c.font, Bold: c.bold, Family: font},
 			Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c.fill}},
 		})
 		if err != nil {

@@ -2,7 +2,6 @@ package xlsx
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -55,26 +54,19 @@ const (
 )
 
 func (b *book) summary() error {
-	f, st, sh := b.f, b.st, sheetSummary
+	st, sh := b.st, sheetSummary
 	out := b.out
-	w := newWriter(f, sh)
+	w := b.newWriter(sh)
+	for col, width := range []float64{40, 44, 44, 44} {
+		w.width(col+1, width)
+	}
 	w.set(1, 1, "memplan plan: "+out.Workload, st.title)
-	w.set(1, sVerdict, "Verdict at the catalog prices", st.bold)
+	w.set(1, sVerdict, "Verdict at the catalog prices", st.label)
 	w.set(2, sVerdict, out.Verdict, st.wrap)
-	if err := f.MergeCell(sh, cell(2, sVerdict), cell(summaryWidth, sVerdict)); err != nil {
-		return err
-	}
-	if err := f.SetRowHeight(sh, sVerdict, textHeight(out.Verdict, 150)); err != nil {
-		return err
-	}
+	w.merge(2, summaryWidth, sVerdict)
 	note := "Costs in this workbook are formulas over the unit prices on the DIMMs, Drives and Platforms sheets (yellow cells). Edit a price and every total, the ranking, the bill of materials and the savings below recompute."
 	w.set(2, 3, note, st.wrap)
-	if err := f.MergeCell(sh, cell(2, 3), cell(summaryWidth, 3)); err != nil {
-		return err
-	}
-	if err := f.SetRowHeight(sh, 3, textHeight(note, 150)); err != nil {
-		return err
-	}
+	w.merge(2, summaryWidth, 3)
 
 	w.set(1, sLiveHeader, "At the prices in this workbook", st.section)
 	w.set(1, sColumns, "", st.header)
@@ -91,7 +83,7 @@ func (b *book) summary() error {
 		{sRow, "Row in the Configurations list"},
 	}
 	for _, l := range labels {
-		w.set(1, l.row, l.text, st.bold)
+		w.set(1, l.row, l.text, st.label)
 	}
 	// The recommendation is the first-ranked configuration; the baseline
 	// the best-ranked all-DRAM one among those that meet the deadlines.
@@ -107,38 +99,48 @@ func (b *book) summary() error {
 		{colRec, b.out.Recommended != nil, "MATCH(1,CfgRank,0)", "none: no configuration meets every deadline"},
 		{colBase, b.out.Baseline != nil, "MATCH(MIN(CfgBaseRank),CfgRank,0)", "none: no all-DRAM configuration meets every deadline"},
 	}
+	// vals holds the cached values of the recommended and baseline columns
+	// by row, for the savings below.
+	vals := map[int]map[int]any{colRec: {}, colBase: {}}
 	for _, c := range columns {
 		if !c.exists {
 			w.set(c.col, sLabel, c.none, st.wrap)
 			continue
 		}
-		idx := cell(c.col, sRow)
-		pick := func(name string) string { return fmt.Sprintf("INDEX(%s,%s)", name, idx) }
-		w.formula(c.col, sRow, c.row, st.count)
-		w.formula(c.col, sLabel, pick("CfgLabel"), st.wrap)
-		w.formula(c.col, sID, pick("CfgID"), st.wrap)
-		w.formula(c.col, sModelRank, pick("CfgModelRank"), st.count)
-		w.formula(c.col, sPerServer, pick("CfgPerServer"), st.money)
-		w.formula(c.col, sServers, pick("CfgServers"), st.count)
-		w.formula(c.col, sFleet, pick("CfgFleet"), st.moneyBold)
-		w.formula(c.col, sSlowdown, pick("CfgSlowdown"), st.ratio)
-		w.formula(c.col, sSlowHigh, pick("CfgSlowHigh"), st.ratio)
-		w.formula(c.col, sRuntime, pick("CfgRuntime"), st.hours)
-		w.formula(c.col, sDeadline, pick("CfgDeadline"), st.hours)
-		w.formula(c.col, sStatus, pick("CfgStatus"), st.text)
+		i := b.pickRow(c.col)
+		pick := b.picker(w, c.col, i, vals[c.col])
+		w.formula(c.col, sRow, c.row, i+1, st.count)
+		vals[c.col][sRow] = i + 1
+		pick(sLabel, "CfgLabel", st.wrap)
+		pick(sID, "CfgID", st.wrap)
+		pick(sModelRank, "CfgModelRank", st.count)
+		pick(sPerServer, "CfgPerServer", st.money)
+		pick(sServers, "CfgServers", st.count)
+		pick(sFleet, "CfgFleet", st.moneyBold)
+		pick(sSlowdown, "CfgSlowdown", st.ratio)
+		pick(sSlowHigh, "CfgSlowHigh", st.ratio)
+		pick(sRuntime, "CfgRuntime", st.hours)
+		pick(sDeadline, "CfgDeadline", st.hours)
+		pick(sStatus, "CfgStatus", st.text)
 	}
 
 	w.set(1, sSavings, "Savings of the recommendation against the baseline", st.section)
-	w.set(1, sSavePer, "Per server", st.bold)
-	w.set(1, sSaveFleet, "Fleet", st.bold)
-	w.set(1, sSavePct, "Share of the baseline's fleet cost", st.bold)
-	w.set(1, sSame, "Same configuration as memplan recommended?", st.bold)
+	w.set(1, sSavePer, "Per server", st.label)
+	w.set(1, sSaveFleet, "Fleet", st.label)
+	w.set(1, sSavePct, "Share of the baseline's fleet cost", st.label)
+	w.set(1, sSame, "Same configuration as memplan recommended?", st.label)
 	rec, base := func(r int) string { return cell(colRec, r) }, func(r int) string { return cell(colBase, r) }
+	num := func(col, row int) float64 { return vals[col][row].(float64) }
 	if out.Recommended != nil && out.Baseline != nil {
-		w.formula(colRec, sSavePer, fmt.Sprintf("%s-%s", base(sPerServer), rec(sPerServer)), st.moneyBold)
-		w.formula(colRec, sSaveFleet, fmt.Sprintf("%s-%s", base(sFleet), rec(sFleet)), st.moneyBold)
-		w.formula(colRec, sSavePct, fmt.Sprintf("IF(%s>0,%s/%s,0)", base(sFleet), rec(sSaveFleet), base(sFleet)), st.pct)
-		w.formula(colBase, sSavePer, fmt.Sprintf(`IF(%s=%s,"all-DRAM is the cheapest way to meet the deadlines at these prices","")`, rec(sRow), base(sRow)), st.wrap)
+		savePer, saveFleet := num(colBase, sPerServer)-num(colRec, sPerServer), num(colBase, sFleet)-num(colRec, sFleet)
+		w.formula(colRec, sSavePer, fmt.Sprintf("%s-%s", base(sPerServer), rec(sPerServer)), savePer, st.moneyBold)
+		w.formula(colRec, sSaveFleet, fmt.Sprintf("%s-%s", base(sFleet), rec(sFleet)), saveFleet, st.moneyBold)
+		w.formula(colRec, sSavePct, fmt.Sprintf("IF(%s>0,%s/%s,0)", base(sFleet), rec(sSaveFleet), base(sFleet)), share(saveFleet, num(colBase, sFleet)), st.pct)
+		same := ""
+		if vals[colRec][sRow] == vals[colBase][sRow] {
+			same = "all-DRAM is the cheapest way to meet the deadlines at these prices"
+		}
+		w.formula(colBase, sSavePer, fmt.Sprintf(`IF(%s=%s,%s,"")`, rec(sRow), base(sRow), str("all-DRAM is the cheapest way to meet the deadlines at these prices")), same, st.wrap)
 	} else {
 		why := "n/a: no configuration meets every deadline"
 		if out.Recommended != nil {
@@ -147,12 +149,15 @@ func (b *book) summary() error {
 		w.set(colRec, sSavePer, why, st.wrap)
 	}
 	if r := out.Recommended; r != nil {
-		w.formula(colRec, sSame, fmt.Sprintf(`IF(%s=%d,"yes","no: at the prices in this workbook another configuration is cheapest; re-run memplan with these prices to check it")`, rec(sModelRank), r.Rank), st.wrap)
+		const other = "no: at the prices in this workbook another configuration is cheapest; re-run memplan with these prices to check it"
+		same := other
+		if vals[colRec][sModelRank] == r.Rank {
+			same = "yes"
+		}
+		w.formula(colRec, sSame, fmt.Sprintf(`IF(%s=%d,"yes",%s)`, rec(sModelRank), r.Rank, str(other)), same, st.wrap)
 	}
 
-	if err := b.tcoSummary(w); err != nil {
-		return err
-	}
+	b.tcoSummary(w, vals)
 
 	r := sProvenance
 	w.set(1, r, "Where the numbers come from", st.section)
@@ -195,22 +200,59 @@ func (b *book) summary() error {
 		facts = append(facts, [2]string{"What would work", x})
 	}
 	for _, fact := range facts {
-		w.set(1, r, fact[0], st.bold)
+		w.set(1, r, fact[0], st.label)
 		w.set(2, r, fact[1], st.wrap)
-		if err := f.MergeCell(sh, cell(2, r), cell(summaryWidth, r)); err != nil {
-			return err
-		}
-		if err := f.SetRowHeight(sh, r, textHeight(fact[1], 150)); err != nil {
-			return err
-		}
+		w.merge(2, summaryWidth, r)
 		r++
 	}
-	for col, width := range []float64{36, 48, 48, 54} {
-		if err := f.SetColWidth(sh, colName(col+1), colName(col+1), width); err != nil {
-			return err
+	if err := b.pageSetup(sh, pageSummary); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// pickRow is the Configurations row (index into b.rows) the Summary's
+// column col shows at the result's prices: what its MATCH finds.
+func (b *book) pickRow(col int) int {
+	if col == colRec {
+		return 0 // rank 1 is the first row
+	}
+	for i, c := range b.rows {
+		if c.AllDRAM && tier(c) < 3 {
+			return i
 		}
 	}
-	return w.err
+	return 0
+}
+
+// picker writes INDEX formulas over a Configurations column into the
+// Summary's column col, each with the value of row i, and keeps the value
+// in vals by Summary row.
+func (b *book) picker(w *writer, col, i int, vals map[int]any) func(row int, name string, style int) {
+	idx := cell(col, sRow)
+	return func(row int, name string, style int) {
+		v := b.configValue(i, configColumn(name))
+		vals[row] = v
+		w.formula(col, row, fmt.Sprintf("INDEX(%s,%s)", name, idx), v, style)
+	}
+}
+
+// configColumn is the Configurations column a defined name covers.
+func configColumn(name string) int {
+	for _, n := range configNames {
+		if n.name == name {
+			return n.col
+		}
+	}
+	panic("no defined name " + name) // names are constants of this package
+}
+
+// share is IF(whole>0,part/whole,0).
+func share(part, whole float64) float64 {
+	if whole > 0 {
+		return part / whole
+	}
+	return 0
 }
 
 // Defined names of the power parameters on the Summary sheet, which the
@@ -225,18 +267,14 @@ const (
 // tcoSummary writes the power parameters (electricity price, PUE and what
 // the ranking compares, all editable) and the recommended and baseline
 // configurations' power and total cost of ownership.
-func (b *book) tcoSummary(w *writer) error {
-	f, st, sh, out := b.f, b.st, sheetSummary, b.out
-	elec, pue, hours, quoted, note := 0.0, model.DefaultPUE, out.HorizonYears*365*24, "", ""
+func (b *book) tcoSummary(w *writer, vals map[int]map[int]any) {
+	st, sh, out := b.st, sheetSummary, b.out
+	quoted, note := "", ""
 	if t := out.TCO; t != nil {
-		elec, pue, hours, quoted, note = t.ElectricityPerKWh, t.PUE, t.HorizonHours, t.ElectricityQuoted, t.Note
+		quoted, note = t.ElectricityQuoted, t.Note
 		if t.ElectricityDefault {
 			quoted += " (memplan's default)"
 		}
-	}
-	rankBy := out.RankBy
-	if rankBy == "" {
-		rankBy = model.RankCapital
 	}
 	w.set(1, sTCOHeader, "Power and total cost of ownership over the horizon", st.section)
 	elecNote := fmt.Sprintf("Per kWh, in %s. memplan used %s. Edit it: power, every TCO figure and, when ranking by tco, the ranking recompute.", b.cur, orNone(quoted))
@@ -250,29 +288,21 @@ func (b *book) tcoSummary(w *writer) error {
 		style       int
 		name, notes string
 	}{
-		{sElectricity, "Electricity price (" + b.cur + " per kWh)", elec, st.priceInput, nameElectricity, elecNote},
-		{sPUE, "PUE (facility power / IT power)", pue, st.ratioInput, namePUE,
+		{sElectricity, "Electricity price (" + b.cur + " per kWh)", b.elec, st.priceInput, nameElectricity, elecNote},
+		{sPUE, "PUE (facility power / IT power)", b.pue, st.ratioInput, namePUE,
 			"Power usage effectiveness of the data centre: cooling and power distribution on top of the servers' own draw."},
-		{sHorizonHours, "Hours powered over the horizon", hours, st.count, nameHorizonHours,
+		{sHorizonHours, "Hours powered over the horizon", b.hours, st.count, nameHorizonHours,
 			fmt.Sprintf("The planning horizon, %s years, around the clock. Fixed here: drive wear and replacements depend on it too; change `horizon:` in the workload and re-run memplan.", trimFloat(out.HorizonYears))},
-		{sRankBy, "Rank by", rankBy, st.textInput, nameRankBy,
-			fmt.Sprintf("capital: the purchase (fleet cost); tco: purchase plus power over the horizon (TCO for the fleet). memplan ranked by %s.", rankBy)},
+		{sRankBy, "Rank by", b.rankBy, st.textInput, nameRankBy,
+			fmt.Sprintf("capital: the purchase (fleet cost); tco: purchase plus power over the horizon (TCO for the fleet). memplan ranked by %s.", b.rankBy)},
 	}
 	for _, p := range params {
-		w.set(1, p.row, p.label, st.bold)
+		w.set(1, p.row, p.label, st.label)
 		w.set(colRec, p.row, p.value, p.style)
 		w.set(colBase, p.row, p.notes, st.wrap)
-		if w.err != nil {
-			return w.err
-		}
-		if err := f.MergeCell(sh, cell(colBase, p.row), cell(summaryWidth, p.row)); err != nil {
-			return err
-		}
-		if err := f.SetRowHeight(sh, p.row, textHeight(p.notes, 100)); err != nil {
-			return err
-		}
-		if err := b.define(p.name, absCell(sh, colRec, p.row), p.label); err != nil {
-			return err
+		w.merge(colBase, summaryWidth, p.row)
+		if w.err == nil {
+			w.err = b.define(p.name, absCell(sh, colRec, p.row), p.label)
 		}
 	}
 	for _, v := range []struct {
@@ -291,17 +321,17 @@ func (b *book) tcoSummary(w *writer) error {
 		dv.Type, dv.Operator, dv.Formula1, dv.Formula2 = v.kind, v.op, v.lo, v.hi
 		dv.SetError(excelize.DataValidationErrorStyleStop, v.title, v.msg)
 		dv.SetInput(v.inputTitle, v.inputMsg)
-		if err := f.AddDataValidation(sh, dv); err != nil {
-			return err
+		if w.err == nil {
+			w.err = b.f.AddDataValidation(sh, dv)
 		}
 	}
 	dv := excelize.NewDataValidation(false)
 	dv.Sqref = cell(colRec, sRankBy)
-	if err := dv.SetDropList([]string{model.RankCapital, model.RankTCO}); err != nil {
-		return err
+	if w.err == nil {
+		w.err = dv.SetDropList([]string{model.RankCapital, model.RankTCO})
 	}
-	if err := f.AddDataValidation(sh, dv); err != nil {
-		return err
+	if w.err == nil {
+		w.err = b.f.AddDataValidation(sh, dv)
 	}
 
 	w.set(1, sTCOColumns, "", st.header)
@@ -316,7 +346,7 @@ func (b *book) tcoSummary(w *writer) error {
 		{sTCOSavePer, "TCO savings per server"}, {sTCOSaveFleet, "TCO savings for the fleet"},
 		{sTCOSavePct, "TCO savings, share of the baseline's TCO"},
 	} {
-		w.set(1, l.row, l.text, st.bold)
+		w.set(1, l.row, l.text, st.label)
 	}
 	for _, c := range []struct {
 		col    int
@@ -325,20 +355,20 @@ func (b *book) tcoSummary(w *writer) error {
 		if !c.exists {
 			continue
 		}
-		idx := cell(c.col, sRow)
-		pick := func(name string) string { return fmt.Sprintf("INDEX(%s,%s)", name, idx) }
-		w.formula(c.col, sWatts, pick("CfgWatts"), st.gib)
-		w.formula(c.col, sPowerPer, pick("CfgPower"), st.money)
-		w.formula(c.col, sTCOPer, pick("CfgTCO"), st.money)
-		w.formula(c.col, sTCOFleet, pick("CfgTCOFleet"), st.moneyBold)
+		pick := b.picker(w, c.col, b.pickRow(c.col), vals[c.col])
+		pick(sWatts, "CfgWatts", st.gib)
+		pick(sPowerPer, "CfgPower", st.money)
+		pick(sTCOPer, "CfgTCO", st.money)
+		pick(sTCOFleet, "CfgTCOFleet", st.moneyBold)
 	}
 	if out.Recommended != nil && out.Baseline != nil {
 		rec, base := func(r int) string { return cell(colRec, r) }, func(r int) string { return cell(colBase, r) }
-		w.formula(colRec, sTCOSavePer, fmt.Sprintf("%s-%s", base(sTCOPer), rec(sTCOPer)), st.moneyBold)
-		w.formula(colRec, sTCOSaveFleet, fmt.Sprintf("%s-%s", base(sTCOFleet), rec(sTCOFleet)), st.moneyBold)
-		w.formula(colRec, sTCOSavePct, fmt.Sprintf("IF(%s>0,%s/%s,0)", base(sTCOFleet), rec(sTCOSaveFleet), base(sTCOFleet)), st.pct)
+		num := func(col, row int) float64 { return vals[col][row].(float64) }
+		savePer, saveFleet := num(colBase, sTCOPer)-num(colRec, sTCOPer), num(colBase, sTCOFleet)-num(colRec, sTCOFleet)
+		w.formula(colRec, sTCOSavePer, fmt.Sprintf("%s-%s", base(sTCOPer), rec(sTCOPer)), savePer, st.moneyBold)
+		w.formula(colRec, sTCOSaveFleet, fmt.Sprintf("%s-%s", base(sTCOFleet), rec(sTCOFleet)), saveFleet, st.moneyBold)
+		w.formula(colRec, sTCOSavePct, fmt.Sprintf("IF(%s>0,%s/%s,0)", base(sTCOFleet), rec(sTCOSaveFleet), base(sTCOFleet)), share(saveFleet, num(colBase, sTCOFleet)), st.pct)
 	}
-	return w.err
 }
 
 func orNone(s string) string {
@@ -348,50 +378,6 @@ func orNone(s string) string {
 	return s
 }
 
-// textHeight estimates the height in points of a wrapped cell holding s in
-// a merged area about chars characters wide. Spreadsheets do not grow
-// merged cells to fit their text.
-func textHeight(s string, chars int) float64 {
-	lines := 0
-	for _, para := range strings.Split(s, "\n") {
-		lines += int(math.Ceil(float64(len([]rune(para))+1) / float64(chars)))
-	}
-	if lines < 1 {
-		lines = 1
-	}
-	return float64(lines)*15 + 2
-}
-
 func trimFloat(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
-}
-
-// writer sets cells on one sheet and keeps the first error, so that a
-// layout reads as a list of cells.
-type writer struct {
-	f     *excelize.File
-	sheet string
-	err   error
-}
-
-func newWriter(f *excelize.File, sheet string) *writer { return &writer{f: f, sheet: sheet} }
-
-func (w *writer) set(col, row int, v any, style int) {
-	if w.err != nil {
-		return
-	}
-	c := cell(col, row)
-	if w.err = w.f.SetCellValue(w.sheet, c, v); w.err == nil {
-		w.err = w.f.SetCellStyle(w.sheet, c, c, style)
-	}
-}
-
-func (w *writer) formula(col, row int, fm string, style int) {
-	if w.err != nil {
-		return
-	}
-	c := cell(col, row)
-	if w.err = w.f.SetCellFormula(w.sheet, c, fm); w.err == nil {
-		w.err = w.f.SetCellStyle(w.sheet, c, c, style)
-	}
 }

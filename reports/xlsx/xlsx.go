@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"
 )
@@ -16,6 +18,8 @@ import (
 type Options struct {
 	// Force overwrites an existing file.
 	Force bool
+	// Made is the date printed in every page footer; zero means today.
+	Made time.Time
 }
 
 // Sheet names, in workbook order.
@@ -47,7 +51,7 @@ func Write(path string, out reports.Output, opts Options) (err error) {
 	if err := CheckPath(path, opts); err != nil {
 		return err
 	}
-	f, err := Build(out)
+	f, err := build(out, opts.Made)
 	if err != nil {
 		return err
 	}
@@ -123,11 +127,17 @@ func writeError(path, dir string, err error) error {
 
 // Build lays out the workbook in memory. Callers own the file and must
 // Close it.
-func Build(out reports.Output) (*excelize.File, error) {
+func Build(out reports.Output) (*excelize.File, error) { return build(out, time.Time{}) }
+
+func build(out reports.Output, made time.Time) (*excelize.File, error) {
 	b, err := newBook(out)
 	if err != nil {
 		return nil, err
 	}
+	if made.IsZero() {
+		made = time.Now()
+	}
+	b.made = made.Format("2006-01-02")
 	f := excelize.NewFile()
 	b.f = f
 	ok := false
@@ -154,6 +164,11 @@ type book struct {
 	parts   catalog
 	st      styles
 	classes []classSpan // rows of each device class's points on the Slowdown sheet
+	// The power parameters on the Summary sheet, as the result gives them.
+	elec, pue, hours float64
+	rankBy           string
+	made             string  // the date in the page footers
+	cfgRows          [][]any // the Configurations sheet's cells, by row (see configValue)
 }
 
 // span is a range of sheet rows, first..last inclusive; empty when last < first.
@@ -195,6 +210,13 @@ func newBook(out reports.Output) (*book, error) {
 		}
 		b.tiers[t].last = r
 	}
+	b.elec, b.pue, b.hours, b.rankBy = 0, model.DefaultPUE, out.HorizonYears*365*24, out.RankBy
+	if t := out.TCO; t != nil {
+		b.elec, b.pue, b.hours = t.ElectricityPerKWh, t.PUE, t.HorizonHours
+	}
+	if b.rankBy == "" {
+		b.rankBy = model.RankCapital
+	}
 	var err error
 	if b.parts, err = collectParts(b.rows); err != nil {
 		return nil, err
@@ -230,8 +252,9 @@ func (b *book) build() error {
 }
 
 // properties marks the workbook for a full recalculation when it is
-// opened: the formula cells carry no cached values, and a spreadsheet that
-// trusted stale ones would show totals from before a price edit.
+// opened. The formula cells carry their values at the result's prices, for
+// viewers that do not calculate; a spreadsheet that trusted them after a
+// price edit made elsewhere (by a script, say) would show stale totals.
 func (b *book) properties() error {
 	yes, auto := true, "auto"
 	if err := b.f.SetCalcProps(&excelize.CalcPropsOptions{FullCalcOnLoad: &yes, CalcMode: &auto}); err != nil {

@@ -1,0 +1,218 @@
+package xlsx
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// writer lays out one sheet as a list of cells and streams it in row
+// order when flushed. It keeps the first error, so that a layout reads as
+// a list of cells.
+//
+// It streams rather than setting cells one by one because only excelize's
+// stream writer stores a formula together with its cached value (<f> and
+// <v>): every other setter drops the formula when it writes a value. The
+// cached values are what a viewer that does not recalculate shows (a mail
+// preview, a web viewer, a script reading the file).
+//
+// It also sizes rows: a wrapped cell's row grows to the lines its text
+// needs in the cell's width (merged columns added up), because neither
+// Excel nor LibreOffice grows a row with merged cells by itself.
+type writer struct {
+	f       *excelize.File
+	sheet   string
+	wraps   map[int]bool // styles that wrap their text
+	cells   map[int]map[int]excelize.Cell
+	widths  map[int]float64
+	heights map[int]float64 // explicit minimum row heights
+	merges  [][4]int        // col1, row1, col2, row2
+	err     error
+}
+
+// Column width and row height defaults of a new sheet.
+const (
+	defaultWidth = 9.140625
+	lineHeight   = 15.0 // points per line of 11 pt text
+)
+
+func (b *book) newWriter(sheet string) *writer {
+	return &writer{f: b.f, sheet: sheet, wraps: map[int]bool{b.st.wrap: true, b.st.header: true, b.st.label: true},
+		cells: map[int]map[int]excelize.Cell{}, widths: map[int]float64{}, heights: map[int]float64{}}
+}
+
+func (w *writer) put(col, row int, c excelize.Cell) {
+	if w.cells[row] == nil {
+		w.cells[row] = map[int]excelize.Cell{}
+	}
+	w.cells[row][col] = c
+}
+
+// set writes a value.
+func (w *writer) set(col, row int, v any, style int) {
+	w.put(col, row, excelize.Cell{Value: v, StyleID: style})
+}
+
+// formula writes a formula with the value it has at the prices in the
+// result (its cached value). v is a number or a string, as the formula
+// returns; the LibreOffice test checks every one against Calc's own.
+func (w *writer) formula(col, row int, fm string, v any, style int) {
+	w.put(col, row, excelize.Cell{Formula: fm, Value: v, StyleID: style})
+}
+
+// width sets a column's width in characters.
+func (w *writer) width(col int, width float64) {
+	if w.err != nil {
+		return
+	}
+	w.widths[col] = width
+	w.err = w.f.SetColWidth(w.sheet, colName(col), colName(col), width)
+}
+
+// height sets a row's minimum height in points.
+func (w *writer) height(row int, h float64) { w.heights[row] = max(w.heights[row], h) }
+
+// merge joins the cells col1..col2 of one row.
+func (w *writer) merge(col1, col2, row int) {
+	w.merges = append(w.merges, [4]int{col1, row, col2, row})
+}
+
+func (w *writer) colWidth(col int) float64 {
+	if v, ok := w.widths[col]; ok {
+		return v
+	}
+	return defaultWidth
+}
+
+// rowHeight is the height row needs: its explicit minimum, or the lines of
+// its tallest wrapped cell.
+func (w *writer) rowHeight(row int, spans map[[2]int]int) float64 {
+	lines := 1
+	for col, c := range w.cells[row] {
+		if !w.wraps[c.StyleID] {
+			continue
+		}
+		s, ok := c.Value.(string)
+		if !ok {
+			continue
+		}
+		width := w.colWidth(col)
+		if last, ok := spans[[2]int{col, row}]; ok {
+			for x := col + 1; x <= last; x++ {
+				width += w.colWidth(x)
+			}
+		}
+		lines = max(lines, wrappedLines(s, width))
+	}
+	h := w.heights[row]
+	if lines > 1 {
+		h = max(h, float64(lines)*lineHeight+2)
+	}
+	return min(h, excelize.MaxRowHeight)
+}
+
+// wrappedLines counts the lines s takes when wrapped at word boundaries in
+// a column width characters wide. The column width unit is the width of a
+// digit; in Calibri ordinary text averages a little narrower, bold text
+// about as wide, and a cell keeps a margin, so a line holds about a
+// character fewer than the width.
+func wrappedLines(s string, width float64) int {
+	perLine := max(1, int(math.Floor(width-1)))
+	lines := 0
+	for _, para := range strings.Split(s, "\n") {
+		n, used := 1, 0
+		for _, word := range strings.Fields(para) {
+			l := utf8.RuneCountInString(word)
+			switch {
+			case used == 0:
+				used = l
+			case used+1+l <= perLine:
+				used += 1 + l
+			default:
+				n++
+				used = l
+			}
+			for used > perLine { // a word longer than a line breaks anywhere
+				n++
+				used -= perLine
+			}
+		}
+		lines += n
+	}
+	return max(lines, 1)
+}
+
+// dimension is the range the cells occupy, "A1" for an empty sheet.
+func (w *writer) dimension() string {
+	maxCol, maxRow := 1, 1
+	for r, cols := range w.cells {
+		maxRow = max(maxRow, r)
+		for c := range cols {
+			maxCol = max(maxCol, c)
+		}
+	}
+	for _, m := range w.merges {
+		maxCol, maxRow = max(maxCol, m[2]), max(maxRow, m[3])
+	}
+	if maxCol == 1 && maxRow == 1 {
+		return "A1"
+	}
+	return "A1:" + cell(maxCol, maxRow)
+}
+
+// flush streams the sheet. Everything set on the sheet through the file
+// before (column widths, panes, data validation, charts, page setup) is
+// kept; tables are added once their header row is written.
+func (w *writer) flush(tables ...*excelize.Table) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.f.SetSheetDimension(w.sheet, w.dimension()); err != nil {
+		return err
+	}
+	sw, err := w.f.NewStreamWriter(w.sheet)
+	if err != nil {
+		return err
+	}
+	spans := map[[2]int]int{}
+	for _, m := range w.merges {
+		spans[[2]int{m[0], m[1]}] = m[2]
+	}
+	rows := make([]int, 0, len(w.cells))
+	for r := range w.cells {
+		rows = append(rows, r)
+	}
+	for r := range w.heights {
+		if w.cells[r] == nil {
+			rows = append(rows, r)
+		}
+	}
+	sort.Ints(rows)
+	for _, r := range rows {
+		maxCol := 0
+		for c := range w.cells[r] {
+			maxCol = max(maxCol, c)
+		}
+		vals := make([]any, maxCol)
+		for c, v := range w.cells[r] {
+			vals[c-1] = v
+		}
+		if err := sw.SetRow(cell(1, r), vals, excelize.RowOpts{Height: w.rowHeight(r, spans)}); err != nil {
+			return err
+		}
+	}
+	for _, m := range w.merges {
+		if err := sw.MergeCell(cell(m[0], m[1]), cell(m[2], m[3])); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		if err := sw.AddTable(t); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
+}

@@ -209,7 +209,7 @@ type ValidationRow struct {
 	PagesFrom    float64 `json:"pages_in_from"`
 	PagesTo      float64 `json:"pages_in_to"`
 
-	// Ratio is the model with its defaults (2us per fault, one fault per
+	// Ratio is the model with its defaults (the default factors' overhead per fault, one fault per
 	// page); Faults the model with the profile's fault_overhead and
 	// readahead: what recommend computes from the profile.
 	Ratio     float64 `json:"ratio_predicted"`

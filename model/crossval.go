@@ -43,7 +43,7 @@ type Crossval struct {
 func CrossValidate(fs *Factors) Crossval {
 	te := fs.TransferError()
 	out := Crossval{TransferFloor: te.Floor, TransferSlope: te.Slope}
-	classes := fs.Classes()
+	classes := fs.transferClasses()
 	for _, held := range classes {
 		c := fs.Curves[held]
 		rest := fs.without(held)

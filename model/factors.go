@@ -144,6 +144,15 @@ func DefaultFactors() *FactorFile {
 	return f
 }
 
+// DefaultParameters is the embedded defaults without their curves: the
+// software overhead and its range, the shape families and the zram
+// compressors, for use under factor files that carry curves of their own.
+func DefaultParameters() *FactorFile {
+	f := DefaultFactors()
+	f.Curves, f.TransferFrom = nil, ""
+	return f
+}
+
 // DefaultFactorsSource returns the embedded defaults as written.
 func DefaultFactorsSource() []byte { return defaultFactors }
 

@@ -519,6 +519,20 @@ func (fs *Factors) TransferError() transferErr {
 	return fs.transfer.te
 }
 
+// transferClasses are the classes whose curves stand for one device. A
+// zswap curve (memplan probe measures one) is a mix of the compressed pool
+// and the drive behind it; the model predicts zswap from its parts and
+// never carries a zswap curve, so it neither teaches nor is tested.
+func (fs *Factors) transferClasses() []string {
+	var out []string
+	for _, k := range fs.Classes() {
+		if !strings.HasPrefix(k, "zswap") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // transferDistance is how far a transfer carries a curve.
 func transferDistance(target, ref Path) float64 {
 	return math.Abs(math.Log(target.IdleTime() / ref.IdleTime()))
@@ -531,7 +545,7 @@ func transferDistance(target, ref Path) float64 {
 // top. Fewer than two curves: a floor of ln 1.5, the model's prior.
 func (fs *Factors) transferError() transferErr {
 	var cs []*Curve
-	for _, k := range fs.Classes() {
+	for _, k := range fs.transferClasses() {
 		cs = append(cs, fs.Curves[k])
 	}
 	if len(cs) < 2 {

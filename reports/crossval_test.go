@@ -17,9 +17,16 @@ func TestCrossvalGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// memplan probe --quick on this project's test machine (zram and a
+	// swap file on its virtio disk, the probe's own pattern).
+	probe, err := model.LoadFactors("testdata/factors/probe-quick-vm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, files := range map[string][]*model.FactorFile{
 		"crossval-defaults": {model.DefaultFactors()},
-		"crossval-sort":     {sort},
+		"crossval-sort":     {model.DefaultParameters(), sort},
+		"crossval-probe":    {model.DefaultParameters(), probe},
 	} {
 		fs, err := model.MergeFactors(files...)
 		if err != nil {

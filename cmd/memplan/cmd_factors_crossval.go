@@ -34,7 +34,9 @@ func runCrossval(stdout io.Writer, o crossvalOptions, args []string) error {
 	}
 	files := []*model.FactorFile{model.DefaultFactors()}
 	if len(args) > 0 {
-		files = nil
+		// The given files' curves, under the defaults' overhead, shapes
+		// and compressors where the files do not set their own.
+		files = []*model.FactorFile{model.DefaultParameters()}
 		for _, p := range args {
 			f, err := model.LoadFactors(p)
 			if err != nil {

@@ -274,7 +274,11 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return nil, ev.nothingFits(platforms)
 	}
 	rank(res, ev.configs, w)
+	if err := checkMoneyRange(res, w); h == nil && err != nil {
+		return nil, err
+	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
+	res.Warnings = append(res.Warnings, inputWarnings(in)...)
 	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
 	}

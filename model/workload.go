@@ -68,6 +68,19 @@ const (
 	DefaultZswapPool       = 0.20
 )
 
+// Bounds on what a workload may ask for. They keep every count and every
+// amount of money far inside the range a float64 holds to the cent (2^53
+// cents is about 9 x 10^13): a fleet of MaxServers servers at the dearest
+// plausible server price stays below MaxFleetCost.
+const (
+	MaxJobsPerDay  = 1e9
+	MaxServers     = 1_000_000
+	MaxConcurrency = 100_000
+	// MaxFleetCost is the largest fleet cost memplan reports, in the
+	// report currency: beyond it cents would no longer be exact.
+	MaxFleetCost = 1e13
+)
+
 var defaultZramShares = []units.Ratio{0.25, 0.5}
 
 // ParseWorkload decodes and validates a workload; file names it in errors.
@@ -130,6 +143,9 @@ func (w *Workload) validate() error {
 	if w.Demand.Servers < 0 {
 		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
 	}
+	if w.Demand.Servers > MaxServers {
+		return d.Errorf("demand.servers", "check the number of digits", "got %s, expected at most %s servers", strings.TrimSpace(Money(float64(w.Demand.Servers), "")), strings.TrimSpace(Money(MaxServers, "")))
+	}
 	if len(w.Jobs) == 0 {
 		return d.Errorf("jobs", "list at least one job class", "missing")
 	}
@@ -153,6 +169,9 @@ func (w *Workload) validate() error {
 		if j.Concurrency == 0 && !given(p+".concurrency") {
 			j.Concurrency = 1
 		}
+		if j.Concurrency > MaxConcurrency {
+			return d.Errorf(p+".concurrency", "jobs of this class at once on one server", "got %d, expected at most %d", j.Concurrency, MaxConcurrency)
+		}
 		if j.Concurrency <= 0 {
 			return d.Errorf(p+".concurrency", "", "got %d, expected jobs at once per server (1 or more)", j.Concurrency)
 		}
@@ -173,6 +192,9 @@ func (w *Workload) validate() error {
 		}
 		if j.JobsPerDay < 0 {
 			return d.Errorf(p+".jobs_per_day", "", "got %g, expected a positive number", j.JobsPerDay)
+		}
+		if j.JobsPerDay > MaxJobsPerDay {
+			return d.Errorf(p+".jobs_per_day", "check the number of digits", "got %s, expected at most %s jobs a day in one class (fleet costs beyond that cannot be counted to the cent)", strings.TrimSpace(Money(j.JobsPerDay, "")), strings.TrimSpace(Money(MaxJobsPerDay, "")))
 		}
 		if w.Demand.Servers == 0 && j.JobsPerDay == 0 {
 			return d.Errorf(p+".jobs_per_day", "or set `demand: {servers: N}` for a fixed fleet", "missing: without a fixed fleet every job class needs jobs_per_day")
@@ -225,6 +247,10 @@ func (w *Workload) validate() error {
 	}
 	return nil
 }
+
+// Written returns a field's value as the workload file wrote it ("48GB"),
+// or "" when it was left out.
+func (w *Workload) Written(path string) string { return w.doc.Value(path) }
 
 // HorizonYears is the planning horizon in years.
 func (w *Workload) HorizonYears() float64 { return w.Horizon.Hours() / (365 * 24) }

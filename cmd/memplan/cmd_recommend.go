@@ -140,9 +140,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if o.RankBy != "" {
 		in.Workload.Options.RankBy = o.RankBy
 	}
-	if robust.maxAge > 0 {
-		in.Now, in.MaxPriceAge = o.now(), robust.maxAge
-	}
+	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {
 		if o.RankBy == model.RankTCO && strings.Contains(err.Error(), "options.rank_by") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
 
@@ -62,8 +63,8 @@ func checkWorkloadRefs(w *model.Workload) error {
 
 func describeWorkload(w *model.Workload) string {
 	var parts []string
-	for _, j := range w.Jobs {
-		s := fmt.Sprintf("%s: %d x %s for %s (deadline %s", j.Name, j.Concurrency, j.Footprint, j.Runtime, j.Deadline)
+	for i, j := range w.Jobs {
+		s := fmt.Sprintf("%s: %d x %s%s for %s (deadline %s", j.Name, j.Concurrency, j.Footprint, decimalNote(w.Written(fmt.Sprintf("jobs[%d].footprint", i))), j.Runtime, j.Deadline)
 		if j.JobsPerDay > 0 {
 			s += fmt.Sprintf(", %g jobs/day", j.JobsPerDay)
 		}
@@ -78,6 +79,20 @@ func describeWorkload(w *model.Workload) string {
 		cats = strings.Join(w.Catalogs, ", ")
 	}
 	return fmt.Sprintf("%q, %s; %s; catalogs %s; horizon %.1f years", w.Name, strings.Join(parts, "; "), demand, cats, w.HorizonYears())
+}
+
+// decimalNote says what a size written in decimal units became: memory
+// is counted in GiB, and "48GB" is 44.7GiB, not 48GiB.
+func decimalNote(written string) string {
+	t := strings.TrimSpace(written)
+	for _, suf := range []string{"KB", "MB", "GB", "TB", "PB"} {
+		if num, ok := strings.CutSuffix(t, suf); ok {
+			if _, err := units.ParseBytes(t); err == nil {
+				return fmt.Sprintf(" (written %s: decimal units, 10^%d bytes each; write %s%s for binary ones)", t, 3*(1+strings.Index("KMGTP", suf[:1])), strings.TrimSpace(num), suf[:1]+"iB")
+			}
+		}
+	}
+	return ""
 }
 
 // joinErrors reports several file errors at once, one per line.

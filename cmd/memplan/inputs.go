@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -64,11 +65,25 @@ func loadInputs(o inputOptions) (model.Input, error) {
 			set.AddRate(cur, m, fmt.Sprintf("rates file %s (%s, %s)", p, r.Source, r.Date))
 		}
 	}
+	given := map[[2]string]string{} // (from, to) -> the --rate flag that set it
+	rate := map[[2]string]float64{}
 	for _, x := range o.Rates {
 		cur, m, err := prices.ParseRate(x)
 		if err != nil {
 			return in, err
 		}
+		// Two flags for one pair (either way round) that disagree leave
+		// no way to tell which one the user meant: refuse rather than let
+		// the later one win silently. Inverses within 0.5% agree (a rate
+		// and its inverse are each rounded when written).
+		pair, inv := [2]string{cur, m.Currency}, [2]string{m.Currency, cur}
+		if prev, ok := given[pair]; ok && math.Abs(rate[pair]/m.Amount-1) > 0.005 {
+			return in, usagef("--rate %s and --rate %s disagree on what one %s buys in %s; give one of them", prev, x, cur, m.Currency)
+		}
+		if prev, ok := given[inv]; ok && math.Abs(rate[inv]*m.Amount-1) > 0.005 {
+			return in, usagef("--rate %s and --rate %s disagree: the first means one %s buys %.4g %s, the second %g; give one of them", prev, x, cur, 1/rate[inv], m.Currency, m.Amount)
+		}
+		given[pair], rate[pair] = x, m.Amount
 		set.AddRate(cur, m, "--rate "+x)
 	}
 	in.Prices = set

@@ -279,6 +279,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
 	res.Warnings = append(res.Warnings, inputWarnings(in)...)
+	res.Warnings = append(res.Warnings, quoteWarnings(in, res)...)
 	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
 	}
@@ -1058,7 +1059,12 @@ func staleWarnings(in Input, res *Result) []string {
 		if !used[c.Name] || c.Date.IsZero() {
 			continue
 		}
-		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge {
+		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge && isEmbedded(c) {
+			// A list price built into memplan cannot be refreshed by the
+			// user: say what to do instead.
+			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote with --prices FILE (`memplan prices show %s` is a starting point), or pass --max-price-age 0 to accept them",
+				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), c.Name))
+		} else if age > in.MaxPriceAge {
 			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote or pass --max-price-age",
 				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24)))
 		}

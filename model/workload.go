@@ -128,6 +128,10 @@ func (w *Workload) validate() error {
 	if strings.TrimSpace(w.Name) == "" {
 		return d.Errorf("name", "add `name: my workload`", "missing")
 	}
+	if len(w.Catalogs) == 0 && d.Line("catalogs") > 0 {
+		return d.Errorf("catalogs", "leave the field out to price from your --prices files (or, without them, the embedded list prices), or name catalogs, e.g. [current, my-quote]",
+			"an empty list names no catalog to price from")
+	}
 	if w.Currency != "" && !units.IsCurrencyCode(w.Currency) {
 		return d.Errorf("currency", "", "got %q, expected a three-letter currency code such as USD", w.Currency)
 	}

@@ -480,7 +480,9 @@ func Merge(cats ...*Catalog) (*Set, error) {
 		if len(s.Platforms) == 0 {
 			what = "platforms"
 		}
-		return nil, fmt.Errorf("%w: the price catalogs (%s) list no %s; add a catalog with --prices or name an embedded one in the workload's `catalogs:`", yamlx.ErrInput, strings.Join(names, ", "), what)
+		last := cats[len(cats)-1]
+		return nil, &yamlx.InputError{File: last.File, Msg: fmt.Sprintf("the price catalogs (%s) list no %s, and a plan needs both DIMMs and a platform to put them in", strings.Join(names, ", "), what),
+			Hint: fmt.Sprintf("add %s to your quote, add the embedded list prices with --with-embedded, or name both in the workload, e.g. `catalogs: [%s, %s]`", what, DefaultCatalog, last.Name)}
 	}
 	return s, nil
 }

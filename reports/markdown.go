@@ -285,9 +285,9 @@ func robustSection(b *strings.Builder, out Output) {
 // bom lists what one server of the configuration is bought from. The line
 // totals are the model's cost split, not recomputed from unit prices.
 func bom(b *strings.Builder, c Configuration, cur string) {
-	fmt.Fprintf(b, "| Item | SKU | Qty | Unit price (%s) | As quoted | Total (%s) |\n|---|---|--:|--:|---|--:|\n", cur, cur)
+	fmt.Fprintf(b, "| Item | SKU | Catalog | Qty | Unit price (%s) | As quoted | Total (%s) |\n|---|---|---|--:|--:|---|--:|\n", cur, cur)
 	item := func(name string, part Part, qty int, total float64) {
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), qty, amount(part.UnitPrice),
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), mdCell(part.Catalog), qty, amount(part.UnitPrice),
 			mdCell(quoted(part)), amount(total))
 	}
 	item(c.Platform.Model, c.Platform, 1, c.PlatformCost)
@@ -298,7 +298,7 @@ func bom(b *strings.Builder, c Configuration, cur string) {
 			item(d.Model+" (replacements as swap wears it out)", *d, c.Wear.ReplacementsPerServer, c.ReplacementsCost)
 		}
 	}
-	fmt.Fprintf(b, "| **Per server** | | | | | **%s** |\n\n", amount(c.CostPerServer))
+	fmt.Fprintf(b, "| **Per server** | | | | | | **%s** |\n\n", amount(c.CostPerServer))
 }
 
 func jobsTable(b *strings.Builder, c Configuration) {

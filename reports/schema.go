@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
@@ -282,6 +283,9 @@ type Catalog struct {
 	Currency string `json:"currency" yaml:"currency"`
 	Date     string `json:"date" yaml:"date"`
 	Source   string `json:"source" yaml:"source"`
+	// Embedded is true for a catalog built into memplan (list prices),
+	// false for one the user gave (a quote).
+	Embedded bool `json:"embedded" yaml:"embedded"`
 }
 
 // FactorFile identifies a slowdown factor file and its curves' provenance.
@@ -418,7 +422,8 @@ func NewOutput(res *model.Result, opts Options) Output {
 		return a.Reason < b.Reason
 	})
 	for _, c := range res.Catalogs {
-		out.Catalogs = append(out.Catalogs, Catalog{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date, Source: c.Source})
+		out.Catalogs = append(out.Catalogs, Catalog{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date, Source: c.Source,
+			Embedded: strings.HasPrefix(c.File, "embedded:")})
 	}
 	for _, f := range res.Factors {
 		ff := FactorFile{Name: f.Name, File: f.File, Date: f.Date, Source: f.Source, Host: f.Host, Curves: []Curve{}}

@@ -272,6 +272,7 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")
 	}
 	para(strings.Join(notes, " "), "")
+	para(pricedFrom(out, rs), "")
 	para("Legend: * recommended, B baseline (cheapest all-DRAM), ~ at risk (the high end of the slowdown range misses), ^ extrapolated, MISS misses a deadline, w includes drives replaced as they wear out.", "")
 }
 
@@ -350,4 +351,47 @@ func pad(s string, w int, right bool) string {
 		return strings.Repeat(" ", n) + s
 	}
 	return s + strings.Repeat(" ", n)
+}
+
+// pricedFrom names the catalog every part in the rows was priced from, so
+// a reader can tell a quoted price from an embedded list price.
+func pricedFrom(out Output, rs []Configuration) string {
+	embedded := map[string]bool{}
+	for _, c := range out.Catalogs {
+		embedded[c.Name] = c.Embedded
+	}
+	var order []string
+	parts := map[string][]string{}
+	seen := map[string]bool{}
+	add := func(p Part, label string) {
+		if p.Catalog == "" || seen[p.Catalog+"\x00"+label] {
+			return
+		}
+		seen[p.Catalog+"\x00"+label] = true
+		if _, ok := parts[p.Catalog]; !ok {
+			order = append(order, p.Catalog)
+		}
+		parts[p.Catalog] = append(parts[p.Catalog], label)
+	}
+	for _, c := range rs {
+		add(c.Platform, c.Platform.SKU)
+		add(c.DIMM, c.DIMM.Model)
+		if d := c.Swap.Drive; d != nil {
+			add(*d, d.Model)
+		}
+	}
+	what := func(cat string) string {
+		if embedded[cat] {
+			return "the embedded list prices of catalog " + cat
+		}
+		return "your catalog " + cat
+	}
+	if len(order) == 1 {
+		return "Every part is priced from " + what(order[0]) + "."
+	}
+	var ss []string
+	for _, cat := range order {
+		ss = append(ss, what(cat)+": "+strings.Join(parts[cat], ", "))
+	}
+	return "Priced from " + strings.Join(ss, "; ") + "."
 }

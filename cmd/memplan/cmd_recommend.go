@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/memplan/memplan/units"
@@ -51,7 +52,8 @@ const breakEvenAuto = 5000
 func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVarP(&o.Workload, "workload", "w", "", "workload description (YAML)")
-	f.StringArrayVar(&o.Prices, "prices", nil, "price catalog file; repeatable; extends or overrides the embedded catalogs")
+	f.StringArrayVar(&o.Prices, "prices", nil, "price catalog file (your quote); repeatable; the plan is priced from these alone unless the workload's catalogs: names embedded ones or --with-embedded is given")
+	f.BoolVar(&o.WithEmbedded, "with-embedded", false, "with --prices: also price from the embedded list prices (catalog "+prices.DefaultCatalog+"); a quoted part with the same SKU replaces the list price")
 	f.StringArrayVar(&o.Rates, "rate", nil, "exchange rate CUR=AMOUNT CUR, e.g. EUR=1.08USD (one EUR buys 1.08 USD); repeatable; overrides catalog rates")
 	f.StringArrayVar(&o.RatesFiles, "rates", nil, "exchange rates file (YAML: date, source, rates: {EUR: 1.08 USD}); repeatable")
 	f.StringArrayVar(&o.Factors, "factors", nil, "slowdown factor file (YAML or JSON, e.g. from memplan probe); repeatable; overrides the defaults")

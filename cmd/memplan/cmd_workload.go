@@ -39,14 +39,10 @@ func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// checkWorkloadRefs checks what a workload names outside itself (embedded
-// catalogs, profile files), so `validate` catches what `recommend` would.
+// checkWorkloadRefs checks the profile files a workload names, so
+// `validate` catches what `recommend` would. Catalog names need not be
+// embedded: they may name a --prices catalog (describeWorkload says so).
 func checkWorkloadRefs(w *model.Workload) error {
-	for i, n := range w.Catalogs {
-		if _, err := prices.Embedded(n); err != nil {
-			return w.ErrorAt(fmt.Sprintf("catalogs[%d]", i), "", "%v", err)
-		}
-	}
 	for i, j := range w.Jobs {
 		if j.Profile == "" {
 			continue
@@ -74,9 +70,16 @@ func describeWorkload(w *model.Workload) string {
 	if w.Demand.Servers == 0 {
 		demand = "fleet sized to the daily job volume"
 	}
-	cats := "current"
+	cats := "your --prices files, or without them the embedded " + prices.DefaultCatalog
 	if len(w.Catalogs) > 0 {
-		cats = strings.Join(w.Catalogs, ", ")
+		var ns []string
+		for _, n := range w.Catalogs {
+			if _, err := prices.Embedded(n); err != nil {
+				n += " (not embedded: give it with --prices)"
+			}
+			ns = append(ns, n)
+		}
+		cats = strings.Join(ns, ", ")
 	}
 	return fmt.Sprintf("%q, %s; %s; catalogs %s; horizon %.1f years", w.Name, strings.Join(parts, "; "), demand, cats, w.HorizonYears())
 }

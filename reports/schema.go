@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -642,10 +643,39 @@ func lineAt(data []byte, off int64) int {
 
 func jsonError(data []byte, err error) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), strings.TrimPrefix(err.Error(), "json: "))
+	case errors.As(err, &te):
+		return typeError(data, te)
 	}
-	return err.Error()
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// typeError says which field holds the wrong kind of value in the words
+// of the file, not of the Go types it decodes into.
+func typeError(data []byte, te *json.UnmarshalTypeError) string {
+	field := te.Field
+	if field == "" {
+		field = "the document"
+	}
+	want := te.Type.Kind().String()
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
+		want = "a whole number"
+	case reflect.Float64, reflect.Float32:
+		want = "a number"
+	case reflect.String:
+		want = "text"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		want = "an object"
+	}
+	return fmt.Sprintf("line %d: field %s: got a JSON %s, expected %s", lineAt(data, te.Offset), field, te.Value, want)
 }
 
 var unknownFieldRE = regexp.MustCompile(`unknown field "((?:[^"\\]|\\.)*)"`)
@@ -661,7 +691,7 @@ func jsonErrorAt(data []byte, err error) string {
 	case errors.As(err, &se):
 		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
 	case errors.As(err, &te):
-		return fmt.Sprintf("line %d: %v", lineAt(data, te.Offset), err)
+		return typeError(data, te)
 	}
 	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
 		key := regexp.MustCompile(`"` + regexp.QuoteMeta(m[1]) + `"\s*:`)

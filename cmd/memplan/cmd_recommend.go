@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.IntVar(&o.Top, "top", -1, "show at most N configurations; 0 = all")
 	// -1 only means "the format's default"; show that instead of the number.
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
-	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
+	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output; - is standard output")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
@@ -105,7 +106,7 @@ How robust the answer is (see docs/robustness.md):
   - --uncertainty re-runs the ranking --runs times with prices and slowdowns
     drawn from their ranges and reports how often each configuration wins and
     how the saving spreads; --seed makes it reproducible.`,
-		Args: cobra.NoArgs,
+		Args: workloadFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
 			o.breakEvenSet, o.runsSet, o.seedSet, o.spreadSet = fl.Changed("break-even"), fl.Changed("runs"), fl.Changed("seed"), fl.Changed("price-spread")
@@ -127,8 +128,8 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	if o.Out != "" && !o.Force && fileExists(o.Out) {
-		return usagef("%s exists; use --force to overwrite it", o.Out)
+	if err := checkOutputs(o.Force, [2]string{"--out", o.Out}, [2]string{"--xlsx", o.XLSX}); err != nil {
+		return err
 	}
 	if o.XLSX != "" {
 		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
@@ -165,17 +166,15 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
 			return err
 		}
+		fmt.Fprintf(o.stderr, "memplan: wrote %s\n", o.XLSX)
 	}
 	ropts.Top = defaultTop(o.Top, o.Format)
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err
 	}
-	if o.Out != "" {
-		return writeAtomic(o.Out, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	warnStderr(o.stderr, o.Format, o.Out, res.Warnings)
+	return emit(stdout, o.stderr, o.Out, buf.Bytes())
 }
 
 // robustFlags are the checked robustness flags.
@@ -347,4 +346,16 @@ func defaultTop(top int, format string) int {
 		return 10
 	}
 	return 0
+}
+
+// workloadFlagArgs refuses arguments, and for `recommend eda.yaml` says
+// what was meant: the workload is given with -w.
+func workloadFlagArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(args[0])); ext == ".yaml" || ext == ".yml" {
+		return usagef("%s takes the workload as a flag: memplan %s -w %s", cmd.CommandPath(), cmd.Name(), args[0])
+	}
+	return usagef("unexpected argument %q (see '%s --help')", args[0], cmd.CommandPath())
 }

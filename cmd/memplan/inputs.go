@@ -178,27 +178,28 @@ func isNotExist(err error) bool {
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failure never leaves a partial file.
+// directory and a rename, so a failure never leaves a partial file. Errors
+// name path, never the temporary file.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
+		return writeErr(path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	return nil
 }

@@ -399,14 +399,20 @@ func TestTableNothingMeets(t *testing.T) {
 	}
 }
 
-// TestRobustnessBlocks: the TCO paragraph appears when power is priced or
-// ranks, the break-even block when it was computed, the uncertainty block
-// when it ran; each says what a reader needs to act on.
+// TestRobustnessBlocks: the TCO paragraph always appears (saying so when
+// power cannot be priced), the break-even block when it was computed, the
+// uncertainty block when it ran; each says what a reader needs to act on.
 func TestRobustnessBlocks(t *testing.T) {
 	plain := flatText(render(t, "table", intelResult(t), Options{}))
-	for _, absent := range []string{"Total cost of ownership", "Break-even", "Uncertainty:"} {
+	for _, absent := range []string{"Break-even", "Uncertainty:"} {
 		if strings.Contains(plain, absent) {
-			t.Errorf("without power priced or analyses, the table should not mention %q", absent)
+			t.Errorf("without analyses, the table should not mention %q", absent)
+		}
+	}
+	mdOut := flatText(render(t, "markdown", intelResult(t), Options{}))
+	for _, s := range []string{plain, mdOut} {
+		if !strings.Contains(s, "Total cost of ownership: power not priced: the default electricity price 0.15 USD/kWh cannot be converted to RUB") {
+			t.Errorf("power that cannot be priced must be said in the table and markdown:\n%s", s)
 		}
 	}
 	tc := robustCase(t, intelTCO, 0)

@@ -41,6 +41,10 @@ type Options struct {
 	BreakEven     *model.BreakEvenResult
 	BreakEvenNote string
 	Uncertainty   *model.UncertaintyResult
+	// Width is the terminal's width the table must fit (0: 80 columns);
+	// Wide shows full labels without a width limit.
+	Width int
+	Wide  bool
 }
 
 // Output is the stable, documented form of a model.Result. Every number is a
@@ -72,6 +76,12 @@ type Output struct {
 	Rejected            []Rejection     `json:"rejected" yaml:"rejected"`
 	Catalogs            []Catalog       `json:"catalogs" yaml:"catalogs"`
 	Factors             []FactorFile    `json:"factors" yaml:"factors"`
+}
+
+// layout is the table's width and whether labels may be shortened.
+type layout struct {
+	width int  // terminal columns; 0 means 80
+	wide  bool // full labels, no width limit
 }
 
 // Savings of the recommended configuration against the baseline.

@@ -28,6 +28,7 @@ type recommendOptions struct {
 	Out    string
 	Force  bool
 	XLSX   string
+	Wide   bool
 
 	RankBy      string // "" keeps the workload's options.rank_by
 	MaxPriceAge string // a duration; "0" turns the stale-price warning off
@@ -63,6 +64,7 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	// -1 only means "the format's default"; show that instead of the number.
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output; - is standard output")
+	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
@@ -169,6 +171,10 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 		fmt.Fprintf(o.stderr, "memplan: wrote %s\n", o.XLSX)
 	}
 	ropts.Top = defaultTop(o.Top, o.Format)
+	ropts.Wide = o.Wide
+	if toStdout(o.Out) {
+		ropts.Width = termWidth(stdout)
+	}
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err

@@ -26,6 +26,7 @@ type reportOptions struct {
 	Force  bool
 	Out    string
 	Top    int
+	Wide   bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 }
@@ -36,6 +37,7 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.XLSX, "xlsx", "", "write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically)")
 	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
+	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
@@ -105,7 +107,11 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 		out.Configurations = out.Configurations[:top]
 	}
 	var buf bytes.Buffer
-	if err := reports.RenderOutput(&buf, o.Format, out); err != nil {
+	width := 0
+	if toStdout(o.Out) {
+		width = termWidth(stdout)
+	}
+	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
 		return err
 	}
 	warnStderr(stderr, o.Format, o.Out, out.Warnings)

@@ -7,7 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // toStdout reports whether --out names standard output: left out, or "-".
@@ -102,4 +105,20 @@ func writeErr(path string, err error) error {
 		return fmt.Errorf("cannot write %s: no permission to create files in %s; choose another path", path, dir)
 	}
 	return fmt.Errorf("cannot write %s: %v", path, err)
+}
+
+// termWidth is the width the table must fit when it goes to w: $COLUMNS
+// when set (the shell's idea of the width, and the way to ask for another),
+// else the terminal's, else 80 (a pipe or a file is read in a terminal of
+// unknown width later).
+func termWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && isCharDevice(f) {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 80
 }

@@ -564,7 +564,8 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
-	serverDays := 0.0
+	need := make([]float64, len(e.w.Jobs)) // servers each class keeps busy in its window
+	windows := make([]time.Duration, len(e.w.Jobs))
 	var flashBuf [8]float64
 	flash := flashBuf[:0]
 	if len(e.w.Jobs) > len(flashBuf) {
@@ -584,14 +585,16 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		c.AtRisk = c.AtRisk || jr.AtRisk
 		c.Extrapolated = c.Extrapolated || jr.Estimate.Extrapolated
 		c.MaxSlowdown = math.Max(c.MaxSlowdown, jr.Estimate.Slowdown)
+		windows[i] = j.Window.D()
 		if j.JobsPerDay > 0 {
 			if jr.JobsPerServer > 0 {
-				serverDays += j.JobsPerDay / jr.JobsPerServer
+				need[i] = j.JobsPerDay / jr.JobsPerServer
 			} else {
-				serverDays = math.Inf(1)
+				need[i] = math.Inf(1)
 			}
 		}
 	}
+	serverDays, groups := packFleet(need, windows) // fleet.go
 	switch {
 	case e.w.Demand.Servers > 0:
 		c.Servers = e.w.Demand.Servers
@@ -608,6 +611,9 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		if c.Servers < 1 {
 			c.Servers = 1
 		}
+	}
+	if c.Servers > 0 {
+		c.Packing = packingNote(e.w.Jobs, groups, c.Servers)
 	}
 	// Swap writes follow the jobs a server actually runs each day: its share
 	// of the demand, or flat out for a fixed fleet without volumes.
@@ -755,6 +761,11 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated)
 	if jr.Meets {
 		waves := math.Floor(float64(j.Window) / rt)
+		if rt > float64(day) && j.Window.D() >= day {
+			// A job longer than a day runs across days, back to back on
+			// servers that work on its class around the clock.
+			waves = float64(day) / rt
+		}
 		jr.JobsPerServer = float64(j.Concurrency) * waves
 	}
 	jr.SwapWrites = units.Bytes(flashWrites)
@@ -993,6 +1004,9 @@ func verdict(res *Result) string {
 			s += fmt.Sprintf(" That is %s (%.1f%%) less for the fleet than the cheapest all-DRAM configuration, %s, at %s per server (%s per server saved).",
 				money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
 		}
+	}
+	if r.Packing != "" {
+		s += " " + r.Packing
 	}
 	s += tcoVerdict(res)
 	if r.AtRisk {

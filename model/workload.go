@@ -191,8 +191,11 @@ func (w *Workload) validate() error {
 		if j.Window.Hours() > 24 {
 			return d.Errorf(p+".window", "", "got %s, expected at most 24h (hours per day the servers work on this class)", j.Window)
 		}
-		if j.Deadline > j.Window {
-			return d.Errorf(p+".deadline", "", "deadline %s is longer than the daily window %s", j.Deadline, j.Window)
+		// A job may run for days (a multi-day simulation) on servers that
+		// work on its class around the clock; within a shorter daily window
+		// it must finish inside the window.
+		if j.Deadline > j.Window && j.Window.Hours() < 24 {
+			return d.Errorf(p+".deadline", "leave window out (24h) for jobs that run longer than a day", "deadline %s is longer than the daily window %s", j.Deadline, j.Window)
 		}
 		if j.JobsPerDay < 0 {
 			return d.Errorf(p+".jobs_per_day", "", "got %g, expected a positive number", j.JobsPerDay)

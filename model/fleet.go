@@ -34,6 +34,9 @@ func packFleet(need []float64, windows []time.Duration) (float64, [][]int) {
 	if math.IsInf(sum(need), 1) {
 		return math.Inf(1), nil
 	}
+	if len(idx) == 1 { // the common case, evaluated per configuration: no search
+		return need[idx[0]], [][]int{idx}
+	}
 	// Largest need first: the exact search and the greedy fallback both
 	// do best when the big classes set the group sizes.
 	sort.SliceStable(idx, func(a, b int) bool { return need[idx[a]] > need[idx[b]] })

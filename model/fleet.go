@@ -19,23 +19,42 @@ const day = 24 * time.Hour
 // as its most demanding class; classes that cannot share a day need
 // servers of their own. The fleet is the grouping with the fewest servers
 // (summed before rounding up: a server may split its days between groups).
-// It returns the server-days and the groups, each a list of class indexes;
-// classes with no need (0) are left out.
+// It returns the server-days and, when two or more classes could share a
+// day, the groups, each a list of class indexes (classes with no need, 0,
+// are left out).
 func packFleet(need []float64, windows []time.Duration) (float64, [][]int) {
-	var idx []int
-	for i, n := range need {
+	// The common case, evaluated per configuration: at most one class with
+	// volume needs no search and no allocation.
+	busy, only := 0, 0.0
+	for _, n := range need {
 		if n > 0 {
-			idx = append(idx, i)
+			busy, only = busy+1, n
 		}
 	}
-	if len(idx) == 0 {
-		return 0, nil
+	if busy <= 1 {
+		return only, nil
 	}
 	if math.IsInf(sum(need), 1) {
 		return math.Inf(1), nil
 	}
-	if len(idx) == 1 { // the common case, evaluated per configuration: no search
-		return need[idx[0]], [][]int{idx}
+	// No two windows fit in one day (the default: 24h each): every class
+	// has servers of its own, without a search.
+	lo1, lo2 := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for i, n := range need {
+		if w := windows[i]; n > 0 && w < lo1 {
+			lo1, lo2 = w, lo1
+		} else if n > 0 && w < lo2 {
+			lo2 = w
+		}
+	}
+	if lo1+lo2 > day || lo1+lo2 < 0 {
+		return sum(need), nil
+	}
+	idx := make([]int, 0, busy)
+	for i, n := range need {
+		if n > 0 {
+			idx = append(idx, i)
+		}
 	}
 	// Largest need first: the exact search and the greedy fallback both
 	// do best when the big classes set the group sizes.

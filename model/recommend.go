@@ -564,8 +564,13 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
-	need := make([]float64, len(e.w.Jobs)) // servers each class keeps busy in its window
-	windows := make([]time.Duration, len(e.w.Jobs))
+	var needBuf [8]float64 // servers each class keeps busy in its window
+	var windowBuf [8]time.Duration
+	need, windows := needBuf[:0], windowBuf[:0]
+	if n := len(e.w.Jobs); n > len(needBuf) {
+		need, windows = make([]float64, 0, n), make([]time.Duration, 0, n)
+	}
+	need, windows = need[:len(e.w.Jobs)], windows[:len(e.w.Jobs)]
 	var flashBuf [8]float64
 	flash := flashBuf[:0]
 	if len(e.w.Jobs) > len(flashBuf) {

@@ -99,6 +99,9 @@ type Config struct {
 	MaxSlowdown  float64     `json:"max_slowdown"`
 	Extrapolated bool        `json:"extrapolated"`
 	Notes        []string    `json:"notes,omitempty"`
+	// Packing says which job classes share servers in turn because their
+	// daily windows fit in one day (fleet.go); "" when none do.
+	Packing string `json:"packing,omitempty"`
 }
 
 // AllDRAM reports whether the configuration has no swap at all.

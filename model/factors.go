@@ -317,7 +317,7 @@ func (f *FactorFile) validate() error {
 			return d.Errorf(p+".ratio", "", "got %g, expected a compression ratio of 1 or more", s.Ratio)
 		}
 	}
-	return nil
+	return checkCurves(f) // curvecheck.go
 }
 
 // TInterval is the two-sided Student-t confidence interval of the mean.

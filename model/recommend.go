@@ -292,10 +292,15 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return nil, ev.nothingFits(platforms)
 	}
 	rank(res, ev.configs, w)
+	if err := checkMoneyRange(res, w); h == nil && err != nil {
+		return nil, err
+	}
 	if r := restsOn(res, in); r != "" {
 		res.Verdict += " " + r
 	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
+	res.Warnings = append(res.Warnings, inputWarnings(in)...)
+	res.Warnings = append(res.Warnings, quoteWarnings(in, res)...)
 	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
 	}
@@ -585,7 +590,13 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
-	serverDays := 0.0
+	var needBuf [8]float64 // servers each class keeps busy in its window
+	var windowBuf [8]time.Duration
+	need, windows := needBuf[:0], windowBuf[:0]
+	if n := len(e.w.Jobs); n > len(needBuf) {
+		need, windows = make([]float64, 0, n), make([]time.Duration, 0, n)
+	}
+	need, windows = need[:len(e.w.Jobs)], windows[:len(e.w.Jobs)]
 	var flashBuf [8]float64
 	flash := flashBuf[:0]
 	if len(e.w.Jobs) > len(flashBuf) {
@@ -605,14 +616,16 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		c.AtRisk = c.AtRisk || jr.AtRisk
 		c.Extrapolated = c.Extrapolated || jr.Estimate.Extrapolated
 		c.MaxSlowdown = math.Max(c.MaxSlowdown, jr.Estimate.Slowdown)
+		windows[i] = j.Window.D()
 		if j.JobsPerDay > 0 {
 			if jr.JobsPerServer > 0 {
-				serverDays += j.JobsPerDay / jr.JobsPerServer
+				need[i] = j.JobsPerDay / jr.JobsPerServer
 			} else {
-				serverDays = math.Inf(1)
+				need[i] = math.Inf(1)
 			}
 		}
 	}
+	serverDays, groups := packFleet(need, windows) // fleet.go
 	switch {
 	case e.w.Demand.Servers > 0:
 		c.Servers = e.w.Demand.Servers
@@ -629,6 +642,9 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		if c.Servers < 1 {
 			c.Servers = 1
 		}
+	}
+	if c.Servers > 0 {
+		c.Packing = packingNote(e.w.Jobs, groups, c.Servers)
 	}
 	// Swap writes follow the jobs a server actually runs each day: its share
 	// of the demand, or flat out for a fixed fleet without volumes.
@@ -798,6 +814,11 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated)
 	if jr.Meets {
 		waves := math.Floor(float64(j.Window) / rt)
+		if rt > float64(day) && j.Window.D() >= day {
+			// A job longer than a day runs across days, back to back on
+			// servers that work on its class around the clock.
+			waves = float64(day) / rt
+		}
 		jr.JobsPerServer = float64(j.Concurrency) * waves
 	}
 	jr.SwapWrites = units.Bytes(flashWrites)
@@ -1088,6 +1109,9 @@ func verdict(res *Result) string {
 				money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
 		}
 	}
+	if r.Packing != "" {
+		s += " " + r.Packing
+	}
 	s += tcoVerdict(res)
 	if r.AtRisk {
 		s += " Caution: no configuration meets the deadlines with certainty;"
@@ -1153,7 +1177,12 @@ func staleWarnings(in Input, res *Result) []string {
 		if !used[c.Name] || c.Date.IsZero() {
 			continue
 		}
-		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge {
+		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge && isEmbedded(c) {
+			// A list price built into memplan cannot be refreshed by the
+			// user: say what to do instead.
+			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote with --prices FILE (`memplan prices show %s` is a starting point), or pass --max-price-age 0 to accept them",
+				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), c.Name))
+		} else if age > in.MaxPriceAge {
 			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote or pass --max-price-age",
 				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24)))
 		}

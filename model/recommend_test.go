@@ -314,8 +314,8 @@ func TestStalePricesWarn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "intel-2009") || !strings.Contains(res.Warnings[0], "2009-10-01") {
-		t.Fatalf("warnings %q, want one naming the 2009 catalog and its date", res.Warnings)
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "intel-2009") || !strings.Contains(res.Warnings[0], "list prices of 2009-10") || !strings.Contains(res.Warnings[0], "--prices FILE") {
+		t.Fatalf("warnings %q, want one naming the 2009 catalog, its date and what to do", res.Warnings)
 	}
 	in.MaxPriceAge = 0
 	if res, _ := model.Recommend(in); len(res.Warnings) != 0 {

@@ -71,6 +71,19 @@ const (
 	DefaultZswapPool       = 0.20
 )
 
+// Bounds on what a workload may ask for. They keep every count and every
+// amount of money far inside the range a float64 holds to the cent (2^53
+// cents is about 9 x 10^13): a fleet of MaxServers servers at the dearest
+// plausible server price stays below MaxFleetCost.
+const (
+	MaxJobsPerDay  = 1e9
+	MaxServers     = 1_000_000
+	MaxConcurrency = 100_000
+	// MaxFleetCost is the largest fleet cost memplan reports, in the
+	// report currency: beyond it cents would no longer be exact.
+	MaxFleetCost = 1e13
+)
+
 var defaultZramShares = []units.Ratio{0.25, 0.5}
 
 // ParseWorkload decodes and validates a workload; file names it in errors.
@@ -118,6 +131,10 @@ func (w *Workload) validate() error {
 	if strings.TrimSpace(w.Name) == "" {
 		return d.Errorf("name", "add `name: my workload`", "missing")
 	}
+	if len(w.Catalogs) == 0 && d.Line("catalogs") > 0 {
+		return d.Errorf("catalogs", "leave the field out to price from your --prices files (or, without them, the embedded list prices), or name catalogs, e.g. [current, my-quote]",
+			"an empty list names no catalog to price from")
+	}
 	if w.Currency != "" && !units.IsCurrencyCode(w.Currency) {
 		return d.Errorf("currency", "", "got %q, expected a three-letter currency code such as USD", w.Currency)
 	}
@@ -132,6 +149,9 @@ func (w *Workload) validate() error {
 	}
 	if w.Demand.Servers < 0 {
 		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
+	}
+	if w.Demand.Servers > MaxServers {
+		return d.Errorf("demand.servers", "check the number of digits", "got %s, expected at most %s servers", strings.TrimSpace(Money(float64(w.Demand.Servers), "")), strings.TrimSpace(Money(MaxServers, "")))
 	}
 	if len(w.Jobs) == 0 {
 		return d.Errorf("jobs", "list at least one job class", "missing")
@@ -156,6 +176,9 @@ func (w *Workload) validate() error {
 		if j.Concurrency == 0 && !given(p+".concurrency") {
 			j.Concurrency = 1
 		}
+		if j.Concurrency > MaxConcurrency {
+			return d.Errorf(p+".concurrency", "jobs of this class at once on one server", "got %d, expected at most %d", j.Concurrency, MaxConcurrency)
+		}
 		if j.Concurrency <= 0 {
 			return d.Errorf(p+".concurrency", "", "got %d, expected jobs at once per server (1 or more)", j.Concurrency)
 		}
@@ -171,11 +194,17 @@ func (w *Workload) validate() error {
 		if j.Window.Hours() > 24 {
 			return d.Errorf(p+".window", "", "got %s, expected at most 24h (hours per day the servers work on this class)", j.Window)
 		}
-		if j.Deadline > j.Window {
-			return d.Errorf(p+".deadline", "", "deadline %s is longer than the daily window %s", j.Deadline, j.Window)
+		// A job may run for days (a multi-day simulation) on servers that
+		// work on its class around the clock; within a shorter daily window
+		// it must finish inside the window.
+		if j.Deadline > j.Window && j.Window.Hours() < 24 {
+			return d.Errorf(p+".deadline", "leave window out (24h) for jobs that run longer than a day", "deadline %s is longer than the daily window %s", j.Deadline, j.Window)
 		}
 		if j.JobsPerDay < 0 {
 			return d.Errorf(p+".jobs_per_day", "", "got %g, expected a positive number", j.JobsPerDay)
+		}
+		if j.JobsPerDay > MaxJobsPerDay {
+			return d.Errorf(p+".jobs_per_day", "check the number of digits", "got %s, expected at most %s jobs a day in one class (fleet costs beyond that cannot be counted to the cent)", strings.TrimSpace(Money(j.JobsPerDay, "")), strings.TrimSpace(Money(MaxJobsPerDay, "")))
 		}
 		if w.Demand.Servers == 0 && j.JobsPerDay == 0 {
 			return d.Errorf(p+".jobs_per_day", "or set `demand: {servers: N}` for a fixed fleet", "missing: without a fixed fleet every job class needs jobs_per_day")
@@ -231,6 +260,10 @@ func (w *Workload) validate() error {
 	}
 	return nil
 }
+
+// Written returns a field's value as the workload file wrote it ("48GB"),
+// or "" when it was left out.
+func (w *Workload) Written(path string) string { return w.doc.Value(path) }
 
 // HorizonYears is the planning horizon in years.
 func (w *Workload) HorizonYears() float64 { return w.Horizon.Hours() / (365 * 24) }

@@ -202,6 +202,10 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
+// MaxPrice bounds one part's price (in any currency) so that fleet totals
+// stay exact to the cent (see model.MaxFleetCost).
+const MaxPrice = 1e10
+
 // Parse decodes and validates one catalog. file names it in errors.
 func Parse(file string, data []byte) (*Catalog, error) {
 	var c Catalog
@@ -270,6 +274,9 @@ func (c *Catalog) validate() error {
 		}
 		if m.Amount <= 0 {
 			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %s, expected a price above zero", m)
+		}
+		if m.Amount > MaxPrice {
+			return d.Errorf(p+".price", "check the number of digits", "got %s, expected at most %.0f for one part", m, MaxPrice)
 		}
 		return nil
 	}
@@ -366,6 +373,11 @@ func (c *Catalog) validate() error {
 		}
 		if x.DWPD < 0 || x.TBW < 0 || x.Warranty < 0 {
 			return d.Errorf(p+".dwpd", "", "endurance figures cannot be negative")
+		}
+		if x.TBW > 0 && x.DWPD > 0 {
+			// Two ratings that rarely agree: memplan would silently use one.
+			return d.Errorf(p+".dwpd", fmt.Sprintf("keep one: `tbw: %s` (rated total bytes written) or `dwpd: %s` with warranty_years; delete the other", d.Value(p+".tbw"), d.Value(p+".dwpd")),
+				"both dwpd and tbw are given; a drive takes one endurance rating")
 		}
 		if x.Class != ClassHDD && x.TBW == 0 && x.DWPD == 0 {
 			return d.Errorf(p, "add `tbw: 7PB` or `dwpd: 1`; swap wears flash", "SSD without an endurance rating")
@@ -474,7 +486,9 @@ func Merge(cats ...*Catalog) (*Set, error) {
 		if len(s.Platforms) == 0 {
 			what = "platforms"
 		}
-		return nil, fmt.Errorf("%w: the price catalogs (%s) list no %s; add a catalog with --prices or name an embedded one in the workload's `catalogs:`", yamlx.ErrInput, strings.Join(names, ", "), what)
+		last := cats[len(cats)-1]
+		return nil, &yamlx.InputError{File: last.File, Msg: fmt.Sprintf("the price catalogs (%s) list no %s, and a plan needs both DIMMs and a platform to put them in", strings.Join(names, ", "), what),
+			Hint: fmt.Sprintf("add %s to your quote, add the embedded list prices with --with-embedded, or name both in the workload, e.g. `catalogs: [%s, %s]`", what, DefaultCatalog, last.Name)}
 	}
 	return s, nil
 }

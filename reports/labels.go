@@ -71,6 +71,23 @@ func swapLabel(c Configuration) string {
 	return d
 }
 
+// fullSwapLabel is swapLabel with the drive's catalog model as written
+// (--wide): "zswap+2x 1.92 TB enterprise TLC NVMe".
+func fullSwapLabel(c Configuration) string {
+	s := c.Swap
+	if s.Drive == nil || s.Kind == model.SwapNone || s.Kind == model.SwapZram {
+		return swapLabel(c)
+	}
+	d := s.Drive.Model
+	if s.Drives > 1 {
+		d = fmt.Sprintf("%dx %s", s.Drives, d)
+	}
+	if s.Kind == model.SwapZswap {
+		d = "zswap+" + d
+	}
+	return d
+}
+
 // Vendor names add nothing in a column that compares drives from one or two
 // catalogs, and they cost a fifth of its width.
 var vendors = map[string]bool{

@@ -57,7 +57,13 @@ func renderMarkdown(w io.Writer, out Output) error {
 		}
 		p("| | # | Configuration | Slowdown (range) | Runtime / deadline | Meets deadlines | Servers | Per server (%s) | Fleet (%s) |%s Slowdown source |\n", cur, cur, tcoHead)
 		p("|---|--:|---|---|---|---|--:|--:|--:|%s---|\n", tcoAlign)
+		// One number of decimals per money column (see amounts).
+		var per, fleet []float64
 		for _, c := range rs {
+			per, fleet = append(per, c.CostPerServer), append(fleet, c.FleetCost)
+		}
+		perCells, fleetCells := amounts(per), amounts(fleet)
+		for i, c := range rs {
 			meets := "yes"
 			switch {
 			case !c.MeetsDeadlines:
@@ -69,7 +75,7 @@ func renderMarkdown(w io.Writer, out Output) error {
 			if c.Extrapolated {
 				slow += " extrapolated"
 			}
-			cost := amount(c.CostPerServer)
+			cost := perCells[i]
 			if c.ReplacementsCost > 0 {
 				cost += " incl. wear"
 			}
@@ -79,7 +85,7 @@ func renderMarkdown(w io.Writer, out Output) error {
 			}
 			p("| %s | %d | %s | %s | %s / %s | %s | %d | %s | %s |%s %s |\n",
 				mdCell(marks(c)), c.Rank, mdCell(c.Label), slow, duration(c.RuntimeHours), duration(c.DeadlineHours),
-				meets, c.Servers, cost, amount(c.FleetCost), tcoCell, mdCell(c.Provenance))
+				meets, c.Servers, cost, fleetCells[i], tcoCell, mdCell(c.Provenance))
 		}
 		p("\n")
 		if len(rs) < out.ConfigurationsTotal {
@@ -190,9 +196,14 @@ func tcoSection(b *strings.Builder, out Output) {
 	}
 	p("| | Configuration | Average draw (W) | Energy over the horizon (kWh) | Purchase per server (%s) | Power per server (%s) | TCO per server (%s) | TCO for the fleet (%s) |\n", cur, cur, cur, cur)
 	p("|---|---|--:|--:|--:|--:|--:|--:|\n")
+	var buy []float64
+	for _, c := range cs {
+		buy = append(buy, c.CostPerServer)
+	}
+	buyCells := amounts(buy)
 	for i, c := range cs {
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", names[i], mdCell(c.Label), trim1(c.Watts), amount(math.Round(c.EnergyKWh)),
-			amount(c.CostPerServer), amount(math.Round(c.PowerCost)), amount(math.Round(c.TCOPerServer)), amount(math.Round(c.TCOFleet)))
+			buyCells[i], amount(math.Round(c.PowerCost)), amount(math.Round(c.TCOPerServer)), amount(math.Round(c.TCOFleet)))
 	}
 	p("\n")
 	if len(ss) > 1 && out.Savings != nil && out.Recommended != nil && out.Baseline != nil {
@@ -285,9 +296,9 @@ func robustSection(b *strings.Builder, out Output) {
 // bom lists what one server of the configuration is bought from. The line
 // totals are the model's cost split, not recomputed from unit prices.
 func bom(b *strings.Builder, c Configuration, cur string) {
-	fmt.Fprintf(b, "| Item | SKU | Qty | Unit price (%s) | As quoted | Total (%s) |\n|---|---|--:|--:|---|--:|\n", cur, cur)
+	fmt.Fprintf(b, "| Item | SKU | Catalog | Qty | Unit price (%s) | As quoted | Total (%s) |\n|---|---|---|--:|--:|---|--:|\n", cur, cur)
 	item := func(name string, part Part, qty int, total float64) {
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), qty, amount(part.UnitPrice),
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), mdCell(part.Catalog), qty, amount(part.UnitPrice),
 			mdCell(quoted(part)), amount(total))
 	}
 	item(c.Platform.Model, c.Platform, 1, c.PlatformCost)
@@ -298,7 +309,7 @@ func bom(b *strings.Builder, c Configuration, cur string) {
 			item(d.Model+" (replacements as swap wears it out)", *d, c.Wear.ReplacementsPerServer, c.ReplacementsCost)
 		}
 	}
-	fmt.Fprintf(b, "| **Per server** | | | | | **%s** |\n\n", amount(c.CostPerServer))
+	fmt.Fprintf(b, "| **Per server** | | | | | | **%s** |\n\n", amount(c.CostPerServer))
 }
 
 func jobsTable(b *strings.Builder, c Configuration) {

@@ -27,12 +27,18 @@ func Render(w io.Writer, format string, res *model.Result, opts Options) error {
 	if res == nil {
 		return errors.New("reports: no result to render")
 	}
-	return RenderOutput(w, format, NewOutput(res, opts))
+	return RenderOutputWidth(w, format, NewOutput(res, opts), opts.Width, opts.Wide)
 }
 
 // RenderOutput writes an already converted result, such as one read back
 // with ReadOutput, in the given format ("" means table).
 func RenderOutput(w io.Writer, format string, out Output) error {
+	return RenderOutputWidth(w, format, out, 0, false)
+}
+
+// RenderOutputWidth is RenderOutput with a table that fits width columns
+// (0: 80) or, with wide, has full labels and no width limit.
+func RenderOutputWidth(w io.Writer, format string, out Output, width int, wide bool) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -42,7 +48,7 @@ func RenderOutput(w io.Writer, format string, out Output) error {
 	var err error
 	switch format {
 	case "", "table":
-		err = renderTable(&buf, out)
+		err = renderTable(&buf, out, layout{width: width, wide: wide})
 	case "json":
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")

@@ -67,6 +67,38 @@ func intelResult(t testing.TB) *model.Result {
 	return res
 }
 
+// intelQuoteResult prices the Intel study from a user's quote together
+// with the embedded list prices: the quote's X25-E replaces the list
+// price (same SKU), its 4 GB DIMM costs more than the list price (which
+// wins, and a warning says so), and the platform comes only from the list.
+func intelQuoteResult(t testing.TB) *model.Result {
+	t.Helper()
+	in := intelInput(t, nil)
+	q, err := prices.Parse("quote.yaml", []byte(`name: my-quote
+currency: RUB
+date: 2009-10-15
+source: "vendor quote 77"
+dimms:
+  - {sku: Q-4G, model: 4 GB DDR3-1066 RDIMM (quoted), generation: DDR3, type: RDIMM, capacity: 4GiB, speed: 1066, price: 5200}
+drives:
+  - {sku: SSDSA2SH064G1, model: Intel X25-E 64GB (SLC) quoted, class: sata-ssd, nand: SLC, capacity: 64GB, price: 25500,
+     read_latency: 75us, write_latency: 85us, read_iops: 35000, write_iops: 3300, tbw: 2PB}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(append(in.Prices.Catalogs, q)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Prices = set
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // intelTCO ranks the Intel study by total cost of ownership with power at
 // 5 RUB/kWh (the default electricity price is in USD, which the RUB
 // catalog cannot convert).
@@ -192,6 +224,7 @@ func cases(t *testing.T) []reportCase {
 	tco.name = "intel-tco"
 	big := intelResult(t)
 	return []reportCase{
+		{"intel-quote", intelQuoteResult(t), Options{Top: 5, Version: "test"}},
 		{"intel-eda-2009", intelResult(t), Options{Top: 5, Version: "test"}},
 		{"nothing-meets", noMeetResult(), Options{Version: "test"}},
 		robust,
@@ -395,14 +428,20 @@ func TestTableNothingMeets(t *testing.T) {
 	}
 }
 
-// TestRobustnessBlocks: the TCO paragraph appears when power is priced or
-// ranks, the break-even block when it was computed, the uncertainty block
-// when it ran; each says what a reader needs to act on.
+// TestRobustnessBlocks: the TCO paragraph always appears (saying so when
+// power cannot be priced), the break-even block when it was computed, the
+// uncertainty block when it ran; each says what a reader needs to act on.
 func TestRobustnessBlocks(t *testing.T) {
 	plain := flatText(render(t, "table", intelResult(t), Options{}))
-	for _, absent := range []string{"Total cost of ownership", "Break-even", "Uncertainty:"} {
+	for _, absent := range []string{"Break-even", "Uncertainty:"} {
 		if strings.Contains(plain, absent) {
-			t.Errorf("without power priced or analyses, the table should not mention %q", absent)
+			t.Errorf("without analyses, the table should not mention %q", absent)
+		}
+	}
+	mdOut := flatText(render(t, "markdown", intelResult(t), Options{}))
+	for _, s := range []string{plain, mdOut} {
+		if !strings.Contains(s, "Total cost of ownership: power not priced: the default electricity price 0.15 USD/kWh cannot be converted to RUB") {
+			t.Errorf("power that cannot be priced must be said in the table and markdown:\n%s", s)
 		}
 	}
 	tc := robustCase(t, intelTCO, 0)
@@ -630,8 +669,8 @@ func TestMarkdown(t *testing.T) {
 		"# memplan: Intel IT EDA batch (2009)", "## Verdict", "## Ranked configurations",
 		"| \\* | 1 | 48GiB (12 x 4GiB) + Intel X25-E 64GB (SLC) |",
 		"Savings with the recommended configuration: **" + model.Money(res.Savings.PerServer, "RUB") + " per server**",
-		"| 4 GB DDR3-1066 registered ECC | DDR3-1066-RDIMM-4G | 12 | 4,600 | 4600.00 RUB | 55,200 |",
-		"| **Per server** | | | | | **" + amount(res.Recommended.Cost.PerServer) + "** |",
+		"| 4 GB DDR3-1066 registered ECC | DDR3-1066-RDIMM-4G | intel-2009 | 12 | 4,600 | 4600.00 RUB | 55,200 |",
+		"| **Per server** | | | | | | **" + amount(res.Recommended.Cost.PerServer) + "** |",
 		"| intel-2009 | 2009-10-01 | RUB |", "### Not evaluated",
 	} {
 		if !strings.Contains(out, want) {

@@ -14,9 +14,11 @@ import (
 // and Markdown renderings share, so both say the same thing.
 
 // showTCO reports whether the total cost of ownership is worth a line of
-// its own: the ranking follows it, or power could be priced.
+// its own: always when there is one, priced or not.
 func showTCO(out Output) bool {
-	return out.TCO != nil && (out.RankBy == model.RankTCO || out.TCO.Priced)
+	// Power that cannot be priced is said too, not left to the JSON: a
+	// reader must not take the purchase for the whole cost unawares.
+	return out.TCO != nil
 }
 
 // tcoSentences describe power and total cost of ownership of the

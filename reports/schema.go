@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
@@ -39,6 +41,10 @@ type Options struct {
 	BreakEven     *model.BreakEvenResult
 	BreakEvenNote string
 	Uncertainty   *model.UncertaintyResult
+	// Width is the terminal's width the table must fit (0: 80 columns);
+	// Wide shows full labels without a width limit.
+	Width int
+	Wide  bool
 }
 
 // Output is the stable, documented form of a model.Result. Every number is a
@@ -70,6 +76,12 @@ type Output struct {
 	Rejected            []Rejection     `json:"rejected" yaml:"rejected"`
 	Catalogs            []Catalog       `json:"catalogs" yaml:"catalogs"`
 	Factors             []FactorFile    `json:"factors" yaml:"factors"`
+}
+
+// layout is the table's width and whether labels may be shortened.
+type layout struct {
+	width int  // terminal columns; 0 means 80
+	wide  bool // full labels, no width limit
 }
 
 // Savings of the recommended configuration against the baseline.
@@ -282,6 +294,9 @@ type Catalog struct {
 	Currency string `json:"currency" yaml:"currency"`
 	Date     string `json:"date" yaml:"date"`
 	Source   string `json:"source" yaml:"source"`
+	// Embedded is true for a catalog built into memplan (list prices),
+	// false for one the user gave (a quote).
+	Embedded bool `json:"embedded" yaml:"embedded"`
 }
 
 // FactorFile identifies a slowdown factor file and its curves' provenance.
@@ -418,7 +433,8 @@ func NewOutput(res *model.Result, opts Options) Output {
 		return a.Reason < b.Reason
 	})
 	for _, c := range res.Catalogs {
-		out.Catalogs = append(out.Catalogs, Catalog{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date, Source: c.Source})
+		out.Catalogs = append(out.Catalogs, Catalog{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date, Source: c.Source,
+			Embedded: strings.HasPrefix(c.File, "embedded:")})
 	}
 	for _, f := range res.Factors {
 		ff := FactorFile{Name: f.Name, File: f.File, Date: f.Date, Source: f.Source, Host: f.Host, Curves: []Curve{}}
@@ -637,10 +653,39 @@ func lineAt(data []byte, off int64) int {
 
 func jsonError(data []byte, err error) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), strings.TrimPrefix(err.Error(), "json: "))
+	case errors.As(err, &te):
+		return typeError(data, te)
 	}
-	return err.Error()
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// typeError says which field holds the wrong kind of value in the words
+// of the file, not of the Go types it decodes into.
+func typeError(data []byte, te *json.UnmarshalTypeError) string {
+	field := te.Field
+	if field == "" {
+		field = "the document"
+	}
+	want := te.Type.Kind().String()
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
+		want = "a whole number"
+	case reflect.Float64, reflect.Float32:
+		want = "a number"
+	case reflect.String:
+		want = "text"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		want = "an object"
+	}
+	return fmt.Sprintf("line %d: field %s: got a JSON %s, expected %s", lineAt(data, te.Offset), field, te.Value, want)
 }
 
 var unknownFieldRE = regexp.MustCompile(`unknown field "((?:[^"\\]|\\.)*)"`)
@@ -656,7 +701,7 @@ func jsonErrorAt(data []byte, err error) string {
 	case errors.As(err, &se):
 		return fmt.Sprintf("line %d: %v", lineAt(data, se.Offset), err)
 	case errors.As(err, &te):
-		return fmt.Sprintf("line %d: %v", lineAt(data, te.Offset), err)
+		return typeError(data, te)
 	}
 	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
 		key := regexp.MustCompile(`"` + regexp.QuoteMeta(m[1]) + `"\s*:`)

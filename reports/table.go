@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,13 +12,27 @@ import (
 	"github.com/memplan/memplan/model"
 )
 
-// The table is read in an 80-column terminal; prose is wrapped two columns
-// short of that so a trailing mark never lands in the last column.
+// The table is read in an 80-column terminal unless told the width
+// (Output.SetLayout); prose is wrapped two columns short of it so a
+// trailing mark never lands in the last column, and at most at 100 so a
+// wide terminal still gets readable lines.
 const (
 	termWidth = 80
-	textWidth = 78
+	maxText   = 100
 	minShrunk = 10
 )
+
+func (l layout) widths() (table, text int) {
+	w := l.width
+	if w <= 0 {
+		w = termWidth
+	}
+	w = max(w, 40)
+	if l.wide {
+		return math.MaxInt32, min(w, maxText) - 2
+	}
+	return w, min(w, maxText) - 2
+}
 
 type column struct {
 	head   string
@@ -31,9 +46,10 @@ type column struct {
 	width     int
 }
 
-func renderTable(w io.Writer, out Output) error {
+func renderTable(w io.Writer, out Output, l layout) error {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
+	_, textWidth := l.widths()
 	para := func(text, indent string) {
 		for _, l := range wrap(text, textWidth, indent) {
 			line(l)
@@ -52,7 +68,7 @@ func renderTable(w io.Writer, out Output) error {
 	rs := rows(out)
 	if len(rs) > 0 {
 		line("")
-		tableRows(line, para, out, rs)
+		tableRows(line, para, out, rs, l)
 	}
 
 	line("")
@@ -145,7 +161,7 @@ func renderTable(w io.Writer, out Output) error {
 	return err
 }
 
-func tableRows(line func(string), para func(string, string), out Output, rs []Configuration) {
+func tableRows(line func(string), para func(string, string), out Output, rs []Configuration, l layout) {
 	platforms := []string{}
 	index := map[string]int{}
 	for _, c := range rs {
@@ -186,6 +202,8 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 	cols = append(cols, cost)
 
 	prevRank := 0
+	var monies []float64 // the cost column's amounts, formatted together below
+	var rowAt []int      // and the cells they go in
 	for _, c := range rs {
 		if c.Rank > prevRank+1 {
 			for i, col := range cols {
@@ -218,15 +236,21 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 			// Power over years is an estimate: whole currency units.
 			money = math.Round(money)
 		}
-		cs := amount(money)
+		monies = append(monies, money)
+		rowAt = append(rowAt, len(cost.cells))
+		cs := ""
 		if c.ReplacementsCost > 0 {
-			cs += "w"
+			cs = "w"
 		}
 		srv := strconv.Itoa(c.Servers)
 		if c.Servers == 0 {
 			srv = "-"
 		}
-		cells := []string{marks(c), strconv.Itoa(c.Rank), mem, swapLabel(c), slowdownCell(c), duration(c.RuntimeHours), ok}
+		swap := swapLabel(c)
+		if l.wide {
+			swap = fullSwapLabel(c)
+		}
+		cells := []string{marks(c), strconv.Itoa(c.Rank), mem, swap, slowdownCell(c), duration(c.RuntimeHours), ok}
 		if vary {
 			cells = append(cells, srv)
 		}
@@ -235,7 +259,13 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 			col.cells = append(col.cells, cells[i])
 		}
 	}
-	fit(cols, termWidth)
+	// One number of decimals down the cost column: cents everywhere when
+	// any amount has them, so the digits line up and compare.
+	for k, s := range amounts(monies) {
+		cost.cells[rowAt[k]] = s + cost.cells[rowAt[k]]
+	}
+	tableWidth, _ := l.widths()
+	fit(cols, tableWidth)
 
 	if len(platforms) == 1 {
 		para("Platform: "+platforms[0], "  ")
@@ -272,6 +302,7 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")
 	}
 	para(strings.Join(notes, " "), "")
+	para(pricedFrom(out, rs), "")
 	para("Legend: * recommended, B baseline (cheapest all-DRAM), ~ at risk (the high end of the slowdown range misses), ^ extrapolated, MISS misses a deadline, w includes drives replaced as they wear out.", "")
 }
 
@@ -316,12 +347,87 @@ func fit(cols []*column, width int) {
 		total--
 	}
 	for _, c := range cols {
+		if c.shrink {
+			dropShared(c.cells, c.width)
+		}
 		narrowed := utf8.RuneCountInString(c.head)
 		for i, s := range c.cells {
 			c.cells[i] = truncate(s, c.width, c.dropWords)
 			narrowed = max(narrowed, utf8.RuneCountInString(c.cells[i]))
 		}
 		c.width = narrowed
+	}
+}
+
+// dropShared shortens the cells of a column that do not fit its width by
+// removing words that tell no two rows apart, before anything is cut:
+// "NVMe" when every drive is one, "DDR5" when every DIMM is. Such a word
+// appears in every cell of more than one word (a lone "none" carries no
+// detail to drop); it is removed from all cells at once, longest first,
+// and only while the cells stay as distinct as they were. What
+// distinguishes two configurations survives.
+func dropShared(cells []string, width int) {
+	tooWide := func() bool {
+		for _, s := range cells {
+			if utf8.RuneCountInString(s) > width {
+				return true
+			}
+		}
+		return false
+	}
+	distinct := func(cs []string) int {
+		m := map[string]bool{}
+		for _, s := range cs {
+			m[s] = true
+		}
+		return len(m)
+	}
+	var common []string
+	first := true
+	for _, s := range cells {
+		f := strings.Fields(s)
+		if len(f) < 2 {
+			continue
+		}
+		if first {
+			common, first = append([]string(nil), f...), false
+			continue
+		}
+		has := map[string]bool{}
+		for _, w := range f {
+			has[w] = true
+		}
+		kept := common[:0]
+		for _, w := range common {
+			if has[w] {
+				kept = append(kept, w)
+			}
+		}
+		common = kept
+	}
+	sort.SliceStable(common, func(i, j int) bool { return len(common[i]) > len(common[j]) })
+	want := distinct(cells)
+	for _, w := range common {
+		if !tooWide() {
+			return
+		}
+		next := make([]string, len(cells))
+		for i, s := range cells {
+			f := strings.Fields(s)
+			kept := make([]string, 0, len(f))
+			for _, x := range f {
+				if x != w {
+					kept = append(kept, x)
+				}
+			}
+			if len(kept) == 0 {
+				kept = f // never empty a cell
+			}
+			next[i] = strings.Join(kept, " ")
+		}
+		if distinct(next) == want {
+			copy(cells, next)
+		}
 	}
 }
 
@@ -350,4 +456,64 @@ func pad(s string, w int, right bool) string {
 		return strings.Repeat(" ", n) + s
 	}
 	return s + strings.Repeat(" ", n)
+}
+
+// pricedFrom names the catalog every part in the rows was priced from, so
+// a reader can tell a quoted price from an embedded list price.
+func pricedFrom(out Output, rs []Configuration) string {
+	embedded := map[string]bool{}
+	for _, c := range out.Catalogs {
+		embedded[c.Name] = c.Embedded
+	}
+	var order []string
+	parts := map[string][]string{}
+	seen := map[string]bool{}
+	add := func(p Part, label string) {
+		if p.Catalog == "" || seen[p.Catalog+"\x00"+label] {
+			return
+		}
+		seen[p.Catalog+"\x00"+label] = true
+		if _, ok := parts[p.Catalog]; !ok {
+			order = append(order, p.Catalog)
+		}
+		parts[p.Catalog] = append(parts[p.Catalog], label)
+	}
+	for _, c := range rs {
+		add(c.Platform, c.Platform.SKU)
+		add(c.DIMM, c.DIMM.Model)
+		if d := c.Swap.Drive; d != nil {
+			add(*d, d.Model)
+		}
+	}
+	what := func(cat string) string {
+		if embedded[cat] {
+			return "the embedded list prices of catalog " + cat
+		}
+		return "your catalog " + cat
+	}
+	if len(order) == 1 {
+		return "Every part is priced from " + what(order[0]) + "."
+	}
+	var ss []string
+	for _, cat := range order {
+		ss = append(ss, what(cat)+": "+strings.Join(parts[cat], ", "))
+	}
+	return "Priced from " + strings.Join(ss, "; ") + "."
+}
+
+// amounts formats a column of money with one number of decimals: two
+// when any amount has cents, none otherwise.
+func amounts(vs []float64) []string {
+	cents := false
+	for _, v := range vs {
+		cents = cents || int(math.Round(math.Abs(v)*100))%100 != 0
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = amount(v)
+		if cents && !strings.Contains(out[i], ".") {
+			out[i] += ".00"
+		}
+	}
+	return out
 }

@@ -17,9 +17,15 @@ type Error struct {
 	Line, Column int
 	Value        string
 	Expected     string
+	// Problem, when set, says what is wrong with a value that has the
+	// right shape (a number without its unit) instead of "expected ...".
+	Problem string
 }
 
 func (e *Error) Error() string {
+	if e.Problem != "" {
+		return fmt.Sprintf("%q: %s", e.Value, e.Problem)
+	}
 	return fmt.Sprintf("%q is not %s", e.Value, e.Expected)
 }
 
@@ -48,7 +54,8 @@ func kindName(k yaml.Kind) string {
 
 // Bytes is a size in bytes. Binary suffixes (KiB, MiB, GiB, TiB) are powers
 // of 1024; decimal ones (KB, MB, GB, TB) powers of 1000, as drive vendors use
-// them. A bare number is bytes.
+// them. ParseBytes reads a bare number as bytes (flags, JSON); a YAML file
+// must write the unit (UnmarshalYAML).
 type Bytes int64
 
 const (
@@ -162,6 +169,13 @@ func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
 	v, err := ParseBytes(s)
 	if err != nil {
 		return nodeError(n, bytesExpected)
+	}
+	// In a file a person wrote, "footprint: 48" almost never means 48
+	// bytes: refuse a bare number rather than read it silently. Zero is
+	// zero in every unit.
+	if num, suf := splitNumber(s); suf == "" && v != 0 {
+		return &Error{Line: n.Line, Column: n.Column, Value: n.Value, Expected: bytesExpected,
+			Problem: fmt.Sprintf("a size needs a unit, e.g. %sGiB or %sGB (KiB/MiB/GiB/TiB are binary, KB/MB/GB/TB decimal; %sB if you mean bytes)", num, num, num)}
 	}
 	*b = v
 	return nil

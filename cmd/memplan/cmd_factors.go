@@ -35,7 +35,7 @@ func newFactorsCommand(stdout, stderr io.Writer) *cobra.Command {
 				}
 				var cs []string
 				for _, c := range ff.Curves {
-					cs = append(cs, fmt.Sprintf("%s (%s, %d points)", c.Class, c.Provenance, len(c.Points)))
+					cs = append(cs, fmt.Sprintf("%s (%s, %d %s)", c.Class, c.Provenance, len(c.Points), plural(len(c.Points), "point", "points")))
 				}
 				fmt.Fprintf(stdout, "%s: ok: %s: %s\n", f, ff.Name, strings.Join(cs, ", "))
 			}

@@ -126,7 +126,8 @@ func newPricesValidateCommand(stdout io.Writer) *cobra.Command {
 					failed = append(failed, err)
 					continue
 				}
-				fmt.Fprintf(stdout, "%s: ok: catalog %s, %s, %s: %d DIMMs, %d drives, %d platforms\n", f, c.Name, c.Currency, c.Date, len(c.DIMMs), len(c.Drives), len(c.Platforms))
+				fmt.Fprintf(stdout, "%s: ok: catalog %s, %s, %s: %d %s, %d %s, %d %s\n", f, c.Name, c.Currency, c.Date,
+					len(c.DIMMs), plural(len(c.DIMMs), "DIMM", "DIMMs"), len(c.Drives), plural(len(c.Drives), "drive", "drives"), len(c.Platforms), plural(len(c.Platforms), "platform", "platforms"))
 			}
 			return joinErrors(failed)
 		},

@@ -156,7 +156,7 @@ func writeProbeSummary(w io.Writer, r *measure.Report, ff *model.FactorFile) {
 	if ff != nil && len(ff.Curves) > 0 {
 		var cs []string
 		for _, c := range ff.Curves {
-			cs = append(cs, fmt.Sprintf("%s (%s, %d points)", c.Class, c.Provenance, len(c.Points)))
+			cs = append(cs, fmt.Sprintf("%s (%s, %d %s)", c.Class, c.Provenance, len(c.Points), plural(len(c.Points), "point", "points")))
 		}
 		fmt.Fprintf(w, "\ncurves: %s\n", strings.Join(cs, ", "))
 		if ff.TransferFrom != "" {

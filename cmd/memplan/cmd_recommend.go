@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/memplan/memplan/units"
@@ -26,6 +28,7 @@ type recommendOptions struct {
 	Out    string
 	Force  bool
 	XLSX   string
+	Wide   bool
 
 	RankBy      string // "" keeps the workload's options.rank_by
 	MaxPriceAge string // a duration; "0" turns the stale-price warning off
@@ -51,7 +54,8 @@ const breakEvenAuto = 5000
 func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVarP(&o.Workload, "workload", "w", "", "workload description (YAML)")
-	f.StringArrayVar(&o.Prices, "prices", nil, "price catalog file; repeatable; extends or overrides the embedded catalogs")
+	f.StringArrayVar(&o.Prices, "prices", nil, "price catalog file (your quote); repeatable; the plan is priced from these alone unless the workload's catalogs: names embedded ones or --with-embedded is given")
+	f.BoolVar(&o.WithEmbedded, "with-embedded", false, "with --prices: also price from the embedded list prices (catalog "+prices.DefaultCatalog+"); a quoted part with the same SKU replaces the list price")
 	f.StringArrayVar(&o.Rates, "rate", nil, "exchange rate CUR=AMOUNT CUR, e.g. EUR=1.08USD (one EUR buys 1.08 USD); repeatable; overrides catalog rates")
 	f.StringArrayVar(&o.RatesFiles, "rates", nil, "exchange rates file (YAML: date, source, rates: {EUR: 1.08 USD}); repeatable")
 	f.StringArrayVar(&o.Factors, "factors", nil, "slowdown factor file (YAML or JSON, e.g. from memplan probe); repeatable; overrides the defaults")
@@ -59,7 +63,8 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.IntVar(&o.Top, "top", -1, "show at most N configurations; 0 = all")
 	// -1 only means "the format's default"; show that instead of the number.
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
-	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
+	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output; - is standard output")
+	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
@@ -103,7 +108,7 @@ How robust the answer is (see docs/robustness.md):
   - --uncertainty re-runs the ranking --runs times with prices and slowdowns
     drawn from their ranges and reports how often each configuration wins and
     how the saving spreads; --seed makes it reproducible.`,
-		Args: cobra.NoArgs,
+		Args: workloadFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
 			o.breakEvenSet, o.runsSet, o.seedSet, o.spreadSet = fl.Changed("break-even"), fl.Changed("runs"), fl.Changed("seed"), fl.Changed("price-spread")
@@ -125,8 +130,8 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	if o.Out != "" && !o.Force && fileExists(o.Out) {
-		return usagef("%s exists; use --force to overwrite it", o.Out)
+	if err := checkOutputs(o.Force, [2]string{"--out", o.Out}, [2]string{"--xlsx", o.XLSX}); err != nil {
+		return err
 	}
 	if o.XLSX != "" {
 		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
@@ -140,9 +145,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if o.RankBy != "" {
 		in.Workload.Options.RankBy = o.RankBy
 	}
-	if robust.maxAge > 0 {
-		in.Now, in.MaxPriceAge = o.now(), robust.maxAge
-	}
+	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {
 		if o.RankBy == model.RankTCO && strings.Contains(err.Error(), "options.rank_by") {
@@ -165,17 +168,19 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
 			return err
 		}
+		fmt.Fprintf(o.stderr, "memplan: wrote %s\n", o.XLSX)
 	}
 	ropts.Top = defaultTop(o.Top, o.Format)
+	ropts.Wide = o.Wide
+	if toStdout(o.Out) {
+		ropts.Width = termWidth(stdout)
+	}
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err
 	}
-	if o.Out != "" {
-		return writeAtomic(o.Out, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	warnStderr(o.stderr, o.Format, o.Out, res.Warnings)
+	return emit(stdout, o.stderr, o.Out, buf.Bytes())
 }
 
 // robustFlags are the checked robustness flags.
@@ -347,4 +352,16 @@ func defaultTop(top int, format string) int {
 		return 10
 	}
 	return 0
+}
+
+// workloadFlagArgs refuses arguments, and for `recommend eda.yaml` says
+// what was meant: the workload is given with -w.
+func workloadFlagArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(args[0])); ext == ".yaml" || ext == ".yml" {
+		return usagef("%s takes the workload as a flag: memplan %s -w %s", cmd.CommandPath(), cmd.Name(), args[0])
+	}
+	return usagef("unexpected argument %q (see '%s --help')", args[0], cmd.CommandPath())
 }

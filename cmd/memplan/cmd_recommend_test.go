@@ -135,7 +135,7 @@ func TestStalePricesUseTheClock(t *testing.T) {
 		warn string
 	}{
 		{"2009-12-01", "90d", ""},
-		{"2010-03-01", "90d", "are from 2009-10-01, 151 days old (more than 90)"},
+		{"2010-03-01", "90d", "holds list prices of 2009-10, 151 days old (more than 90)"},
 		{"2010-03-01", "26w", ""},
 		{"2026-11-29", "0", ""},
 	} {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/internal/yamlx"
@@ -22,7 +24,9 @@ type reportOptions struct {
 	XLSX   string
 	Format string
 	Force  bool
+	Out    string
 	Top    int
+	Wide   bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 }
@@ -32,7 +36,9 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.From, "from", "", "the `RESULT.json` to render, as written by memplan recommend --format json")
 	f.StringVar(&o.XLSX, "xlsx", "", "write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically)")
 	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
-	f.BoolVar(&o.Force, "force", false, "overwrite the --xlsx FILE if it exists")
+	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
+	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
+	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	_ = c.MarkFlagFilename("from", "json")
@@ -42,10 +48,10 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	})
 }
 
-func newReportCommand(stdout, _ io.Writer) *cobra.Command {
+func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 	var o reportOptions
 	c := &cobra.Command{
-		Use:   "report --from RESULT.json [--xlsx FILE]",
+		Use:   "report --from RESULT.json [--xlsx FILE] [--out FILE]",
 		Short: "Render a saved result again, or as an Excel workbook procurement can edit",
 		Long: `report reads a result saved with ` + "`memplan recommend --format json`" + ` and renders it
 without running the model again: as a table or another --format, or with
@@ -62,19 +68,22 @@ report does not compute them (recommend --uncertainty does).`,
 			if cmd.Flags().Changed("top") && o.Top < 0 {
 				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
 			}
-			return runReport(cmd.Context(), o, stdout)
+			return runReport(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.AddFlags(c)
 	return c
 }
 
-func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
+func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) error {
 	if o.From == "" {
 		return usagef("--from RESULT.json is required: a result saved with `memplan recommend --format json --out RESULT.json`")
 	}
 	if !validFormat(o.Format) {
 		return usagef("unknown --format %q; expected one of %s", o.Format, strings.Join(reports.Formats(), ", "))
+	}
+	if err := checkOutputs(o.Force, [2]string{"--out", o.Out}, [2]string{"--xlsx", o.XLSX}); err != nil {
+		return err
 	}
 	if o.XLSX != "" {
 		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
@@ -89,7 +98,8 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force}); err != nil {
 			return err
 		}
-		if !o.formatSet {
+		fmt.Fprintf(stderr, "memplan: wrote %s\n", o.XLSX)
+		if !o.formatSet && o.Out == "" {
 			return nil
 		}
 	}
@@ -97,11 +107,15 @@ func runReport(_ context.Context, o reportOptions, stdout io.Writer) error {
 		out.Configurations = out.Configurations[:top]
 	}
 	var buf bytes.Buffer
-	if err := reports.RenderOutput(&buf, o.Format, out); err != nil {
+	width := 0
+	if toStdout(o.Out) {
+		width = termWidth(stdout)
+	}
+	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
 		return err
 	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	warnStderr(stderr, o.Format, o.Out, out.Warnings)
+	return emit(stdout, stderr, o.Out, buf.Bytes())
 }
 
 // readResult reads a saved result; a file that is not one is a bad input
@@ -110,12 +124,19 @@ func readResult(path string) (reports.Output, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, path))
+			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, strings.TrimSuffix(path, filepath.Ext(path))+".json"))
 		}
 		return reports.Output{}, err
 	}
 	defer f.Close()
-	out, err := reports.ReadOutput(f)
+	// A YAML or CSV result (or a workload) is not what report reads: say
+	// what it wants instead of a JSON parser's complaint.
+	br := bufio.NewReader(f)
+	if first := firstByte(br); first != '{' {
+		base := strings.TrimSuffix(path, filepath.Ext(path))
+		return reports.Output{}, inputErr(fmt.Errorf("%s is not a JSON result: report reads the JSON that `memplan recommend --format json --out %s.json` writes (a YAML, CSV or table result cannot be read back)", path, base))
+	}
+	out, err := reports.ReadOutput(br)
 	if err != nil {
 		return reports.Output{}, inputErr(fmt.Errorf("%s: %w", path, err))
 	}
@@ -130,3 +151,19 @@ func inputErr(err error) error             { return &inputError{err} }
 func (e *inputError) Error() string        { return e.err.Error() }
 func (e *inputError) Unwrap() error        { return e.err }
 func (e *inputError) Is(target error) bool { return target == yamlx.ErrInput }
+
+// firstByte returns the first byte that is not white space, or 0.
+func firstByte(r *bufio.Reader) byte {
+	for i := 0; ; i++ {
+		b, err := r.Peek(i + 1)
+		if err != nil || len(b) <= i {
+			return 0
+		}
+		if c := b[i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+		if i > 4096 {
+			return 0
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
 
@@ -38,14 +39,10 @@ func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// checkWorkloadRefs checks what a workload names outside itself (embedded
-// catalogs, profile files), so `validate` catches what `recommend` would.
+// checkWorkloadRefs checks the profile files a workload names, so
+// `validate` catches what `recommend` would. Catalog names need not be
+// embedded: they may name a --prices catalog (describeWorkload says so).
 func checkWorkloadRefs(w *model.Workload) error {
-	for i, n := range w.Catalogs {
-		if _, err := prices.Embedded(n); err != nil {
-			return w.ErrorAt(fmt.Sprintf("catalogs[%d]", i), "", "%v", err)
-		}
-	}
 	for i, j := range w.Jobs {
 		if j.Profile == "" {
 			continue
@@ -62,8 +59,8 @@ func checkWorkloadRefs(w *model.Workload) error {
 
 func describeWorkload(w *model.Workload) string {
 	var parts []string
-	for _, j := range w.Jobs {
-		s := fmt.Sprintf("%s: %d x %s for %s (deadline %s", j.Name, j.Concurrency, j.Footprint, j.Runtime, j.Deadline)
+	for i, j := range w.Jobs {
+		s := fmt.Sprintf("%s: %d x %s%s for %s (deadline %s", j.Name, j.Concurrency, j.Footprint, decimalNote(w.Written(fmt.Sprintf("jobs[%d].footprint", i))), j.Runtime, j.Deadline)
 		if j.JobsPerDay > 0 {
 			s += fmt.Sprintf(", %g jobs/day", j.JobsPerDay)
 		}
@@ -73,11 +70,32 @@ func describeWorkload(w *model.Workload) string {
 	if w.Demand.Servers == 0 {
 		demand = "fleet sized to the daily job volume"
 	}
-	cats := "current"
+	cats := "your --prices files, or without them the embedded " + prices.DefaultCatalog
 	if len(w.Catalogs) > 0 {
-		cats = strings.Join(w.Catalogs, ", ")
+		var ns []string
+		for _, n := range w.Catalogs {
+			if _, err := prices.Embedded(n); err != nil {
+				n += " (not embedded: give it with --prices)"
+			}
+			ns = append(ns, n)
+		}
+		cats = strings.Join(ns, ", ")
 	}
 	return fmt.Sprintf("%q, %s; %s; catalogs %s; horizon %.1f years", w.Name, strings.Join(parts, "; "), demand, cats, w.HorizonYears())
+}
+
+// decimalNote says what a size written in decimal units became: memory
+// is counted in GiB, and "48GB" is 44.7GiB, not 48GiB.
+func decimalNote(written string) string {
+	t := strings.TrimSpace(written)
+	for _, suf := range []string{"KB", "MB", "GB", "TB", "PB"} {
+		if num, ok := strings.CutSuffix(t, suf); ok {
+			if _, err := units.ParseBytes(t); err == nil {
+				return fmt.Sprintf(" (written %s: decimal units, 10^%d bytes each; write %s%s for binary ones)", t, 3*(1+strings.Index("KMGTP", suf[:1])), strings.TrimSpace(num), suf[:1]+"iB")
+			}
+		}
+	}
+	return ""
 }
 
 // joinErrors reports several file errors at once, one per line.

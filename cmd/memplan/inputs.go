@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
@@ -16,6 +18,62 @@ type inputOptions struct {
 	Factors    []string
 	Rates      []string // --rate EUR=1.08USD
 	RatesFiles []string // --rates FILE
+	// WithEmbedded adds the embedded list prices (the default catalog) to
+	// --prices catalogs, which are otherwise the only ones priced from.
+	WithEmbedded bool
+}
+
+// catalogsFor decides what the plan is priced from. A quote is the
+// catalog: with --prices files, only they price the plan, unless the
+// workload names embedded catalogs too (catalogs: [current, my-quote]) or
+// --with-embedded adds the list prices. Without --prices, the workload's
+// catalogs, or the default embedded one. Embedded catalogs come first so a
+// quoted part with the same SKU replaces the list price.
+func catalogsFor(w *model.Workload, o inputOptions) ([]*prices.Catalog, error) {
+	var quotes []*prices.Catalog
+	quoted := map[string]bool{}
+	for _, p := range o.Prices {
+		c, err := prices.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		quotes = append(quotes, c)
+		quoted[c.Name] = true
+	}
+	var cats []*prices.Catalog
+	embedded := map[string]bool{}
+	for i, n := range w.Catalogs {
+		if quoted[n] {
+			continue // named in the workload and given with --prices
+		}
+		c, err := prices.Embedded(n)
+		if err != nil {
+			return nil, w.ErrorAt(fmt.Sprintf("catalogs[%d]", i), "name a catalog given with --prices FILE (its `name:`) or an embedded one",
+				"no catalog %q: embedded catalogs are %s%s", n, strings.Join(prices.EmbeddedNames(), ", "), quoteNames(quotes))
+		}
+		cats = append(cats, c)
+		embedded[n] = true
+	}
+	if (len(w.Catalogs) == 0 && len(quotes) == 0) || (o.WithEmbedded && !embedded[prices.DefaultCatalog]) {
+		c, err := prices.Embedded(prices.DefaultCatalog)
+		if err != nil {
+			return nil, err
+		}
+		cats = append([]*prices.Catalog{c}, cats...)
+	}
+	return append(cats, quotes...), nil
+}
+
+// quoteNames lists the --prices catalogs' names for an error message.
+func quoteNames(qs []*prices.Catalog) string {
+	if len(qs) == 0 {
+		return "; no --prices file was given"
+	}
+	var ns []string
+	for _, q := range qs {
+		ns = append(ns, fmt.Sprintf("%s (%s)", q.Name, q.File))
+	}
+	return "; --prices catalogs are " + strings.Join(ns, ", ")
 }
 
 // loadInputs reads the workload, the catalogs it names plus --prices files
@@ -31,24 +89,9 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		return in, err
 	}
 	in.Workload = w
-	names := w.Catalogs
-	if len(names) == 0 {
-		names = []string{prices.DefaultCatalog}
-	}
-	var cats []*prices.Catalog
-	for i, n := range names {
-		c, err := prices.Embedded(n)
-		if err != nil {
-			return in, w.ErrorAt(fmt.Sprintf("catalogs[%d]", i), "", "%v", err)
-		}
-		cats = append(cats, c)
-	}
-	for _, p := range o.Prices {
-		c, err := prices.Load(p)
-		if err != nil {
-			return in, err
-		}
-		cats = append(cats, c)
+	cats, err := catalogsFor(w, o)
+	if err != nil {
+		return in, err
 	}
 	set, err := prices.Merge(cats...)
 	if err != nil {
@@ -64,11 +107,25 @@ func loadInputs(o inputOptions) (model.Input, error) {
 			set.AddRate(cur, m, fmt.Sprintf("rates file %s (%s, %s)", p, r.Source, r.Date))
 		}
 	}
+	given := map[[2]string]string{} // (from, to) -> the --rate flag that set it
+	rate := map[[2]string]float64{}
 	for _, x := range o.Rates {
 		cur, m, err := prices.ParseRate(x)
 		if err != nil {
 			return in, err
 		}
+		// Two flags for one pair (either way round) that disagree leave
+		// no way to tell which one the user meant: refuse rather than let
+		// the later one win silently. Inverses within 0.5% agree (a rate
+		// and its inverse are each rounded when written).
+		pair, inv := [2]string{cur, m.Currency}, [2]string{m.Currency, cur}
+		if prev, ok := given[pair]; ok && math.Abs(rate[pair]/m.Amount-1) > 0.005 {
+			return in, usagef("--rate %s and --rate %s disagree on what one %s buys in %s; give one of them", prev, x, cur, m.Currency)
+		}
+		if prev, ok := given[inv]; ok && math.Abs(rate[inv]*m.Amount-1) > 0.005 {
+			return in, usagef("--rate %s and --rate %s disagree: the first means one %s buys %.4g %s, the second %g; give one of them", prev, x, cur, 1/rate[inv], m.Currency, m.Amount)
+		}
+		given[pair], rate[pair] = x, m.Amount
 		set.AddRate(cur, m, "--rate "+x)
 	}
 	in.Prices = set
@@ -104,27 +161,28 @@ func isNotExist(err error) bool {
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failure never leaves a partial file.
+// directory and a rename, so a failure never leaves a partial file. Errors
+// name path, never the temporary file.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
+		return writeErr(path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeErr(path, err)
 	}
 	return nil
 }

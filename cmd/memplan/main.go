@@ -52,12 +52,20 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 		fmt.Fprintln(stderr, "memplan:", strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 		return exitInterrupted
 	}
-	fmt.Fprintln(stderr, "memplan:", err)
+	fmt.Fprintln(stderr, "memplan:", message(err))
 	switch {
-	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err), errors.Is(err, fs.ErrNotExist),
+		errors.Is(err, syscall.EISDIR): // a directory where a file was expected is bad input
 		return exitUsage
 	}
 	return exitError
+}
+
+// message is the error as a person reads it: the sentinel that marks bad
+// input for the exit code ("invalid input: ") says nothing the message
+// does not, and errors wrapped on the way up would repeat it.
+func message(err error) string {
+	return strings.ReplaceAll(err.Error(), yamlx.ErrInput.Error()+": ", "")
 }
 
 // isCobraUsage recognises cobra's own argument errors, which carry no type.

@@ -33,8 +33,31 @@ are either published defaults or measured on your hardware with memplan probe.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err.Error() + " (see '" + c.CommandPath() + " --help')"}
 	})
+	strictCompletion(root)
 	quietDefaults(root)
 	return root
+}
+
+// strictCompletion makes `memplan completion tcsh` (a shell cobra cannot
+// complete) a usage error instead of help text and exit 0.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, s := range c.Commands() {
+			shells = append(shells, s.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("name the shell: memplan completion %s", strings.Join(shells, "|"))
+			}
+			return usagef("memplan cannot complete for %q; it completes %s", args[0], strings.Join(shells, ", "))
+		}
+	}
 }
 
 // quietDefaults keeps help from showing a default twice: a flag whose

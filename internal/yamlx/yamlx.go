@@ -400,8 +400,11 @@ func firstFailingLine(data []byte) int {
 func (d *Doc) wrap(err error) error {
 	var ue *units.Error
 	if errors.As(err, &ue) {
-		return &InputError{File: d.File, Line: ue.Line, Column: ue.Column, Field: d.lookup(ue.Line, ue.Column),
-			Msg: fmt.Sprintf("got %q, expected %s", ue.Value, ue.Expected)}
+		msg := fmt.Sprintf("got %q, expected %s", ue.Value, ue.Expected)
+		if ue.Problem != "" {
+			msg = fmt.Sprintf("got %q: %s", ue.Value, ue.Problem)
+		}
+		return &InputError{File: d.File, Line: ue.Line, Column: ue.Column, Field: d.lookup(ue.Line, ue.Column), Msg: msg}
 	}
 	var ie *InputError
 	if errors.As(err, &ie) {
@@ -511,4 +514,24 @@ func (d *Doc) Line(path string) int {
 	}
 	d.ensureIndex()
 	return d.paths[path].line
+}
+
+// Value returns the text of the scalar at path as written in the file
+// ("48GB"), or "" when the path holds no scalar. Reports use it to show
+// what a value was read from.
+func (d *Doc) Value(path string) string {
+	if d == nil {
+		return ""
+	}
+	d.ensureIndex()
+	ps, ok := d.paths[path]
+	if !ok {
+		return ""
+	}
+	for _, e := range d.byPos[ps.line] {
+		if e.scalar && !e.isKey && e.path == path {
+			return e.value
+		}
+	}
+	return ""
 }

@@ -854,19 +854,23 @@ func findDate(t *Table, start int) (units.Date, string, bool) {
 			if !reDateLabel.MatchString(n) || strings.Contains(n, "valid") || strings.Contains(n, "expir") || strings.Contains(n, "deliver") {
 				continue
 			}
-			var cands [][2]string // text, raw
+			type cand struct {
+				text, raw string
+				col       int // the cell the date is read from
+			}
+			var cands []cand
 			if _, after, ok := strings.Cut(v, ":"); ok && strings.TrimSpace(after) != "" {
-				cands = append(cands, [2]string{strings.TrimSpace(after), ""})
+				cands = append(cands, cand{strings.TrimSpace(after), "", c})
 			}
 			for cc := c + 1; cc <= len(t.Text[r-1]); cc++ {
 				if x := t.cell(r, cc); x != "" && x != v {
-					cands = append(cands, [2]string{x, t.raw(r, cc)})
+					cands = append(cands, cand{x, t.raw(r, cc), cc})
 					break
 				}
 			}
-			for _, cand := range cands {
-				if d, ok := parseDate(cand[0], cand[1], t.Dates); ok {
-					return d, fmt.Sprintf("cell %s%d", ColumnName(c), r), true
+			for _, cd := range cands {
+				if d, ok := parseDate(cd.text, cd.raw, t.Dates); ok {
+					return d, fmt.Sprintf("cell %s%d", ColumnName(cd.col), r), true
 				}
 			}
 		}

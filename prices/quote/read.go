@@ -201,6 +201,9 @@ func readCSV(data []byte, delim rune) ([][]string, error) {
 	r.Comma = delim
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = true
+	// encoding/csv skips blank lines; each record is put at the line it
+	// starts on (blank lines become empty rows), so that row numbers in
+	// messages are the file's line numbers.
 	var rows [][]string
 	for {
 		rec, err := r.Read()
@@ -209,6 +212,10 @@ func readCSV(data []byte, delim rune) ([][]string, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		line, _ := r.FieldPos(0)
+		for len(rows) < line-1 {
+			rows = append(rows, []string{})
 		}
 		rows = append(rows, rec)
 	}

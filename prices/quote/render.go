@@ -63,7 +63,7 @@ func render(res *Result, c *prices.Catalog) ([]byte, error) {
 			if d.TBW > 0 {
 				add(m, "tbw", str(driveBytes(d.TBW)))
 			}
-			if d.DWPD > 0 {
+			if d.DWPD > 0 && d.TBW == 0 { // a catalog takes one endurance rating
 				add(m, "dwpd", num(d.DWPD))
 			}
 			if d.Warranty > 0 {

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// toStdout reports whether --out names standard output: left out, or "-".
+func toStdout(out string) bool { return out == "" || out == "-" }
+
+// checkOutputs refuses outputs that would overwrite each other or an
+// existing file, before any input is read (a mistake costs nothing).
+// paths maps a flag ("--out", "--xlsx") to its value; "" and "-" are
+// standard output and never clash.
+func checkOutputs(force bool, flags ...[2]string) error {
+	for i, a := range flags {
+		if toStdout(a[1]) {
+			continue
+		}
+		if fi, err := os.Stat(a[1]); err == nil && fi.IsDir() {
+			return usagef("%s %s is a directory; name a file in it, e.g. %s", a[0], a[1], filepath.Join(a[1], "plan"+outputExt(a[0])))
+		}
+		for _, b := range flags[i+1:] {
+			if !toStdout(b[1]) && samePath(a[1], b[1]) {
+				return usagef("%s and %s both name %s: one would overwrite the other; give them different files", a[0], b[0], a[1])
+			}
+		}
+	}
+	for _, a := range flags {
+		if a[0] == "--out" && !toStdout(a[1]) && !force && fileExists(a[1]) {
+			return usagef("%s exists; use --force to overwrite it", a[1])
+		}
+	}
+	return nil
+}
+
+func outputExt(flag string) string {
+	if flag == "--xlsx" {
+		return ".xlsx"
+	}
+	return ".txt"
+}
+
+// samePath reports whether two paths name one file: the same cleaned
+// absolute path, or (when both exist) the same file through links.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// emit writes a rendered report to standard output, or atomically to the
+// --out file and says so on stderr (a file written in silence is easy to
+// miss in a script's log).
+func emit(stdout, stderr io.Writer, out string, data []byte) error {
+	if toStdout(out) {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := writeAtomic(out, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "memplan: wrote %s\n", out)
+	return nil
+}
+
+// warnStderr repeats the result's warnings on standard error, one line
+// each, when the report itself does not show them to the person running
+// memplan: it goes to a file, or is JSON, YAML or CSV for a program.
+// A table or markdown on standard output already starts with them.
+func warnStderr(stderr io.Writer, format, out string, warnings []string) {
+	if toStdout(out) && (format == "table" || format == "markdown") {
+		return
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "memplan: warning:", strings.Join(strings.Fields(w), " "))
+	}
+}
+
+// writeErr says why a file could not be written without the name of the
+// temporary file it went through first.
+func writeErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	dir := filepath.Dir(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: directory %s does not exist; create it or choose another path", path, dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write %s: no permission to create files in %s; choose another path", path, dir)
+	}
+	return fmt.Errorf("cannot write %s: %v", path, err)
+}
+
+// termWidth is the width the table must fit when it goes to w: $COLUMNS
+// when set (the shell's idea of the width, and the way to ask for another),
+// else the terminal's, else 80 (a pipe or a file is read in a terminal of
+// unknown width later).
+func termWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && isCharDevice(f) {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 80
+}

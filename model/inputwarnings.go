@@ -1,0 +1,76 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/memplan/memplan/units"
+)
+
+// dimmSizes are the module capacities DRAM vendors make (GiB): powers of
+// two and the non-binary DDR5 sizes (24, 48, 96 and their doubles).
+var dimmSizes = []int64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}
+
+// inputWarnings flags inputs that load but are probably wrong: a quote
+// dated after today and a DIMM of a capacity nobody makes (most often a
+// decimal "64GB" for a 64 GiB module, or a typo). They do not stop the
+// run; a person should look.
+func inputWarnings(in Input) []string {
+	var out []string
+	for _, c := range in.Prices.Catalogs {
+		if !in.Now.IsZero() && !c.Date.IsZero() && c.Date.Time.After(in.Now) {
+			out = append(out, fmt.Sprintf("catalog %s (%s) is dated %s, after today: check its date (a quote cannot come from the future, and the price-age check relies on it)", c.Name, c.File, c.Date))
+		}
+		for i, d := range c.DIMMs {
+			if plausibleDIMM(d.Capacity) {
+				continue
+			}
+			hint := "check the capacity"
+			// 64GB read as decimal is 59.6GiB: the usual slip in a quote.
+			if dec := float64(d.Capacity) / 1e9; plausibleDIMM(units.Bytes(dec * float64(units.GiB))) {
+				hint = fmt.Sprintf("it looks written in decimal GB; DIMMs are sold in binary sizes: write %.0fGiB", dec)
+			}
+			out = append(out, fmt.Sprintf("catalog %s (%s) dimms[%d]: %s has a capacity of %s, which no DRAM vendor makes (modules come in %s GiB); %s",
+				c.Name, c.File, i, d.SKU, d.Capacity, sizesList(), hint))
+		}
+	}
+	return out
+}
+
+func plausibleDIMM(b units.Bytes) bool {
+	for _, s := range dimmSizes {
+		if b == units.Bytes(s)*units.GiB {
+			return true
+		}
+	}
+	return false
+}
+
+func sizesList() string {
+	s := make([]string, len(dimmSizes))
+	for i, v := range dimmSizes {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// checkMoneyRange refuses a result whose fleet costs leave the range in
+// which memplan's amounts are exact to the cent (see MaxFleetCost); the
+// inputs are bounded, but a dear enough part times a large enough fleet
+// (or an exchange rate) can still get there.
+func checkMoneyRange(res *Result, w *Workload) error {
+	for i := range res.Configs {
+		c := &res.Configs[i]
+		if c.Cost.Fleet > MaxFleetCost || c.Cost.TCOFleet > MaxFleetCost {
+			field := "jobs"
+			if w.Demand.Servers > 0 {
+				field = "demand.servers"
+			}
+			return w.ErrorAt(field, "check jobs_per_day, demand.servers and the catalog prices for extra digits",
+				"a fleet of %s servers of %s would cost %s, more than memplan counts to the cent (%s)",
+				strings.TrimSpace(Money(float64(c.Servers), "")), c.Label, Money(math.Max(c.Cost.Fleet, c.Cost.TCOFleet), res.Currency), Money(MaxFleetCost, res.Currency))
+		}
+	}
+	return nil
+}

@@ -56,8 +56,8 @@ type ProfileOptions struct {
 	MinRuntime     time.Duration // refuse commands that finish faster in RAM
 	MaxSlowdown    float64       // stop a run at this multiple of the in-RAM time
 	// Stdout and Stderr receive the command's output (pass-through); a
-	// file name in StdoutFile/StderrFile instead gets each run's output,
-	// truncated at the start of the run (it keeps the last run's).
+	// file name in StdoutFile/StderrFile instead gets each run's output
+	// (it keeps the last run that was not stopped at the time cap).
 	Stdout, Stderr         io.Writer
 	StdoutFile, StderrFile string
 	// Invocation is recorded in the journal so cleanup can say what left it.
@@ -773,7 +773,7 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	if err := cg.setLimit(limit, memsw); err != nil {
 		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
 	}
-	stdout, stderr, closeOut, err := ps.outputs()
+	stdout, stderr, keepOut, closeOut, err := ps.outputs()
 	if err != nil {
 		return res, err
 	}
@@ -834,6 +834,9 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	if res.ExitCode == 0 && res.Signal == "" {
 		res.Failed = ""
 	}
+	if !timedOut {
+		keepOut()
+	}
 	switch {
 	case timedOut:
 		res.Censored, res.Failed = true, ""
@@ -856,12 +859,27 @@ func residentOf(st map[string]int64, version int) units.Bytes {
 	return units.Bytes(st["total_rss"] + st["total_shmem"] + st["total_mapped_file"])
 }
 
-// outputs opens where the command's output goes for one run.
-func (ps *profileSession) outputs() (stdout, stderr io.Writer, closeAll func(), err error) {
-	var files []*os.File
+// outputs opens where the command's output goes for one run. A named
+// file is written under a temporary name beside it; keep puts it in place,
+// so the file holds the last run that ended by itself, never the stub of a
+// run stopped at the time cap. closeAll removes what was not kept.
+func (ps *profileSession) outputs() (stdout, stderr io.Writer, keep, closeAll func(), err error) {
+	type out struct {
+		f      *os.File
+		target string
+	}
+	var files []out
+	kept := false
+	keep = func() { kept = true }
 	closeAll = func() {
-		for _, f := range files {
-			f.Close()
+		for _, o := range files {
+			o.f.Close()
+			if kept {
+				if err := os.Rename(o.f.Name(), o.target); err == nil {
+					continue
+				}
+			}
+			os.Remove(o.f.Name())
 		}
 	}
 	open := func(name string, pass io.Writer) (io.Writer, error) {
@@ -871,21 +889,21 @@ func (ps *profileSession) outputs() (stdout, stderr io.Writer, closeAll func(), 
 			}
 			return pass, nil
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".run-*")
 		if err != nil {
 			return nil, fmt.Errorf("opening the command's output file: %w", err)
 		}
-		files = append(files, f)
+		files = append(files, out{f, name})
 		return f, nil
 	}
 	if stdout, err = open(ps.o.StdoutFile, ps.o.Stdout); err != nil {
-		return nil, nil, closeAll, err
+		return nil, nil, keep, closeAll, err
 	}
 	if stderr, err = open(ps.o.StderrFile, ps.o.Stderr); err != nil {
 		closeAll()
-		return nil, nil, func() {}, err
+		return nil, nil, keep, func() {}, err
 	}
-	return stdout, stderr, closeAll, nil
+	return stdout, stderr, keep, closeAll, nil
 }
 
 // progress renders a run for the Progress interface.

@@ -282,9 +282,13 @@ jobs:
 	if err := os.WriteFile(w, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "recommend", "--workload", w, "--format", "json", "--top", "1000").CombinedOutput()
+	// Warnings (the embedded prices' age) go to stderr; the JSON is stdout.
+	var errOut bytes.Buffer
+	rc := exec.Command(bin, "recommend", "--workload", w, "--format", "json", "--top", "1000")
+	rc.Stderr = &errOut
+	out, err := rc.Output()
 	if err != nil {
-		t.Fatalf("recommend: %v\n%s", err, out)
+		t.Fatalf("recommend: %v\n%s%s", err, out, errOut.String())
 	}
 	var res struct {
 		Configurations []struct {

@@ -874,6 +874,9 @@ func (ps *profileSession) outputs() (stdout, stderr io.Writer, keep, closeAll fu
 	closeAll = func() {
 		for _, o := range files {
 			o.f.Close()
+			if o.target == "" {
+				continue
+			}
 			if kept {
 				if err := os.Rename(o.f.Name(), o.target); err == nil {
 					continue
@@ -888,6 +891,16 @@ func (ps *profileSession) outputs() (stdout, stderr io.Writer, keep, closeAll fu
 				return io.Discard, nil
 			}
 			return pass, nil
+		}
+		if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+			// /dev/null, a pipe, a terminal: written as it is, never
+			// replaced.
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("opening the command's output file: %w", err)
+			}
+			files = append(files, out{f, ""})
+			return f, nil
 		}
 		f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".run-*")
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -357,5 +358,41 @@ func TestProfileFactorFile(t *testing.T) {
 	}
 	if p := hdd.Points[1]; !(p.Slowdown > tlc.Points[1].Slowdown && p.Low <= p.Slowdown && p.Slowdown <= p.High) {
 		t.Errorf("hdd at fit 0.5: %+v (TLC %+v)", p, tlc.Points[1])
+	}
+}
+
+// The command's output file holds the last run not stopped at the time
+// cap; a device such as /dev/null is written as it is, never replaced.
+func TestProfileOutputsKeepTheLastEndedRun(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "out")
+	ps := &profileSession{o: ProfileOptions{StdoutFile: name, StderrFile: "/dev/null"}}
+	write := func(text string, ended bool) {
+		t.Helper()
+		stdout, stderr, keep, closeAll, err := ps.outputs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(stdout, text)
+		io.WriteString(stderr, "noise")
+		if ended {
+			keep()
+		}
+		closeAll()
+	}
+	write("first\n", true)
+	write("stub of a capped run", false)
+	if got, _ := os.ReadFile(name); string(got) != "first\n" {
+		t.Errorf("after a capped run the file holds %q, want the ended run's", got)
+	}
+	write("second\n", true)
+	if got, _ := os.ReadFile(name); string(got) != "second\n" {
+		t.Errorf("file holds %q", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a device: %v %v", fi.Mode(), err)
 	}
 }

@@ -27,6 +27,7 @@ type profileOptions struct {
 	Out      string
 	Force    bool
 	Validate bool
+	labelOptions
 }
 
 func (o *profileOptions) AddFlags(c *cobra.Command) {
@@ -83,11 +84,15 @@ after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = args
+			if err := o.prepare(cmd, args); err != nil {
+				return err
+			}
 			o.Invocation = strings.Join(os.Args, " ")
 			return runProfile(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.AddFlags(c)
+	o.labelOptions.AddFlags(c)
 	return c
 }
 
@@ -129,6 +134,7 @@ func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer)
 		return err
 	}
 	ff := rep.Factors(Version())
+	o.apply(ff)
 	writeProfileSummary(stdout, rep, ff)
 	if o.Out == "" {
 		return nil

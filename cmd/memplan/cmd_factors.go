@@ -42,5 +42,6 @@ func newFactorsCommand(stdout, stderr io.Writer) *cobra.Command {
 			return joinErrors(failed)
 		},
 	})
+	c.AddCommand(newFactorsMergeCommand(stdout, stderr))
 	return c
 }

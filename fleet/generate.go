@@ -88,7 +88,7 @@ type Manifest struct {
 
 // GraceWhy says where the default grace time comes from; the generated
 // files repeat it.
-const GraceWhy = "undoing the probe (swapoff of its swap file, zram reset, cgroups removed) took 0.4s for a --quick probe and 7.6s with a 2 GiB swap file full of the workload's pages on this project's CI machine (a virtual disk); a slower disk or a larger --swap-file takes longer"
+const GraceWhy = "a probe stopped by SIGTERM with 0.5 GiB of its workload on its swap file undid everything in 0.4s (the workload is killed first, which frees its swap); swapoff of a swap file holding live pages of other processes (swap is host-wide) must read them back: 6.8s for 0.42 GiB and 25.5s for 1.41 GiB on this project's CI machine (a virtual disk), about 18s per GiB"
 
 // DefaultGrace is the grace time the generated files ask for.
 const DefaultGrace = 120 * time.Second

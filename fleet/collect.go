@@ -175,6 +175,9 @@ func checkResult(path, class, host, run string, man *Manifest) HostResult {
 			cs = append(cs, cv.Class)
 		}
 		r.Status, r.Detail = StatusOK, strings.Join(cs, ", ")
+		if s.SwapInUse > 0 {
+			r.Detail += fmt.Sprintf("; note: %s of other processes' memory was on swap when it started (swap is host-wide: drain the host or run it alone)", s.SwapInUse)
+		}
 	}
 	return r
 }

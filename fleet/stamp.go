@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
 )
 
 // StampKey is the key of the stamp in a factor file's extra section.
@@ -22,6 +23,9 @@ type Stamp struct {
 	Flags   map[string]string `json:"flags" yaml:"flags"`
 	Changed []string          `json:"changed,omitempty" yaml:"changed,omitempty"`
 	Args    []string          `json:"args,omitempty" yaml:"args,omitempty"` // the profiled command
+	// SwapInUse is the swap the host's other processes held when the
+	// command started: swap is host-wide, so they compete with the runs.
+	SwapInUse units.Bytes `json:"swap_in_use_at_start,omitempty" yaml:"swap_in_use_at_start,omitempty"`
 }
 
 // SetStamp writes s into f's extra section.

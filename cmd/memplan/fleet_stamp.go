@@ -8,10 +8,12 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/memplan/memplan/fleet"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -81,7 +83,42 @@ func (o *labelOptions) prepare(c *cobra.Command, args []string) error {
 	sort.Strings(changed)
 	o.stamp = fleet.Stamp{Version: Version(), Binary: binarySum(), Command: c.Name(), Labels: labels,
 		Flags: flags, Changed: changed, Args: args}
+	if plan, _ := c.Flags().GetBool("plan"); !plan {
+		if used := swapInUse("/proc/meminfo"); used > 0 {
+			o.stamp.SwapInUse = used
+			fmt.Fprintf(c.ErrOrStderr(), "memplan %s: note: %s of other processes' memory is on swap; swap is host-wide, so it competes with the runs and may move onto memplan's swap file, whose undo must then read it back (about 18s per GiB on a virtual disk, see docs/fleet.md); drain the host or run memplan alone (Slurm --exclusive, LSF -x)\n", c.Name(), used)
+		}
+	}
 	return nil
+}
+
+// swapInUse is SwapTotal - SwapFree from meminfo, 0 when it cannot tell.
+func swapInUse(path string) units.Bytes {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	var total, free int64 = -1, -1
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "SwapTotal:":
+			total = v
+		case "SwapFree:":
+			free = v
+		}
+	}
+	if total < 0 || free < 0 || total <= free {
+		return 0
+	}
+	return units.Bytes((total - free) * 1024)
 }
 
 // apply writes the stamp into the factor file's extra section.

@@ -66,3 +66,23 @@ func TestProbeLabels(t *testing.T) {
 		t.Error("the labels are repeated among the flags")
 	}
 }
+
+func TestSwapInUse(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		meminfo string
+		want    int64
+	}{
+		{"MemTotal: 100 kB\nSwapTotal:    2048 kB\nSwapFree:     1024 kB\n", 1024 * 1024},
+		{"SwapTotal: 0 kB\nSwapFree: 0 kB\n", 0},
+		{"MemTotal: 100 kB\n", 0},
+	} {
+		p := filepath.Join(dir, "meminfo")
+		if err := os.WriteFile(p, []byte(c.meminfo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := swapInUse(p); int64(got) != c.want {
+			t.Errorf("%q: %d, want %d", c.meminfo, got, c.want)
+		}
+	}
+}

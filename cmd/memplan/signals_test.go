@@ -97,15 +97,33 @@ func TestProbeSignalSequences(t *testing.T) {
 	})
 }
 
-func TestProfileSignalSequence(t *testing.T) {
+func TestProfileSignalSequences(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
-	p := startProfile(t, t.TempDir())
-	p.waitFor(t, "profile: zram-lz4 in RAM")
-	time.Sleep(time.Second)
-	signalSequence(t, p, "profile", syscall.SIGINT, syscall.SIGTERM)
-	hostUnchanged(t, before)
+	t.Run("SIGINT then SIGTERM", func(t *testing.T) {
+		before := measure.HostState(measure.NewOSHost())
+		p := startProfile(t, t.TempDir())
+		p.waitFor(t, "profile: zram-lz4 in RAM")
+		time.Sleep(time.Second)
+		signalSequence(t, p, "profile", syscall.SIGINT, syscall.SIGTERM)
+		hostUnchanged(t, before)
+	})
+	t.Run("SIGTERM then SIGKILL", func(t *testing.T) {
+		before := measure.HostState(measure.NewOSHost())
+		state := t.TempDir()
+		p := startProfile(t, state)
+		p.waitFor(t, "profile: zram-lz4 in RAM")
+		time.Sleep(time.Second)
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		p.waitFor(t, "undoing the changes to the host")
+		_ = p.cmd.Process.Kill()
+		p.wait(t)
+		out := cleanup(t, state)
+		if !strings.Contains(out, "the host is as it was") && !strings.Contains(out, "nothing to clean up") {
+			t.Errorf("cleanup output:\n%s", out)
+		}
+		hostUnchanged(t, before)
+	})
 }
 
 // startProbeTTY is startProbe with a terminal as standard input.

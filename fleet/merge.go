@@ -294,6 +294,7 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 	mf.Software = mergeSoftware(ms)
 	common := ms[0].stamp
 	common.Labels = commonLabels(ms)
+	common.SwapInUse = 0 // a host's, not the merge's
 	SetStamp(mf, common)
 	rec := map[string]any{
 		"by": o.By, "class": class, "hosts": g.Hosts, "files": g.Files, "n_hosts": n, "level": o.Level,

@@ -43,5 +43,6 @@ func newFactorsCommand(stdout, stderr io.Writer) *cobra.Command {
 		},
 	})
 	c.AddCommand(newFactorsCrossvalCommand(stdout, stderr))
+	c.AddCommand(newFactorsMergeCommand(stdout, stderr))
 	return c
 }

@@ -29,6 +29,7 @@ type probeOptions struct {
 	Out   string
 	Force bool
 	Plan  bool
+	labelOptions
 }
 
 func (o *probeOptions) AddFlags(c *cobra.Command) {
@@ -90,10 +91,14 @@ See docs/probe.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = strings.Join(os.Args, " ")
+			if err := o.prepare(cmd, args); err != nil {
+				return err
+			}
 			return runProbe(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.AddFlags(c)
+	o.labelOptions.AddFlags(c)
 	c.AddCommand(newProbeCleanupCommand(stdout, stderr), newProbeDeviceCommand(stdout, stderr))
 	return c
 }
@@ -141,6 +146,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 		return err
 	}
 	ff := rep.Factors(Version())
+	o.apply(ff)
 	writeProbeSummary(stdout, rep, ff)
 	if o.Out == "" {
 		return nil

@@ -205,7 +205,9 @@ func TestProbeSecondInterrupt(t *testing.T) {
 	lockProbeTests(t)
 	before := measure.HostState(measure.NewOSHost())
 	state := t.TempDir()
-	p := startProbe(t, state)
+	// On a terminal a second Ctrl-C means "stop now" (signals_test.go has
+	// the sequences a scheduler sends, not on a terminal).
+	p := startProbeTTY(t, state)
 	p.midRun(t)
 	_ = p.cmd.Process.Signal(syscall.SIGINT)
 	p.waitFor(t, "interrupt again to stop at once")

@@ -27,6 +27,7 @@ type profileOptions struct {
 	Out      string
 	Force    bool
 	Validate bool
+	labelOptions
 }
 
 func (o *profileOptions) AddFlags(c *cobra.Command) {
@@ -83,11 +84,15 @@ after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = args
+			if err := o.prepare(cmd, args); err != nil {
+				return err
+			}
 			o.Invocation = strings.Join(os.Args, " ")
 			return runProfile(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	o.AddFlags(c)
+	o.labelOptions.AddFlags(c)
 	return c
 }
 
@@ -129,6 +134,7 @@ func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer)
 		return err
 	}
 	ff := rep.Factors(Version())
+	o.apply(ff)
 	writeProfileSummary(stdout, rep, ff)
 	if o.Out == "" {
 		return nil
@@ -157,7 +163,7 @@ func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer)
 // undone; a second one stops at once and lists what is left.
 func interruptNotice(stderr io.Writer, name, stateDir string) (stop func()) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -165,10 +171,18 @@ func interruptNotice(stderr io.Writer, name, stateDir string) (stop func()) {
 			select {
 			case <-done:
 				return
-			case <-sigs:
+			case sig := <-sigs:
 				n++
 				if n == 1 {
-					fmt.Fprintf(stderr, "memplan %s: interrupted; undoing the changes to the host (interrupt again to stop at once)\n", name)
+					fmt.Fprintf(stderr, "memplan %s: %s; undoing the changes to the host%s\n", name, signalWhat(sig), againHint())
+					continue
+				}
+				if !interactive() {
+					// Schedulers send signal sequences (LSF: INT, TERM,
+					// KILL; a job script passing TERM on while Slurm
+					// sends its own): only a person at a terminal means
+					// "stop now" by a second one.
+					fmt.Fprintf(stderr, "memplan %s: %s again; still undoing the changes to the host (not on a terminal: only SIGKILL stops this, and then 'memplan probe cleanup' finishes it)\n", name, signalWhat(sig))
 					continue
 				}
 				left := measure.PendingChanges(stateDir)

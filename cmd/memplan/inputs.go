@@ -137,6 +137,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		}
 		files = append(files, f)
 	}
+	warnSameClass(warnings, files[1:])
 	if in.Factors, err = model.MergeFactors(files...); err != nil {
 		return in, err
 	}

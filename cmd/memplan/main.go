@@ -32,9 +32,10 @@ func main() {
 }
 
 // run executes memplan with args and returns the process exit code. A
-// SIGINT or SIGTERM cancels the context every long operation watches.
+// SIGINT, SIGTERM or SIGHUP cancels the context every long operation
+// watches.
 func run(stdout, stderr io.Writer, args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)

@@ -36,6 +36,9 @@ type Plan struct {
 	Emulations   []Emulation
 	Stages       []Stage
 	Scenarios    []string
+	// The source experiments' sizes (scenario_*.go); nil when not run.
+	Swapdemo *SwapdemoPlan
+	Copy     *CopyPlan
 
 	// Changes lists the changes to the host in the order they are made.
 	Changes []string
@@ -133,6 +136,9 @@ func MakePlan(h Host, o Options) (*Plan, error) {
 	p.WorkDir = filepath.Join(o.StateDir, fmt.Sprintf("work-%d", os.Getpid()))
 	p.SwapFile = filepath.Join(p.Swap.Dir, fmt.Sprintf("memplan-probe-%d.swap", os.Getpid()))
 
+	if err := p.planExperiments(h); err != nil {
+		return nil, err
+	}
 	if err := p.checkSpace(h); err != nil {
 		return nil, err
 	}
@@ -206,6 +212,7 @@ func (p *Plan) checkSpace(h Host) error {
 		}
 		swapNeed = max(swapNeed, dev+deviceHeadroom)
 	}
+	swapNeed = max(swapNeed, p.experimentSwapDirNeed())
 	free, _, err := h.Statfs(o.SwapDir)
 	if err != nil {
 		return optErr("swap-dir", "%v", err)
@@ -373,6 +380,9 @@ func (p *Plan) describe() {
 	o := p.Options
 	add := func(format string, args ...any) { p.Changes = append(p.Changes, fmt.Sprintf(format, args...)) }
 	base := o.Reps
+	if !p.needsBaseline() {
+		base = 0
+	}
 	p.Runs = base
 	if o.DeviceProfile {
 		sz := DefaultDeviceSize
@@ -389,7 +399,9 @@ func (p *Plan) describe() {
 	cg := p.Cgroups
 	probe := fmt.Sprintf("memplan-probe-%d", os.Getpid())
 	add("create cgroup %s/%s (cgroup %s) with a leaf per run, limits set per run; removed at the end", cg.MemParent, probe, cg)
-	add("run the in-RAM baseline %d times in its own cgroup to measure the footprint (~%s)", base, p.Footprint)
+	if base > 0 {
+		add("run the in-RAM baseline %d times in its own cgroup to measure the footprint (~%s)", base, p.Footprint)
+	}
 	needFile := p.needsSwapFile()
 	for _, s := range p.Stages {
 		runs := len(s.Fits) * s.Reps
@@ -431,6 +443,7 @@ func (p *Plan) describe() {
 	if needFile {
 		add("swapoff and delete %s", p.SwapFile)
 	}
+	p.describeExperiments(add)
 	add("remove the cgroups and %s; the journal %s records each change before it is made", p.WorkDir, filepath.Join(o.StateDir, journalName))
 }
 

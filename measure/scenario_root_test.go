@@ -1,0 +1,121 @@
+package measure
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/units"
+)
+
+// The source experiments at quick sizes, on the real host (root only).
+
+// kernelAtLeast reports whether the running kernel is major.minor or newer.
+func kernelAtLeast(t *testing.T, major, minor int) bool {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(string(b), "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("kernel release %q: %v", b, err)
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
+
+func TestRootSwapdemo(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := HostState(NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioSwapdemo}
+	o.Limit = 256 * units.MiB
+	o.Budget = 10 * time.Second
+	o.Reps = 3
+	if v := os.Getenv("SWAPDEMO_PASSES"); v != "" {
+		o.CodePasses, _ = strconv.ParseFloat(v, 64)
+	}
+	start := time.Now()
+	rep, err := Run(context.Background(), NewOSHost(), o, &testProgress{t: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("swapdemo took %s", time.Since(start).Round(time.Second))
+	hostUnchanged(t, before)
+	if left := PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+	sd := rep.Swapdemo
+	if sd == nil || len(sd.Runs) != len(swapdemoSettings()) {
+		t.Fatalf("swapdemo result %+v", sd)
+	}
+	by := map[string]SwapdemoRun{}
+	for _, r := range sd.Runs {
+		by[r.Setting] = r
+		t.Logf("%-26s runs %d iterations %5.2f  s/iter %7.3f (sd %.3f)  vs 60 %6.1f (at least %.1f)  code misses %7.0f rereads %7.0f  data misses %7.0f swapped in %7.0f  oom %d  min limit %s zram %s %s",
+			r.Setting, len(r.Runs), r.Iterations, r.SecPerIter, r.PerIter.SD, r.VsSwappiness60, r.AtLeast, r.CodeMisses, r.CodeRereads, r.DataMisses, r.SwapInPages, r.OOMKilled, r.MinLimit, r.ZramUsed, r.Why)
+	}
+	if sd.Plan.Data != sd.Plan.Limit*14/16 || sd.Plan.Code != sd.Plan.Limit*3/16 {
+		t.Errorf("proportions: data %s code %s for limit %s, want 14/16 and 3/16", sd.Plan.Data, sd.Plan.Code, sd.Plan.Limit)
+	}
+	sw60 := by["swappiness 60"]
+	if sw60.Complete < swapdemoIterations {
+		t.Fatalf("swappiness 60 finished %d of %d iterations in %s: %+v", sw60.Complete, swapdemoIterations, o.Budget, sw60)
+	}
+	slow := func(r SwapdemoRun) float64 { return max(r.VsSwappiness60, r.AtLeast) }
+	// Without swap for the anonymous data the kernel can only evict the
+	// code, which every iteration reads again: the experiment's thrash.
+	for _, name := range []string{"swap off", "swappiness 0"} {
+		r := by[name]
+		if !r.Applied {
+			t.Errorf("%s not applied: %s", name, r.Why)
+			continue
+		}
+		if r.OOMKilled == 0 && slow(r) < 5 {
+			t.Errorf("%s is %.1fx slower than swappiness 60, want at least 5x (the experiment saw more than 10x)", name, slow(r))
+		}
+		if r.OOMKilled == 0 && !(r.CodeRereads > 10*r.SwapInPages && r.CodeRereads > 0) {
+			t.Errorf("%s: %.0f code pages re-read, %.0f swapped in: the thrash should be on the code", name, r.CodeRereads, r.SwapInPages)
+		}
+	}
+	// Swappiness 1: the experiment's kernel thrashed like swap off. Since
+	// Linux 5.8 reclaim weighs swappiness by what each side's refaults cost,
+	// so once the code is re-read the kernel swaps data out anyway (see
+	// docs/probe.md). Older kernels are held to the experiment.
+	sw1 := by["swappiness 1"]
+	if !kernelAtLeast(t, 5, 8) {
+		if slow(sw1) < 5 {
+			t.Errorf("swappiness 1 is %.1fx slower than swappiness 60, want at least 5x on a kernel before 5.8", slow(sw1))
+		}
+	} else {
+		t.Logf("swappiness 1 on a 5.8+ kernel: %.1fx slower than swappiness 60 (the experiment saw >10x); %.0f code pages re-read, %.0f data pages swapped in", slow(sw1), sw1.CodeRereads, sw1.SwapInPages)
+		if !(slow(sw1) > 1.2 && sw1.CodeRereads > sw60.CodeRereads && sw1.SwapInPages > 0) {
+			t.Errorf("swappiness 1: %.1fx, %.0f code re-reads (swappiness 60: %.0f), %.0f swap-ins: expected some code thrash and some swapping", slow(sw1), sw1.CodeRereads, sw60.CodeRereads, sw1.SwapInPages)
+		}
+	}
+	zz, zr, fz := by["zram + swap, zero data"], by["zram + swap, random data"], by["swap file, zero data"]
+	if !zz.Applied || !zr.Applied {
+		t.Fatalf("zram not available: %s %s", zz.Why, zr.Why)
+	}
+	if !(zz.SecPerIter < sw60.SecPerIter) {
+		t.Errorf("zram with zeros %.3fs per iteration is not faster than the swap file's %.3fs", zz.SecPerIter, sw60.SecPerIter)
+	}
+	// "No better": the experiment saw ~2 min against 1m55s. Here the swap
+	// file is a virtual disk answering from the host's cache, nearly as fast
+	// as zram, and a shared 2-core host adds up to 50% of noise to single
+	// runs: compare the best runs (noise only adds time) and allow 20%.
+	if !(zr.PerIter.Min >= 0.8*sw60.PerIter.Min) {
+		t.Errorf("zram with random data (best run %.3fs per iteration) is clearly better than the swap file (best run %.3fs)", zr.PerIter.Min, sw60.PerIter.Min)
+	}
+	if !(zr.SecPerIter > zz.SecPerIter) {
+		t.Errorf("zram with random data %.3fs per iteration is not slower than with zeros %.3fs: compressibility should decide what zram is worth", zr.SecPerIter, zz.SecPerIter)
+	}
+	t.Logf("control: the swap file with zero data %.3fs per iteration (zero pages are not written to any swap device on 6.12+)", fz.SecPerIter)
+	if !strings.Contains(zr.Runs[0].Backend, "random") {
+		t.Errorf("run labels %q", zr.Runs[0].Backend)
+	}
+}

@@ -70,6 +70,10 @@ type Options struct {
 	Workload        WorkloadOptions
 	Seed            uint64
 
+	// PageCacheFit is the page-cache scenario's memory limit over the
+	// workload's footprint (default 1: the application fills its memory,
+	// as the source's application servers did).
+	PageCacheFit float64
 	// PageCacheRemedies are run side by side in the page-cache scenario
 	// (see scenario_pagecache.go); default: none only.
 	PageCacheRemedies []string

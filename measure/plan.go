@@ -250,10 +250,11 @@ func statfsNearest(h Host, dir string) (units.Bytes, int64, error) {
 	}
 }
 
-// pageCacheLimit is the memory limit of the page-cache scenario: the
-// workload fits with a quarter to spare, the writer's cache does not.
+// pageCacheLimit is the memory limit of the page-cache scenario:
+// --pagecache-fit x the footprint (1: the workload just fits, the writer's
+// cache does not).
 func (p *Plan) pageCacheLimit() units.Bytes {
-	return p.Footprint * 5 / 4
+	return units.Bytes(float64(p.Footprint) * p.Options.PageCacheFit)
 }
 
 // planStages decides the backends, emulations and their fit ratios.
@@ -436,9 +437,9 @@ func (p *Plan) describe() {
 		add("swappiness scenario at fit %g: swappiness %s via %s, and swap off; %d runs", o.ScenarioFit, intList(o.Swappiness), how, n)
 	}
 	if o.scenario(ScenarioPageCache) {
-		n := len(o.PageCacheSizes) * max(o.Reps/2, 1)
+		n := p.pageCacheRuns()
 		p.Runs += n
-		add("page-cache scenario: memory limit %s, a writer streams files of %s x the limit into %s while the workload runs; %d runs", p.pageCacheLimit(), floatList(o.PageCacheSizes), p.WorkDir, n)
+		add("page-cache scenario: memory limit %s, a writer streams files of %s x the limit into %s while the workload runs; remedies %s; %d runs", p.pageCacheLimit(), floatList(o.PageCacheSizes), p.WorkDir, strings.Join(o.PageCacheRemedies, ", "), n)
 	}
 	if needFile {
 		add("swapoff and delete %s", p.SwapFile)

@@ -459,7 +459,7 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
 		res.Init, res.Warmup, res.Timed = report.Init.Seconds(), report.Warmup.Seconds(), report.Timed.Seconds()
 		res.Visits, res.MajFlt, res.MinFlt = report.Visits, report.MajFlt, report.MinFlt
 		res.CodeMisses, res.DataMisses = report.CodeMiss, report.DataMiss
-		res.Files, res.Copied = report.Files, report.Written
+		res.Files, res.Copied = report.Files, units.Bytes(report.Copied)
 		if res.Timed > 0 {
 			res.Rate = float64(res.Visits) / res.Timed
 		}

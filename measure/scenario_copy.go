@@ -313,7 +313,7 @@ func runCopy(spec WorkloadSpec, w *bufio.Writer) error {
 	timed := time.Since(t0)
 	rep.line('t', copied>>20)
 	rep.line('E', files)
-	out, _ := json.Marshal(childReport{Timed: timed, Visits: files, Files: files, Written: units.Bytes(copied)})
+	out, _ := json.Marshal(childReport{Timed: timed, Visits: files, Files: files, Copied: copied})
 	fmt.Fprintf(w, "R %s\n", out)
 	w.Flush()
 	if spec.WriteMode == copyHold {

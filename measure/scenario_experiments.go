@@ -21,6 +21,9 @@ func (o *Options) validateExperiments() error {
 	if o.CodePasses < 0 || o.CodePasses > 100 {
 		return optErr("code-passes", "%g is out of range; expected the times a swapdemo iteration reads its code through, above 0 and at most 100 (default 8)", o.CodePasses)
 	}
+	if o.PageCacheFit != 0 && !(o.PageCacheFit >= 0.5 && o.PageCacheFit <= 4) {
+		return optErr("pagecache-fit", "%g is out of range; expected the page-cache scenario's memory limit over the workload's footprint, 0.5 to 4 (default 1)", o.PageCacheFit)
+	}
 	if o.CopyRuns < 0 || o.CopyRuns > 100 {
 		return optErr("copy-runs", "%d is out of range; expected 3 to 100 (the benchmark ran 8)", o.CopyRuns)
 	}
@@ -42,6 +45,9 @@ func (o *Options) fillExperiments() {
 			o.Budget = 20 * time.Second
 		}
 	}
+	if o.PageCacheFit == 0 {
+		o.PageCacheFit = 1
+	}
 	if o.CopyRuns == 0 {
 		o.CopyRuns = 8
 	}
@@ -50,6 +56,9 @@ func (o *Options) fillExperiments() {
 	}
 	if len(o.PageCacheRemedies) == 0 {
 		o.PageCacheRemedies = []string{RemedyNone}
+	}
+	if contains(o.PageCacheRemedies, "all") {
+		o.PageCacheRemedies = append([]string(nil), allRemedies...)
 	}
 }
 
@@ -103,10 +112,10 @@ func (p *Plan) describeExperiments(add func(string, ...any)) {
 		return
 	}
 	if sd := p.Swapdemo; sd != nil {
-		n := len(swapdemoSettings())
+		n := len(swapdemoSettings()) * max(sd.Reps, 1)
 		p.Runs += n
-		add("swapdemo experiment: memory limit %s, %s data + %s code file, %s chunk; swap file %s (priority %d) in %s; %d runs of up to %d iterations or %s each: %s",
-			sd.Limit, sd.Data, sd.Code, sd.Chunk, sd.SwapFile, swapdemoFilePriority, p.Swap.Dir, n, sd.Iterations, units.Duration(sd.Budget), swapdemoNames())
+		add("swapdemo experiment: memory limit %s, %s data + %s code file, %s chunk; swap file %s (priority %d) in %s, zram %s (priority %d) for the zram runs; up to %d runs (%d per setting, a setting that cannot finish in the budget runs once) of up to %d iterations or %s each: %s",
+			sd.Limit, sd.Data, sd.Code, sd.Chunk, sd.SwapFile, swapdemoFilePriority, p.Swap.Dir, sd.ZramSize, swapPriority, n, max(sd.Reps, 1), sd.Iterations, units.Duration(sd.Budget), swapdemoNames())
 	}
 	if cp := p.Copy; cp != nil {
 		p.Runs += 3 * cp.Runs

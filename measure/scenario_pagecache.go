@@ -82,7 +82,7 @@ func (s *session) pageCacheScenario(ctx context.Context) error {
 		runs += reps
 	}
 	s.prog.Stage("page-cache scenario", runs)
-	limit := s.limitFor(1.25)
+	limit := s.limitFor(o.PageCacheFit)
 	var alone float64
 	if hasZero {
 		res, err := s.pageCacheSize(ctx, RemedyNone, 0, limit, reps, 0)
@@ -206,3 +206,19 @@ func (s *session) pageCacheSize(ctx context.Context, remedy string, m float64, l
 // recordNothing: files under the working directory need no journal entry
 // of their own (the directory's entry removes them).
 func (s *session) recordNothing(string) error { return nil }
+
+// pageCacheRuns counts the scenario's runs: the workload alone, then every
+// remedy at every non-zero size.
+func (p *Plan) pageCacheRuns() int {
+	o := p.Options
+	reps := max(o.Reps/2, 1)
+	n := 0
+	for _, m := range o.PageCacheSizes {
+		if m == 0 {
+			n += reps
+		} else {
+			n += reps * len(o.PageCacheRemedies)
+		}
+	}
+	return n
+}

@@ -119,3 +119,93 @@ func TestRootSwapdemo(t *testing.T) {
 		t.Errorf("run labels %q", zr.Runs[0].Backend)
 	}
 }
+
+func TestRootPageCacheRemedies(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := HostState(NewOSHost())
+	o := smallOptions(t)
+	o.Workload.DataSize = 64 * units.MiB
+	o.Scenarios = []string{ScenarioPageCache}
+	o.Reps = 2 // one run per point
+	o.PageCacheSizes = []float64{0, 4}
+	o.PageCacheRemedies = []string{RemedyNone, RemedyWriterCgroup}
+	if v := os.Getenv("PAGECACHE_REMEDIES"); v != "" {
+		o.PageCacheRemedies = strings.Split(v, ",")
+	}
+	start := time.Now()
+	rep, err := Run(context.Background(), NewOSHost(), o, &testProgress{t: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("page-cache scenario took %s", time.Since(start).Round(time.Second))
+	hostUnchanged(t, before)
+	loss := map[string]float64{}
+	for _, c := range rep.PageCache {
+		t.Logf("%-14s %gx (%s): %.0f visits/s, loss %.1f%%, %.0f swap-outs, %.0f major faults, wrote %.0fMiB %s",
+			c.Remedy, c.Multiple, c.FileSize, c.Rate.Mean, 100*c.Loss, c.SwapOuts, c.MajFlt, c.Written, c.Runs[0].WriterError)
+		if c.Rate.N != 1 {
+			t.Errorf("%s %gx: %d good runs of 1", c.Remedy, c.Multiple, c.Rate.N)
+		}
+		if c.Multiple > 0 {
+			loss[c.Remedy] = c.Loss
+			if c.Written < float64(c.FileSize/units.MiB)*0.5 && c.Remedy != RemedyWriterCgroup {
+				t.Errorf("%s: the writer wrote %.0fMiB of %s", c.Remedy, c.Written, c.FileSize)
+			}
+		}
+	}
+	if len(rep.PageCache) != 1+len(o.PageCacheRemedies) {
+		t.Fatalf("%d page-cache points, want %d", len(rep.PageCache), 1+len(o.PageCacheRemedies))
+	}
+	// The source's finding: a writer's page cache costs the application
+	// throughput, and a page-cache limit keeps it flat.
+	if !(loss[RemedyNone] > 0.1) {
+		t.Errorf("no remedy: throughput loss %.1f%%, want a visible loss (above 10%%; the source saw almost 40%%)", 100*loss[RemedyNone])
+	}
+	if !(loss[RemedyWriterCgroup] < loss[RemedyNone]) {
+		t.Errorf("the writer's own cgroup: loss %.1f%%, not below %.1f%% without a remedy", 100*loss[RemedyWriterCgroup], 100*loss[RemedyNone])
+	}
+}
+
+func TestRootCopyWorkloads(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := HostState(NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioCopy}
+	o.CopyRuns = 4
+	start := time.Now()
+	rep, err := Run(context.Background(), NewOSHost(), o, &testProgress{t: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("copy workloads took %s", time.Since(start).Round(time.Second))
+	hostUnchanged(t, before)
+	if _, err := os.Stat(rep.Plan.Copy.Dir); !os.IsNotExist(err) {
+		t.Errorf("%s is left behind (%v)", rep.Plan.Copy.Dir, err)
+	}
+	c := rep.Copy
+	if c == nil || len(c.Workloads) != 3 {
+		t.Fatalf("copy result %+v", c)
+	}
+	for _, w := range c.Workloads {
+		t.Logf("%-15s %6d files %s: %.3fs trimmed (mean %.3fs, min %.3f, max %.3f), %.0f MB/s, %.0f files/s",
+			w.Name, w.Files, w.Bytes, w.Seconds.Trimmed, w.Seconds.Mean, w.Seconds.Min, w.Seconds.Max, w.MBps, w.FilesPerSec)
+		if w.Seconds.N != o.CopyRuns || w.Failed != 0 {
+			t.Errorf("%s: %d good runs of %d", w.Name, w.Seconds.N, o.CopyRuns)
+			continue
+		}
+		for _, r := range w.Runs {
+			if r.Files != w.Files || r.Copied != w.Bytes {
+				t.Errorf("%s run %d copied %d files, %s; want %d, %s", w.Name, r.Rep, r.Files, r.Copied, w.Files, w.Bytes)
+			}
+		}
+		// The trimmed mean drops the best and the worst run.
+		if !(w.Seconds.Trimmed >= w.Seconds.Min && w.Seconds.Trimmed <= w.Seconds.Max) || w.MBps <= 0 {
+			t.Errorf("%s: summary %+v, %.1f MB/s", w.Name, w.Seconds, w.MBps)
+		}
+	}
+	if c.Workloads[0].Files != copySmallFiles/10 {
+		t.Errorf("quick small-file tree has %d files, want %d", c.Workloads[0].Files, copySmallFiles/10)
+	}
+}

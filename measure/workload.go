@@ -99,6 +99,7 @@ type childReport struct {
 	CodeMiss int64         `json:"code_miss,omitempty"` // swapdemo
 	DataMiss int64         `json:"data_miss,omitempty"`
 	Files    int64         `json:"files,omitempty"` // copy
+	Copied   int64         `json:"copied,omitempty"`
 }
 
 // Progress lines on the report pipe: "<phase> <visits> <elapsed ns>" where

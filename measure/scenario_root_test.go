@@ -104,15 +104,20 @@ func TestRootSwapdemo(t *testing.T) {
 	if !(zz.SecPerIter < sw60.SecPerIter) {
 		t.Errorf("zram with zeros %.3fs per iteration is not faster than the swap file's %.3fs", zz.SecPerIter, sw60.SecPerIter)
 	}
-	// "No better": the experiment saw ~2 min against 1m55s. Here the swap
-	// file is a virtual disk answering from the host's cache, nearly as fast
-	// as zram, and a shared 2-core host adds up to 50% of noise to single
-	// runs: compare the best runs (noise only adds time) and allow 20%.
-	if !(zr.PerIter.Min >= 0.8*sw60.PerIter.Min) {
-		t.Errorf("zram with random data (best run %.3fs per iteration) is clearly better than the swap file (best run %.3fs)", zr.PerIter.Min, sw60.PerIter.Min)
+	// "No better" in time is NOT asserted, openly: the experiment saw ~2 min
+	// against 1m55s on a laptop disk; here the swap file is a virtual disk
+	// answering from the host's cache, nearly as fast as zram, and single
+	// runs vary by up to 50% on a shared 2-core host, so zram with random data
+	// came out from 0.6x to 2.4x of the swap file's time in repeated runs
+	// (docs/probe.md). What is asserted is why zram is worth nothing for
+	// random data: it stores it uncompressed, and that memory came out of the
+	// workload's limit, while zeros cost zram nothing.
+	t.Logf("zram with random data: %.3fs per iteration (best %.3fs), the swap file %.3fs (best %.3fs)", zr.SecPerIter, zr.PerIter.Min, sw60.SecPerIter, sw60.PerIter.Min)
+	if !(zr.ZramRatio > 0 && zr.ZramRatio < 1.2 && zr.ZramUsed > sd.Plan.ZramSize/2 && zr.MinLimit < sd.Plan.Limit-sd.Plan.ZramSize/2) {
+		t.Errorf("zram with random data: ratio %.2f, %s used, limit down to %s: want it stored uncompressed and taken out of the limit", zr.ZramRatio, zr.ZramUsed, zr.MinLimit)
 	}
-	if !(zr.SecPerIter > zz.SecPerIter) {
-		t.Errorf("zram with random data %.3fs per iteration is not slower than with zeros %.3fs: compressibility should decide what zram is worth", zr.SecPerIter, zz.SecPerIter)
+	if !(zz.ZramUsed < units.MiB && zz.MinLimit == sd.Plan.Limit) {
+		t.Errorf("zram with zeros: %s used, limit down to %s: zero pages should cost nothing", zz.ZramUsed, zz.MinLimit)
 	}
 	t.Logf("control: the swap file with zero data %.3fs per iteration (zero pages are not written to any swap device on 6.12+)", fz.SecPerIter)
 	if !strings.Contains(zr.Runs[0].Backend, "random") {

@@ -2,8 +2,10 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -212,5 +214,52 @@ func TestRootCopyWorkloads(t *testing.T) {
 	}
 	if c.Workloads[0].Files != copySmallFiles/10 {
 		t.Errorf("quick small-file tree has %d files, want %d", c.Workloads[0].Files, copySmallFiles/10)
+	}
+}
+
+// An interrupt in the middle of the swapdemo experiment's zram runs undoes
+// everything: the zram device, both swap areas, the cgroups, the files.
+func TestRootSwapdemoInterrupted(t *testing.T) {
+	requireRoot(t)
+	lockProbeTests(t)
+	before := HostState(NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioSwapdemo, ScenarioCopy}
+	o.Limit = 128 * units.MiB
+	o.Budget = 3 * time.Second
+	o.Reps = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prog := &testProgress{t: t}
+	zramSeen := false
+	prog.onRun = func(r RunResult) {
+		if strings.HasSuffix(r.Backend, "swap off") {
+			// The zram run with zeros starts next: stop it once zram is swap.
+			go func() {
+				for i := 0; i < 200; i++ {
+					if swaps, _ := os.ReadFile("/proc/swaps"); strings.Contains(string(swaps), "zram") {
+						time.Sleep(300 * time.Millisecond)
+						zramSeen = true
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+	}
+	_, err := Run(ctx, NewOSHost(), o, prog)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if !zramSeen {
+		t.Log("zram never became swap before the cancel (zram unavailable?)")
+	}
+	hostUnchanged(t, before)
+	if left := PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+	if m, _ := filepath.Glob(filepath.Join(o.SwapDir, "memplan-*")); len(m) != 0 {
+		t.Errorf("left in the swap directory: %q", m)
 	}
 }

@@ -163,6 +163,8 @@ type extra struct {
 	NoSwap     []PointResult      `json:"no_swap,omitempty"`
 	Swappiness []SwappinessResult `json:"swappiness_scenario,omitempty"`
 	PageCache  []PageCacheResult  `json:"pagecache_scenario,omitempty"`
+	Swapdemo   *SwapdemoResult    `json:"swapdemo_scenario,omitempty"`
+	Copy       *CopyResult        `json:"copy_scenario,omitempty"`
 	Device     *DeviceProfile     `json:"device_profile,omitempty"`
 	Zram       *ZramLatency       `json:"zram_latency,omitempty"`
 	Skipped    []string           `json:"skipped,omitempty"`
@@ -189,7 +191,7 @@ func (r *Report) extra() extra {
 		"footprint_bytes": r.Footprint, "timed_s": r.Baseline, "visits_per_s": r.BaselineRate,
 		"ns_per_page_visit": r.NsPerVisit, "runs": r.BaselineRuns,
 	}
-	e := extra{Probe: probe, Baseline: base, Swappiness: r.Swappiness, PageCache: r.PageCache,
+	e := extra{Probe: probe, Baseline: base, Swappiness: r.Swappiness, PageCache: r.PageCache, Swapdemo: r.Swapdemo, Copy: r.Copy,
 		Device: r.Device, Zram: r.ZramLatency, Skipped: p.Skipped, Notes: r.Notes}
 	for _, pt := range r.Points {
 		if pt.Backend == BackendNone {

@@ -23,11 +23,13 @@ const (
 	ScenarioCurves     = "curves"     // slowdown versus fit ratio per backend
 	ScenarioSwappiness = "swappiness" // the seed experiment's swappiness and swap-off comparison
 	ScenarioPageCache  = "pagecache"  // a concurrent writer's page cache against the workload
+	ScenarioSwapdemo   = "swapdemo"   // the swapdemo experiment at its own proportions
+	ScenarioCopy       = "copy"       // the filesystem benchmark's copy workloads
 )
 
 var (
 	allBackends  = []string{BackendZram, BackendFile, BackendZswap, BackendNone, BackendEmulated}
-	allScenarios = []string{ScenarioCurves, ScenarioSwappiness, ScenarioPageCache}
+	allScenarios = []string{ScenarioCurves, ScenarioSwappiness, ScenarioPageCache, ScenarioSwapdemo, ScenarioCopy}
 	// DefaultFits are the fit ratios (memory limit / footprint) of the curves.
 	DefaultFits = []float64{1.0, 0.9, 0.75, 0.6, 0.5}
 	// QuickFits are the ones --quick measures.
@@ -67,6 +69,26 @@ type Options struct {
 	PageCacheSizes  []float64 // writer file sizes, as multiples of the memory limit
 	Workload        WorkloadOptions
 	Seed            uint64
+
+	// PageCacheFit is the page-cache scenario's memory limit over the
+	// workload's footprint (default 1: the application fills its memory,
+	// as the source's application servers did).
+	PageCacheFit float64
+	// PageCacheRemedies are run side by side in the page-cache scenario
+	// (see scenario_pagecache.go); default: none only.
+	PageCacheRemedies []string
+	// Limit is the swapdemo experiment's memory limit L; 0: sized to the
+	// host.
+	Limit units.Bytes
+	// Budget is the swapdemo experiment's time budget per run; 0: the
+	// experiment's 2 minutes (--quick 20s).
+	Budget time.Duration
+	// CopyRuns is how often each copy workload runs (default 8).
+	CopyRuns int
+	// CodePasses is how often a swapdemo iteration reads the code through,
+	// at random pages (default 8).
+	CodePasses float64
+
 	// Command is recorded in the journal so cleanup can say what left it.
 	Command string
 	// Executable is re-executed for the workload; default /proc/self/exe.
@@ -183,6 +205,9 @@ func (o *Options) validate() error {
 			return optErr(a.flag, "%q is not a compressor name; expected e.g. lz4, zstd, lzo-rle", a.v)
 		}
 	}
+	if err := o.validateExperiments(); err != nil {
+		return err
+	}
 	if o.SwapDir == "" {
 		return optErr("swap-dir", "no directory given for the swap file")
 	}
@@ -231,6 +256,7 @@ func (o *Options) fill() {
 			o.PageCacheSizes = []float64{0, 1, 4}
 		}
 	}
+	o.fillExperiments()
 	w := &o.Workload
 	if w.Pattern == "" {
 		w.Pattern = d.Workload.Pattern

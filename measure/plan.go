@@ -36,6 +36,9 @@ type Plan struct {
 	Emulations   []Emulation
 	Stages       []Stage
 	Scenarios    []string
+	// The source experiments' sizes (scenario_*.go); nil when not run.
+	Swapdemo *SwapdemoPlan
+	Copy     *CopyPlan
 
 	// Changes lists the changes to the host in the order they are made.
 	Changes []string
@@ -133,6 +136,9 @@ func MakePlan(h Host, o Options) (*Plan, error) {
 	p.WorkDir = filepath.Join(o.StateDir, fmt.Sprintf("work-%d", os.Getpid()))
 	p.SwapFile = filepath.Join(p.Swap.Dir, fmt.Sprintf("memplan-probe-%d.swap", os.Getpid()))
 
+	if err := p.planExperiments(h); err != nil {
+		return nil, err
+	}
 	if err := p.checkSpace(h); err != nil {
 		return nil, err
 	}
@@ -206,6 +212,7 @@ func (p *Plan) checkSpace(h Host) error {
 		}
 		swapNeed = max(swapNeed, dev+deviceHeadroom)
 	}
+	swapNeed = max(swapNeed, p.experimentSwapDirNeed())
 	free, _, err := h.Statfs(o.SwapDir)
 	if err != nil {
 		return optErr("swap-dir", "%v", err)
@@ -243,10 +250,11 @@ func statfsNearest(h Host, dir string) (units.Bytes, int64, error) {
 	}
 }
 
-// pageCacheLimit is the memory limit of the page-cache scenario: the
-// workload fits with a quarter to spare, the writer's cache does not.
+// pageCacheLimit is the memory limit of the page-cache scenario:
+// --pagecache-fit x the footprint (1: the workload just fits, the writer's
+// cache does not).
 func (p *Plan) pageCacheLimit() units.Bytes {
-	return p.Footprint * 5 / 4
+	return units.Bytes(float64(p.Footprint) * p.Options.PageCacheFit)
 }
 
 // planStages decides the backends, emulations and their fit ratios.
@@ -373,6 +381,9 @@ func (p *Plan) describe() {
 	o := p.Options
 	add := func(format string, args ...any) { p.Changes = append(p.Changes, fmt.Sprintf(format, args...)) }
 	base := o.Reps
+	if !p.needsBaseline() {
+		base = 0
+	}
 	p.Runs = base
 	if o.DeviceProfile {
 		sz := DefaultDeviceSize
@@ -389,7 +400,9 @@ func (p *Plan) describe() {
 	cg := p.Cgroups
 	probe := fmt.Sprintf("memplan-probe-%d", os.Getpid())
 	add("create cgroup %s/%s (cgroup %s) with a leaf per run, limits set per run; removed at the end", cg.MemParent, probe, cg)
-	add("run the in-RAM baseline %d times in its own cgroup to measure the footprint (~%s)", base, p.Footprint)
+	if base > 0 {
+		add("run the in-RAM baseline %d times in its own cgroup to measure the footprint (~%s)", base, p.Footprint)
+	}
 	needFile := p.needsSwapFile()
 	for _, s := range p.Stages {
 		runs := len(s.Fits) * s.Reps
@@ -424,13 +437,14 @@ func (p *Plan) describe() {
 		add("swappiness scenario at fit %g: swappiness %s via %s, and swap off; %d runs", o.ScenarioFit, intList(o.Swappiness), how, n)
 	}
 	if o.scenario(ScenarioPageCache) {
-		n := len(o.PageCacheSizes) * max(o.Reps/2, 1)
+		n := p.pageCacheRuns()
 		p.Runs += n
-		add("page-cache scenario: memory limit %s, a writer streams files of %s x the limit into %s while the workload runs; %d runs", p.pageCacheLimit(), floatList(o.PageCacheSizes), p.WorkDir, n)
+		add("page-cache scenario: memory limit %s, a writer streams files of %s x the limit into %s while the workload runs; remedies %s; %d runs", p.pageCacheLimit(), floatList(o.PageCacheSizes), p.WorkDir, strings.Join(o.PageCacheRemedies, ", "), n)
 	}
 	if needFile {
 		add("swapoff and delete %s", p.SwapFile)
 	}
+	p.describeExperiments(add)
 	add("remove the cgroups and %s; the journal %s records each change before it is made", p.WorkDir, filepath.Join(o.StateDir, journalName))
 }
 

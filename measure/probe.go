@@ -32,6 +32,8 @@ type Report struct {
 	Points     []PointResult      `json:"points"`
 	Swappiness []SwappinessResult `json:"swappiness,omitempty"`
 	PageCache  []PageCacheResult  `json:"pagecache,omitempty"`
+	Swapdemo   *SwapdemoResult    `json:"swapdemo,omitempty"`
+	Copy       *CopyResult        `json:"copy,omitempty"`
 
 	Device      *DeviceProfile `json:"device_profile,omitempty"`
 	ZramLatency *ZramLatency   `json:"zram_latency,omitempty"`
@@ -99,7 +101,11 @@ type PageCacheResult struct {
 	MajFlt   float64     `json:"major_faults_mean"`
 	Written  float64     `json:"writer_mib_mean"`
 	Failed   int         `json:"failed_runs,omitempty"`
-	Runs     []RunResult `json:"runs"`
+	// Remedy is what was done against the loss (scenario_pagecache.go);
+	// Published is what the source saw with it.
+	Remedy    string      `json:"remedy"`
+	Published string      `json:"published,omitempty"`
+	Runs      []RunResult `json:"runs"`
 }
 
 // Run carries out a probe: it plans, changes the host (journaled), measures
@@ -163,8 +169,10 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 	if err := s.setup(); err != nil {
 		return nil, err
 	}
-	if err := s.baseline(ctx); err != nil {
-		return nil, err
+	if p.needsBaseline() {
+		if err := s.baseline(ctx); err != nil {
+			return nil, err
+		}
 	}
 	for i := range p.Stages {
 		if err := s.stage(ctx, &p.Stages[i]); err != nil {
@@ -186,6 +194,9 @@ func RunPlan(ctx context.Context, h Host, p *Plan, prog Progress) (rep *Report, 
 			return nil, err
 		}
 		s.swapMark = -1
+	}
+	if err := s.experiments(ctx); err != nil {
+		return nil, err
 	}
 	for i := range p.Stages {
 		if p.Stages[i].Backend == BackendNone {
@@ -240,6 +251,7 @@ func (s *session) setup() error {
 	if o := p.Options; o.scenario(ScenarioPageCache) {
 		ceiling = max(ceiling, 2*p.pageCacheLimit()+256*units.MiB)
 	}
+	ceiling = max(ceiling, p.experimentCeiling())
 	return s.makeTopCgroup(fmt.Sprintf("memplan-probe-%d", os.Getpid()), len(p.Emulations) > 0, ceiling, -1)
 }
 
@@ -577,6 +589,11 @@ func (s *session) ensureSwapFile() error {
 // swap directory t and enables it ahead of the host's swap areas; both
 // steps are journaled before they are made.
 func addSwapFile(h Host, j *Journal, t *swapTarget, path string, size units.Bytes) error {
+	return addSwapFileAt(h, j, t, path, size, swapPriority)
+}
+
+// addSwapFileAt is addSwapFile at a given swap priority.
+func addSwapFileAt(h Host, j *Journal, t *swapTarget, path string, size units.Bytes, prio int) error {
 	free, _, err := h.Statfs(t.Dir)
 	if err == nil && free < size+256*units.MiB {
 		return fmt.Errorf("%s has only %s free, the swap file needs %s plus 256MiB to spare", t.Dir, free, size)
@@ -590,7 +607,7 @@ func addSwapFile(h Host, j *Journal, t *swapTarget, path string, size units.Byte
 	if _, err := j.Record(Entry{Op: opSwapon, Path: path}); err != nil {
 		return err
 	}
-	if err := h.Swapon(path, swapPriority); err != nil {
+	if err := h.Swapon(path, prio); err != nil {
 		return fmt.Errorf("enabling swap file %s on %s: %w (the filesystem may not support swap files)", path, t.FS, err)
 	}
 	return nil
@@ -838,78 +855,6 @@ func (s *session) setGlobalSwappiness(v int) error {
 		return err
 	}
 	return writeString(s.h, path, strconv.Itoa(v))
-}
-
-// pageCacheScenario runs the workload for a fixed time at a limit it fits
-// in, while a writer in the same cgroup streams files of growing size, and
-// reports the workload's throughput against the file size.
-func (s *session) pageCacheScenario(ctx context.Context) error {
-	if err := s.ensureSwapFile(); err != nil {
-		return err
-	}
-	o := s.plan.Options
-	reps := max(o.Reps/2, 1)
-	s.prog.Stage("page-cache scenario", len(o.PageCacheSizes)*reps)
-	limit := s.limitFor(1.25)
-	dur := 15 * time.Second
-	if o.Quick {
-		dur = 6 * time.Second
-	}
-	writerDir := filepath.Join(s.plan.WorkDir, "writer")
-	var alone float64
-	for _, m := range o.PageCacheSizes {
-		res := PageCacheResult{Multiple: m, FileSize: units.Bytes(m*float64(limit)) / units.MiB * units.MiB}
-		var rates []float64
-		for r := 0; r < reps; r++ {
-			spec := s.spec(uint64(r))
-			spec.Duration = dur
-			rs := runSpec{Backend: fmt.Sprintf("pagecache %gx", m), Fit: 1, Rep: r + 1, Limit: limit, MemSw: s.memswFor(limit),
-				Spec: spec, Timeout: dur + 2*time.Duration(s.baseWall*float64(time.Second)) + time.Minute, ZramID: -1}
-			if res.FileSize > 0 {
-				if err := os.MkdirAll(writerDir, 0o700); err != nil {
-					return err
-				}
-				rs.Writer = &WorkloadSpec{Role: roleWriter, Dir: writerDir, FileSize: res.FileSize, Seed: uint64(r + 7)}
-			}
-			run, err := s.runOne(ctx, rs)
-			_ = removeTree(s.h, writerDir)
-			if err != nil {
-				return err
-			}
-			if res.FileSize == 0 && run.Rate > 0 {
-				run.Slowdown = 1
-			} else if alone > 0 && run.Rate > 0 {
-				run.Slowdown = alone / run.Rate
-			}
-			s.prog.RunDone(run)
-			res.Runs = append(res.Runs, run)
-			if run.Failed != "" || run.Rate <= 0 {
-				res.Failed++
-				continue
-			}
-			rates = append(rates, run.Rate)
-			res.SwapOuts += float64(run.SwapOut)
-			res.MajFlt += float64(run.MajFlt)
-			res.Written += float64(run.WrittenMiB)
-		}
-		if n := float64(len(rates)); n > 0 {
-			res.SwapOuts /= n
-			res.MajFlt /= n
-			res.Written /= n
-		}
-		res.Rate = summarize(rates)
-		if m == 0 {
-			alone = res.Rate.Mean
-		}
-		if alone > 0 && res.Rate.N > 0 {
-			res.Loss = 1 - res.Rate.Mean/alone
-		}
-		s.rep.PageCache = append(s.rep.PageCache, res)
-	}
-	if alone == 0 {
-		s.note("page-cache scenario: no run without a writer (size 0), so the throughput loss is not computed")
-	}
-	return nil
 }
 
 // clampSlowdown keeps noise at full fit from producing a slowdown below 1,

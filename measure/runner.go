@@ -65,6 +65,18 @@ type RunResult struct {
 	Zswapped    units.Bytes `json:"zswapped_bytes,omitempty"`
 	WrittenMiB  int64       `json:"writer_mib,omitempty"`
 	WriterError string      `json:"writer_error,omitempty"`
+
+	// Experiments: swapdemo's code re-reads and data swap-ins (pages found
+	// not resident), the copy workload's files and bytes.
+	CodeMisses int64 `json:"code_page_misses,omitempty"`
+	// FileRefaults and AnonRefaults are the run cgroup's page-cache and
+	// anonymous pages read back after eviction (memory.stat
+	// workingset_refault_*): re-reads of the code versus swap-ins.
+	FileRefaults int64       `json:"file_refaults,omitempty"`
+	AnonRefaults int64       `json:"anon_refaults,omitempty"`
+	DataMisses   int64       `json:"data_page_misses,omitempty"`
+	Files        int64       `json:"files,omitempty"`
+	Copied       units.Bytes `json:"copied_bytes,omitempty"`
 }
 
 // runSpec is one run to do.
@@ -81,6 +93,11 @@ type runSpec struct {
 	Timeout    time.Duration
 	ZramID     int // sample mm_stat of this device; -1 for none
 	Zswap      bool
+	// WriterLimit puts the writer in a cgroup of its own with this memory
+	// limit (the page-cache scenario's remedy); 0: the workload's cgroup.
+	WriterLimit units.Bytes
+	// Tick, when set, is called with the run's cgroup every sample.
+	Tick func(cg *cgroup)
 }
 
 type throttleSpec struct {
@@ -93,11 +110,15 @@ type throttleSpec struct {
 type counters struct {
 	vm  map[string]int64
 	psi PSI
+	cg  map[string]int64 // the run cgroup's memory.stat
 }
 
 func (s *session) counters(cg *cgroup) counters {
 	c := counters{}
 	c.vm, _ = readKeyValues(s.h, "/proc/vmstat")
+	if cg != nil {
+		c.cg, _ = cg.stat()
+	}
 	if p, ok := cg.pressure(); ok {
 		c.psi = p
 	} else {
@@ -355,7 +376,17 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
 				timedAt = pl.elapsed
 				c0, haveC0 = s.counters(cg), true
 				if rs.Writer != nil && wr == nil {
-					if wr, err = s.startChild(*rs.Writer, cg); err != nil {
+					wcg := cg
+					if rs.WriterLimit > 0 {
+						if wcg, err = s.newRunCgroup(false); err == nil {
+							err = wcg.setLimit(rs.WriterLimit, rs.WriterLimit)
+						}
+						if err != nil {
+							ch.kill()
+							return res, fmt.Errorf("the writer's cgroup: %w", err)
+						}
+					}
+					if wr, err = s.startChild(*rs.Writer, wcg); err != nil {
 						ch.kill()
 						return res, err
 					}
@@ -374,6 +405,9 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
 			done = nil
 		case <-tick.C:
 			s.sample(&res, rs)
+			if rs.Tick != nil && cg != nil {
+				rs.Tick(cg)
+			}
 		case <-timeout.C:
 			if !killed {
 				killed = true
@@ -410,6 +444,8 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
 		d := func(k string) int64 { return c1.vm[k] - c0.vm[k] }
 		res.SwapIn, res.SwapOut = d("pswpin"), d("pswpout")
 		res.ZswapIn, res.ZswapOut = d("zswpin"), d("zswpout")
+		res.FileRefaults = c1.cg["workingset_refault_file"] - c0.cg["workingset_refault_file"]
+		res.AnonRefaults = c1.cg["workingset_refault_anon"] - c0.cg["workingset_refault_anon"]
 		res.PSISome = (c1.psi.Some.Total - c0.psi.Some.Total).Seconds()
 		res.PSIFull = (c1.psi.Full.Total - c0.psi.Full.Total).Seconds()
 		res.PSIScope = "system"
@@ -422,6 +458,8 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (RunResult, error) {
 	case report != nil:
 		res.Init, res.Warmup, res.Timed = report.Init.Seconds(), report.Warmup.Seconds(), report.Timed.Seconds()
 		res.Visits, res.MajFlt, res.MinFlt = report.Visits, report.MajFlt, report.MinFlt
+		res.CodeMisses, res.DataMisses = report.CodeMiss, report.DataMiss
+		res.Files, res.Copied = report.Files, units.Bytes(report.Copied)
 		if res.Timed > 0 {
 			res.Rate = float64(res.Visits) / res.Timed
 		}

@@ -75,6 +75,15 @@ type WorkloadSpec struct {
 	// Writer role: stream files of FileSize into Dir until killed.
 	Dir      string      `json:"dir,omitempty"`
 	FileSize units.Bytes `json:"file_size,omitempty"`
+
+	// Experiments (scenario_*.go): code reads per swapdemo iteration; the
+	// workload's data locked in memory; how the writer writes; what the
+	// copy workload copies where.
+	CodeReads int64    `json:"code_reads,omitempty"`
+	Mlock     bool     `json:"mlock,omitempty"`
+	WriteMode string   `json:"write_mode,omitempty"`
+	CopySrc   []string `json:"copy_src,omitempty"`
+	CopyDst   string   `json:"copy_dst,omitempty"`
 }
 
 // childReport is the child's last line on its report pipe.
@@ -86,7 +95,11 @@ type childReport struct {
 	MajFlt   int64         `json:"majflt"` // during the timed phase
 	MinFlt   int64         `json:"minflt"`
 	Checksum uint64        `json:"checksum"`
-	Written  units.Bytes   `json:"written,omitempty"` // writer
+	Written  units.Bytes   `json:"written,omitempty"`   // writer
+	CodeMiss int64         `json:"code_miss,omitempty"` // swapdemo
+	DataMiss int64         `json:"data_miss,omitempty"`
+	Files    int64         `json:"files,omitempty"` // copy
+	Copied   int64         `json:"copied,omitempty"`
 }
 
 // Progress lines on the report pipe: "<phase> <visits> <elapsed ns>" where
@@ -142,6 +155,10 @@ func childMain(spec WorkloadSpec, gate io.Reader, report *os.File) error {
 		return runWorkload(spec, w)
 	case roleWriter:
 		return runWriter(spec, w)
+	case roleSwapdemo:
+		return runSwapdemo(spec, w)
+	case roleCopy:
+		return runCopy(spec, w)
 	}
 	return fmt.Errorf("unknown role %q", spec.Role)
 }
@@ -184,6 +201,13 @@ func runWorkload(spec WorkloadSpec, w *bufio.Writer) error {
 	}
 	defer wl.close()
 	wl.fill()
+	if spec.Mlock {
+		// The page-cache scenario's remedy: the buffers cannot be swapped.
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&wl.data[0])), len(wl.data)*8)
+		if err := unix.Mlock(b); err != nil {
+			return fmt.Errorf("locking %s of data in memory: %w", units.Bytes(len(b)), err)
+		}
+	}
 	initDur := time.Since(rep.start)
 	rep.line('i', 0)
 
@@ -417,18 +441,27 @@ func (wl *workload) readCode() {
 }
 
 // runWriter writes one file of FileSize into Dir with ordinary buffered
-// writes, as dd does, and then keeps it (and so its page cache) until the
-// parent stops it.
+// writes, as dd does (or, by WriteMode, with O_DIRECT or syncing and
+// dropping what it wrote every 8MiB), and then keeps it (and so its page
+// cache) until the parent stops it.
 func runWriter(spec WorkloadSpec, w *bufio.Writer) error {
 	rep := &reporter{w: w, start: time.Now()}
-	buf := make([]byte, 1<<20)
+	// An anonymous mapping is page aligned, as O_DIRECT needs.
+	buf, err := unix.Mmap(-1, 0, 1<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return err
+	}
 	x := spec.Seed | 1
 	for i := 0; i+8 <= len(buf); i += 8 {
 		x = xorshift(x)
 		*(*uint64)(unsafe.Pointer(&buf[i])) = x
 	}
 	rep.line('i', 0)
-	f, err := os.OpenFile(spec.Dir+"/writer.dat", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if spec.WriteMode == writeDirect {
+		flags |= unix.O_DIRECT
+	}
+	f, err := os.OpenFile(spec.Dir+"/writer.dat", flags, 0o600)
 	if err != nil {
 		return err
 	}
@@ -440,9 +473,17 @@ func runWriter(spec WorkloadSpec, w *bufio.Writer) error {
 			f.Close()
 			return err
 		}
+		if spec.WriteMode == writeDontNeed && written%(8<<20) == 0 {
+			_ = unix.Fdatasync(int(f.Fd()))
+			_ = unix.Fadvise(int(f.Fd()), 0, written, unix.FADV_DONTNEED)
+		}
 		if written%(16<<20) == 0 {
 			rep.line('t', written>>20)
 		}
+	}
+	if spec.WriteMode == writeDontNeed {
+		_ = unix.Fdatasync(int(f.Fd()))
+		_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 	}
 	if err := f.Close(); err != nil {
 		return err

@@ -41,7 +41,7 @@ func (o *probeOptions) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	f.BoolVar(&o.Plan, "plan", false, "print what the probe would do on this host and change nothing")
 	f.BoolVar(&o.Quick, "quick", false, "small sizes, fewer fit ratios and repetitions: finishes in a few minutes")
-	f.StringSliceVar(&o.Scenarios, "scenario", d.Scenarios, "what to measure: curves, swappiness, pagecache (comma-separated)")
+	f.StringSliceVar(&o.Scenarios, "scenario", d.Scenarios, "what to measure: curves, swappiness, pagecache, swapdemo, copy (comma-separated)")
 	f.StringSliceVar(&o.Backends, "backends", d.Backends, "swap backends for the curves: zram, file, zswap, none, emulated")
 	f.Float64SliceVar(&o.Fits, "fit", nil, "fit ratios (memory limit / footprint), each above 0 and at most 1 (default 1,0.9,0.75,0.6,0.5; --quick 0.9,0.75,0.5)")
 	f.IntVar(&o.Reps, "reps", 0, "repetitions per point (default 5; --quick 3)")
@@ -54,6 +54,7 @@ func (o *probeOptions) AddFlags(c *cobra.Command) {
 	f.Float64Var(&o.ScenarioFit, "scenario-fit", d.ScenarioFit, "fit ratio of the swappiness scenario (and of zswap/none under --quick)")
 	f.IntSliceVar(&o.Swappiness, "swappiness", d.Swappiness, "swappiness values the swappiness scenario compares (swap off is always added)")
 	f.Float64SliceVar(&o.PageCacheSizes, "pagecache-sizes", nil, "writer file sizes for the page-cache scenario, as multiples of the memory limit (default 0,0.5,1,2,4; --quick 0,1,4)")
+	addExperimentFlags(f, &o.Options)
 	f.TextVar(&o.Workload.DataSize, "data-size", units.Bytes(0), "anonymous data of the workload (default: RAM/16 between 256MiB and 2GiB; --quick 192MiB)")
 	f.TextVar(&o.Workload.CodeSize, "code-size", units.Bytes(0), "mapped \"code\" file of the workload (default: data/8)")
 	f.StringVar(&o.Workload.Pattern, "pattern", d.Workload.Pattern, "page access pattern: uniform, zipf, sequential")
@@ -87,6 +88,7 @@ See docs/probe.md.`,
   sudo memplan probe --quick --swap-dir /var/tmp
   sudo memplan probe --plan --swap-dir /mnt/candidate-ssd
   sudo memplan probe --scenario swappiness,pagecache --swap-dir /var/tmp
+  sudo memplan probe --scenario swapdemo,pagecache,copy --swap-dir /var/tmp
   sudo memplan probe cleanup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -130,8 +130,10 @@ func writeProbeSummary(w io.Writer, r *measure.Report, ff *model.FactorFile) {
 		}
 		tw.Flush()
 	}
-	if len(r.PageCache) > 0 {
-		fmt.Fprintf(w, "\npage-cache scenario (memory limit 1.25 x footprint; a writer in the workload's cgroup writes one file while it runs):\n")
+	if len(r.PageCache) > 0 && hasRemedies(r) {
+		writePageCacheRemedies(w, r)
+	} else if len(r.PageCache) > 0 {
+		fmt.Fprintf(w, "\npage-cache scenario (memory limit %g x footprint; a writer in the workload's cgroup writes one file while it runs):\n", p.Options.PageCacheFit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "writer file\tx limit\tvisits/s\tthroughput loss\tswap-outs\tmajor faults\twritten\t")
 		for _, c := range r.PageCache {
@@ -147,6 +149,8 @@ func writeProbeSummary(w io.Writer, r *measure.Report, ff *model.FactorFile) {
 		}
 		tw.Flush()
 	}
+	writeSwapdemoTable(w, r)
+	writeCopyTable(w, r)
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "\nnotes:")
 		for _, n := range r.Notes {

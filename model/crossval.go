@@ -1,9 +1,6 @@
 package model
 
-import (
-	"math"
-	"sort"
-)
+import "sort"
 
 // CrossvalRow is one leave-one-out check: a curve point predicted from
 // another curve of the factor set, carried to the held-out curve's own
@@ -94,12 +91,4 @@ func (fs *Factors) without(class string) *Factors {
 	}
 	cp.transfer = &transferCache{}
 	return &cp
-}
-
-// logWidth is ln(high-1) - ln(low-1): how many e-folds of excess a band spans.
-func logWidth(low, high float64) float64 {
-	if low <= 1 || high <= 1 {
-		return math.Inf(1)
-	}
-	return math.Log((high - 1) / (low - 1))
 }

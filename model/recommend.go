@@ -714,7 +714,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "no slowdown curve for " + s.Class
 			}
 			if est.Unsupported != "" {
-				return jr, 0, unsupported(est)
+				return jr, 0, errUnsupported
 			}
 			est = e.h.adjust(s.Class, est)
 			jr.Estimate = est
@@ -749,7 +749,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "no slowdown curve for zram"
 			}
 			if est.Unsupported != "" {
-				return jr, 0, unsupported(est)
+				return jr, 0, errUnsupported
 			}
 			jr.Estimate = e.h.adjust("zram-"+s.Algorithm, est)
 		case SwapZswap:
@@ -787,7 +787,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "no slowdown curve for zswap's parts"
 			}
 			if pe.Unsupported != "" || de.Unsupported != "" {
-				return jr, 0, unsupported(de)
+				return jr, 0, errUnsupported
 			}
 			pe, de = e.h.adjust("zram-"+s.Algorithm, pe), e.h.adjust(s.Class, de)
 			// Uniform access: each part's faults are proportional to its share.
@@ -825,12 +825,9 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	return jr, flashWrites, ""
 }
 
-// unsupported is the reject reason of a fit ratio the curves do not reach.
-// The count of configurations behind it is reported; the fit itself is in
-// the estimate's message for the job that asked.
-func unsupported(est Estimate) string {
-	return "fit ratio far below any measured point (measure the job there: memplan profile --fits)"
-}
+// errUnsupported is the reject reason of a fit ratio the curves do not
+// reach; the count of configurations behind it is reported.
+const errUnsupported = "fit ratio far below any measured point (measure the job there: memplan profile --fits)"
 
 // faultsPerJob turns excess runtime into a count of major faults: each fault
 // costs the device's service time.

@@ -166,8 +166,30 @@ func TestRootPageCacheRemedies(t *testing.T) {
 	}
 	// The source's finding: a writer's page cache costs the application
 	// throughput, and a page-cache limit keeps it flat.
-	if !(loss[RemedyNone] > 0.1) {
-		t.Errorf("no remedy: throughput loss %.1f%%, want a visible loss (above 10%%; the source saw almost 40%%)", 100*loss[RemedyNone])
+	//
+	// What is asserted is the mechanism, which does not depend on how busy
+	// the shared host is: without a remedy the writer's dirty pages push the
+	// application's pages to swap and it faults them back; in the writer's
+	// own cgroup it does not. The throughput loss is one 6 s run per point on
+	// a host where single runs vary by 20-40%: it came out 9.5-40% in CI and
+	// local runs, so it is held to a margin noise cannot flip (a loss of at
+	// least 3%, and the remedy's loss below it) rather than to the source's
+	// 40%.
+	byRemedy := map[string]PageCacheResult{}
+	for _, c := range rep.PageCache {
+		if c.Multiple > 0 {
+			byRemedy[c.Remedy] = c
+		}
+	}
+	none, own := byRemedy[RemedyNone], byRemedy[RemedyWriterCgroup]
+	if !(none.SwapOuts > 0 && none.MajFlt > 0) {
+		t.Errorf("no remedy: %.0f swap-outs, %.0f major faults: the writer's page cache should push the application's pages out and back", none.SwapOuts, none.MajFlt)
+	}
+	if !(own.MajFlt <= none.MajFlt/10 && own.SwapOuts <= none.SwapOuts/10) {
+		t.Errorf("the writer's own cgroup: %.0f swap-outs, %.0f major faults against %.0f and %.0f without a remedy: want a tenth or less", own.SwapOuts, own.MajFlt, none.SwapOuts, none.MajFlt)
+	}
+	if !(loss[RemedyNone] > 0.03) {
+		t.Errorf("no remedy: throughput loss %.1f%%, want a visible loss (above 3%%; the source saw almost 40%%)", 100*loss[RemedyNone])
 	}
 	if !(loss[RemedyWriterCgroup] < loss[RemedyNone]) {
 		t.Errorf("the writer's own cgroup: loss %.1f%%, not below %.1f%% without a remedy", 100*loss[RemedyWriterCgroup], 100*loss[RemedyNone])

@@ -21,7 +21,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
 )
 
 func main() {
@@ -42,7 +42,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "fiocompare: both -memplan and -fio are required")
 		return 2
 	}
-	var mps []*measure.DeviceProfile
+	var mps []*device.Profile
 	for _, f := range strings.Split(*mp, ",") {
 		p, err := loadMemplan(f)
 		if err != nil {
@@ -78,12 +78,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	return 0
 }
 
-func loadMemplan(path string) (*measure.DeviceProfile, error) {
+func loadMemplan(path string) (*device.Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var p measure.DeviceProfile
+	var p device.Profile
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: not a memplan device profile: %w", path, err)
 	}
@@ -184,8 +184,8 @@ func (r row) diff() float64 {
 
 // compare lines up the medians of each figure over the runs, in the order
 // memplan runs its tests. runs is the fewest runs behind any median.
-func compare(mps []*measure.DeviceProfile, fios []map[string]fioResult) (rows []row, runs int, err error) {
-	mt := map[string][]*measure.DeviceTest{}
+func compare(mps []*device.Profile, fios []map[string]fioResult) (rows []row, runs int, err error) {
+	mt := map[string][]*device.Test{}
 	var order []string
 	for _, p := range mps {
 		for _, t := range p.Tests() {
@@ -196,7 +196,7 @@ func compare(mps []*measure.DeviceProfile, fios []map[string]fioResult) (rows []
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int {
-		return slices.Index(measure.DeviceTestNames(), a) - slices.Index(measure.DeviceTestNames(), b)
+		return slices.Index(device.TestNames(), a) - slices.Index(device.TestNames(), b)
 	})
 	for _, name := range order {
 		var fr []fioResult
@@ -211,7 +211,7 @@ func compare(mps []*measure.DeviceProfile, fios []map[string]fioResult) (rows []
 		if runs == 0 || min(len(fr), len(mt[name])) < runs {
 			runs = min(len(fr), len(mt[name]))
 		}
-		m := func(get func(*measure.DeviceTest) float64) float64 {
+		m := func(get func(*device.Test) float64) float64 {
 			var xs []float64
 			for _, t := range mt[name] {
 				xs = append(xs, get(t))
@@ -226,15 +226,15 @@ func compare(mps []*measure.DeviceProfile, fios []map[string]fioResult) (rows []
 			return median(xs)
 		}
 		if mt[name][0].Pattern == "sequential" {
-			rows = append(rows, row{strings.TrimSuffix(name, "-qd1") + " MB/s", m(func(u *measure.DeviceTest) float64 { return u.MBPerSec }), f(func(r fioResult) float64 { return r.MBPerSec }), false, ""})
+			rows = append(rows, row{strings.TrimSuffix(name, "-qd1") + " MB/s", m(func(u *device.Test) float64 { return u.MBPerSec }), f(func(r fioResult) float64 { return r.MBPerSec }), false, ""})
 			continue
 		}
 		rows = append(rows,
-			row{name + " IOPS", m(func(u *measure.DeviceTest) float64 { return u.IOPS }), f(func(r fioResult) float64 { return r.IOPS }), true, ""},
-			row{name + " p50", m(func(u *measure.DeviceTest) float64 { return u.Latency.P50Us }), f(func(r fioResult) float64 { return r.P50Us }), true, "us"},
-			row{name + " p99", m(func(u *measure.DeviceTest) float64 { return u.Latency.P99Us }), f(func(r fioResult) float64 { return r.P99Us }), false, "us"},
-			row{name + " p99.9", m(func(u *measure.DeviceTest) float64 { return u.Latency.P999Us }), f(func(r fioResult) float64 { return r.P999Us }), false, "us"},
-			row{name + " mean", m(func(u *measure.DeviceTest) float64 { return u.Latency.MeanUs }), f(func(r fioResult) float64 { return r.MeanUs }), false, "us"},
+			row{name + " IOPS", m(func(u *device.Test) float64 { return u.IOPS }), f(func(r fioResult) float64 { return r.IOPS }), true, ""},
+			row{name + " p50", m(func(u *device.Test) float64 { return u.Latency.P50Us }), f(func(r fioResult) float64 { return r.P50Us }), true, "us"},
+			row{name + " p99", m(func(u *device.Test) float64 { return u.Latency.P99Us }), f(func(r fioResult) float64 { return r.P99Us }), false, "us"},
+			row{name + " p99.9", m(func(u *device.Test) float64 { return u.Latency.P999Us }), f(func(r fioResult) float64 { return r.P999Us }), false, "us"},
+			row{name + " mean", m(func(u *device.Test) float64 { return u.Latency.MeanUs }), f(func(r fioResult) float64 { return r.MeanUs }), false, "us"},
 		)
 	}
 	return rows, runs, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
 )
 
 // fioJSON is a trimmed fio 3.33 output: a fill job and one random-read job,
@@ -32,9 +32,9 @@ const fioJSON = `note: both iodepth >= 1 and synchronous I/O engine are selected
 func writeFiles(t *testing.T, iops, p50 float64) (mp, fio string) {
 	t.Helper()
 	dir := t.TempDir()
-	p := measure.DeviceProfile{RandReadQD1: &measure.DeviceTest{
+	p := device.Profile{RandReadQD1: &device.Test{
 		Name: "rand-read-4k-qd1", Pattern: "random", Op: "read", BlockBytes: 4096, QueueDepth: 1,
-		IOPS: iops, Latency: measure.LatencySummary{P50Us: p50, P99Us: 80, P999Us: 300, MeanUs: 41},
+		IOPS: iops, Latency: device.LatencySummary{P50Us: p50, P99Us: 80, P999Us: 300, MeanUs: 41},
 	}}
 	b, err := json.Marshal(p)
 	if err != nil {

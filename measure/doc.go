@@ -1,31 +1,31 @@
-// Package measure owns memplan's probe: everything that measures how much
-// slower work gets when part of its memory lives on swap.
+// Package measure is the vocabulary memplan's measuring packages share; it
+// measures nothing itself. The work lives below it:
 //
-// It owns
-//   - Host, the one interface through which the probe reads and changes the
-//     machine (/proc and /sys files, cgroups, swapon/swapoff, swap files,
-//     zram, zswap, sysctls), with OSHost as the real implementation rooted
-//     at a directory so the logic runs against fixture trees in tests;
-//   - parsers for the kernel files it reads (/proc/swaps, meminfo, vmstat,
-//     PSI, memory.stat, zram mm_stat), kept apart from the reading;
-//   - the journal: every change to the host is recorded before it is made and
-//     undone in reverse order when the probe ends, fails or is interrupted,
-//     and by `memplan probe cleanup` after a kill -9;
-//   - the swap backends (swap file, zram, zswap, none, IOPS-throttled
-//     emulations of catalog drives) and cgroup v1/v2 confinement;
-//   - the workload: memplan re-executed as a child (WorkloadMain) that maps
-//     a "code" file and sweeps an anonymous data segment, and the concurrent
-//     page-cache writer;
-//   - the runs, their statistics and the factor file (model.FactorFile) the
-//     probe writes;
-//   - the workload profiler (profile*.go): a real command run in the same
-//     confined, journaled way at several fit ratios, its profile (a factor
-//     file a workload's `profile:` points at), and the transfer of its curve
-//     to other devices with the validation of that transfer.
+//   - measure/host: Host, the one interface through which memplan reads and
+//     changes the machine (/proc and /sys files, cgroups, swapon/swapoff,
+//     swap files, zram, loop devices, the files it works in), with OSHost
+//     as the real implementation rooted at a directory so the logic runs
+//     against fixture trees in tests; the parsers for the kernel files it
+//     reads, kept apart from the reading; the journal and the lock, which
+//     record every change before it is made and undo them in reverse order;
+//     the confinement (cgroups and counters) the probe and the profiler
+//     share; and the few system calls the workload child makes.
+//   - measure/device: the device benchmark (4 KiB latency and IOPS, 1 MiB
+//     bandwidth, with O_DIRECT) and the classification of what it measured.
+//   - measure/probe: memplan probe — the synthetic workload re-executed as a
+//     child, the swap backends and emulations, the scenarios (swappiness,
+//     page cache, swapdemo, copy), the runs' statistics and the factor file.
+//   - measure/profile: memplan profile — a real command run in the same
+//     confined, journaled way at several fit ratios, its profile, and the
+//     transfer of its curve to other devices with the validation of that
+//     transfer.
 //
-// The device profile (device*.go: 4 KiB latency and IOPS with O_DIRECT) and
-// the fio comparison (fio*) live here too but belong to their own authors.
+// What is here: Progress (the command renders it), RunResult (one run, as
+// both the probe and the profiler report it), Summary (repeated
+// measurements with their Student-t interval), the swap backend names,
+// OptionError (a mistake in how a measurement was asked for, returned
+// before the host is touched), the data contents the workload and the zram
+// latency test write, and rounding helpers for the files written.
 //
-// Nothing here prints: progress and notes go through the Progress interface
-// the command implements.
+// Nothing here or below prints: progress and notes go through Progress.
 package measure

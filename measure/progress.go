@@ -15,4 +15,4 @@ type Progress interface {
 	Note(msg string)
 }
 
-var sprintf = fmt.Sprintf
+var Sprintf = fmt.Sprintf

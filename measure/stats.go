@@ -23,7 +23,7 @@ type Summary struct {
 // summarize computes the mean, standard deviation, the two-sided 95%
 // Student-t confidence interval of the mean and the trimmed mean (best and
 // worst dropped when there are at least three).
-func summarize(xs []float64) Summary {
+func Summarize(xs []float64) Summary {
 	n := len(xs)
 	if n == 0 {
 		return Summary{}

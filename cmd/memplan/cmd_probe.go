@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
@@ -19,13 +21,10 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newProbeCommand)
-	// The probe re-executes memplan as its workload; that child must take
-	// over before cobra sees its arguments.
-	helpers = append(helpers, measure.WorkloadMain)
 }
 
 type probeOptions struct {
-	measure.Options
+	probe.Options
 	Out   string
 	Force bool
 	Plan  bool
@@ -33,10 +32,10 @@ type probeOptions struct {
 }
 
 func (o *probeOptions) AddFlags(c *cobra.Command) {
-	d := measure.DefaultOptions()
+	d := probe.DefaultOptions()
 	o.Options = d
 	f := c.Flags()
-	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the candidate device for the swap file (default: the state directory, "+measure.DefaultStateDir+")")
+	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the candidate device for the swap file (default: the state directory, "+host.DefaultStateDir+")")
 	f.StringVarP(&o.Out, "out", "o", "memplan-probe.json", "factor file to write; YAML when it ends in .yaml or .yml, JSON otherwise")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	f.BoolVar(&o.Plan, "plan", false, "print what the probe would do on this host and change nothing")
@@ -109,8 +108,11 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.StateDir == "" {
+		o.StateDir = host.StateDir(os.Getenv)
+	}
 	if o.SwapDir == "" {
-		o.SwapDir = measure.StateDir()
+		o.SwapDir = o.StateDir
 		if !fileExists(o.SwapDir) && !o.Plan {
 			return usagef("--swap-dir is not given and the state directory %s does not exist; give --swap-dir DIR on the device to measure", o.SwapDir)
 		}
@@ -118,8 +120,8 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	if !o.Plan && o.Out != "" && !o.Force && fileExists(o.Out) {
 		return usagef("%s exists; use --force to overwrite it, or --out another file", o.Out)
 	}
-	h := measure.NewOSHost()
-	plan, err := measure.MakePlan(h, o.Options)
+	h := host.NewOSHost()
+	plan, err := probe.MakePlan(h, o.Options)
 	if err != nil {
 		var oe *measure.OptionError
 		if errors.As(err, &oe) {
@@ -139,7 +141,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	defer stop()
 
 	prog := newProbeProgress(stderr)
-	rep, err := measure.RunPlan(ctx, h, plan, prog)
+	rep, err := probe.RunPlan(ctx, h, plan, prog)
 	prog.Close()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
 	"github.com/spf13/cobra"
 )
 
@@ -13,25 +14,25 @@ func newProbeCleanupCommand(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "cleanup",
 		Short: "Undo what an interrupted probe left on the host (after kill -9), from its journal",
-		Long: `Read the probe's journal (` + measure.DefaultStateDir + `/probe-journal.json, or under
-$` + measure.StateDirEnv + `) and undo every change it lists, newest first: stop and
+		Long: `Read the probe's journal (` + host.DefaultStateDir + `/probe-journal.json, or under
+$` + host.StateDirEnv + `) and undo every change it lists, newest first: stop and
 remove the probe's workload processes and cgroups, swapoff and delete its swap
 file, reset and remove the zram device it added, restore zswap parameters and
 swappiness. Changes the probe did not make are never touched. Safe to run
 when there is nothing to clean up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProbeCleanup(cmd.Context(), measure.NewOSHost(), measure.StateDir(), stdout, stderr)
+			return runProbeCleanup(cmd.Context(), host.NewOSHost(), host.StateDir(os.Getenv), stdout, stderr)
 		},
 	}
 }
 
-func runProbeCleanup(_ context.Context, h measure.Host, stateDir string, stdout, _ io.Writer) error {
+func runProbeCleanup(_ context.Context, h host.Host, stateDir string, stdout, _ io.Writer) error {
 	if !fileExists(stateDir) {
 		fmt.Fprintf(stdout, "nothing to clean up: no state directory %s\n", stateDir)
 		return nil
 	}
-	j, err := measure.OpenJournal(h, stateDir)
+	j, err := host.OpenJournal(h, stateDir)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
@@ -30,10 +30,10 @@ var probeDeviceFormats = []string{"table", "json"}
 func (o *probeDeviceOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVarP(&o.Path, "path", "p", "", "`DIR` on the device to measure (a temporary file is created there and removed)")
-	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("smaller file and shorter tests (%v, %v each) unless --size or --duration say otherwise", measure.QuickDeviceSize, units.Duration(measure.QuickDeviceDuration)))
-	f.TextVar(&o.Duration, "duration", units.Duration(measure.DefaultDeviceDuration), "`TIME` each test runs, e.g. 5s or 500ms")
-	f.TextVar(&o.Size, "size", measure.DefaultDeviceSize, "`SIZE` of the test file, e.g. 1GiB; larger than the device's cache for honest random reads")
-	f.StringSliceVar(&o.Tests, "tests", nil, "run only these `TESTS` (comma-separated): "+strings.Join(measure.DeviceTestNames(), ", "))
+	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("smaller file and shorter tests (%v, %v each) unless --size or --duration say otherwise", device.QuickSize, units.Duration(device.QuickDuration)))
+	f.TextVar(&o.Duration, "duration", units.Duration(device.DefaultDeviceDuration), "`TIME` each test runs, e.g. 5s or 500ms")
+	f.TextVar(&o.Size, "size", device.DefaultSize, "`SIZE` of the test file, e.g. 1GiB; larger than the device's cache for honest random reads")
+	f.StringSliceVar(&o.Tests, "tests", nil, "run only these `TESTS` (comma-separated): "+strings.Join(device.TestNames(), ", "))
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(probeDeviceFormats, ", "))
 	f.StringVarP(&o.Out, "out", "o", "", "write the output to `FILE` (atomically) instead of standard output")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
@@ -60,10 +60,10 @@ bench/fio-compare.sh.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("duration") && o.Quick {
-				o.Duration = units.Duration(measure.QuickDeviceDuration)
+				o.Duration = units.Duration(device.QuickDuration)
 			}
 			if !cmd.Flags().Changed("size") && o.Quick {
-				o.Size = measure.QuickDeviceSize
+				o.Size = device.QuickSize
 			}
 			return runProbeDevice(cmd.Context(), o, stdout, stderr)
 		},
@@ -86,11 +86,11 @@ func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	opts := measure.DeviceOptions{
+	opts := device.Options{
 		Size:     o.Size,
 		Duration: o.Duration.D(),
 		Tests:    o.Tests,
-		Progress: func(s measure.DeviceStep) {
+		Progress: func(s device.Step) {
 			if s.Budget > 0 {
 				fmt.Fprintf(stderr, "probe device: [%d/%d] %s (%v)\n", s.Index, s.Total, s.Name, units.Duration(s.Budget))
 			} else {
@@ -98,8 +98,8 @@ func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io
 			}
 		},
 	}
-	p, err := measure.ProfileDevice(ctx, o.Path, opts)
-	if errors.Is(err, measure.ErrDevicePath) || errors.Is(err, measure.ErrDeviceOptions) {
+	p, err := device.Measure(ctx, o.Path, opts)
+	if errors.Is(err, device.ErrPath) || errors.Is(err, device.ErrDeviceOptions) {
 		return usagef("%v", err)
 	}
 	if err != nil {
@@ -128,7 +128,7 @@ func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io
 }
 
 // writeDeviceTable renders a profile in at most 80 columns.
-func writeDeviceTable(w io.Writer, p *measure.DeviceProfile) {
+func writeDeviceTable(w io.Writer, p *device.Profile) {
 	dev := p.DeviceName()
 	if d := p.Device; d != nil {
 		var facts []string

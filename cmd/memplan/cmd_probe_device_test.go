@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
 )
 
 func runProbeDeviceCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -67,7 +67,7 @@ func TestProbeDeviceJSONOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p measure.DeviceProfile
+	var p device.Profile
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestProbeDeviceErrors(t *testing.T) {
 			t.Errorf("%v: %v is not a usage error (exit 2)", c.args, err)
 		}
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, measure.DeviceTempPattern)); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(dir, device.TempPattern)); len(m) != 0 {
 		t.Errorf("test file left behind: %v", m)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/pflag"
 )
@@ -15,7 +15,7 @@ import (
 // The source experiments' flags and tables (swapdemo, page-cache remedies,
 // copy workloads); see docs/probe.md.
 
-func addExperimentFlags(f *pflag.FlagSet, o *measure.Options) {
+func addExperimentFlags(f *pflag.FlagSet, o *probe.Options) {
 	f.TextVar(&o.Limit, "limit", units.Bytes(0), "memory limit L of the swapdemo experiment: data L*14/16, code L*3/16 (default: RAM/8 between 512MiB and 4GiB; --quick 256MiB)")
 	f.DurationVar(&o.Budget, "budget", 0, "time budget per swapdemo run; a run stops after 11 iterations or this (default 2m as the experiment; --quick 20s)")
 	f.Float64Var(&o.CodePasses, "code-passes", 0, "how often a swapdemo iteration reads its code through, at random pages (default 8)")
@@ -24,9 +24,9 @@ func addExperimentFlags(f *pflag.FlagSet, o *measure.Options) {
 	f.IntVar(&o.CopyRuns, "copy-runs", 0, "runs of each copy workload; the best and the worst are dropped (default 8, as the benchmark)")
 }
 
-func hasRemedies(r *measure.Report) bool {
+func hasRemedies(r *probe.Report) bool {
 	for _, c := range r.PageCache {
-		if c.Remedy != "" && c.Remedy != measure.RemedyNone {
+		if c.Remedy != "" && c.Remedy != probe.RemedyNone {
 			return true
 		}
 	}
@@ -35,7 +35,7 @@ func hasRemedies(r *measure.Report) bool {
 
 // writePageCacheRemedies prints the page-cache scenario per remedy and file
 // size, with the source's finding beside each remedy.
-func writePageCacheRemedies(w io.Writer, r *measure.Report) {
+func writePageCacheRemedies(w io.Writer, r *probe.Report) {
 	o := r.Plan.Options
 	fmt.Fprintf(w, "\npage-cache scenario (memory limit %g x footprint; a writer writes one file while the workload runs; remedies side by side):\n", o.PageCacheFit)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -56,7 +56,7 @@ func writePageCacheRemedies(w io.Writer, r *measure.Report) {
 
 // writeSwapdemoTable prints the swapdemo experiment with the published
 // result beside each setting.
-func writeSwapdemoTable(w io.Writer, r *measure.Report) {
+func writeSwapdemoTable(w io.Writer, r *probe.Report) {
 	sd := r.Swapdemo
 	if sd == nil {
 		return
@@ -88,7 +88,7 @@ func writeSwapdemoTable(w io.Writer, r *measure.Report) {
 }
 
 // writeCopyTable prints the copy workloads.
-func writeCopyTable(w io.Writer, r *measure.Report) {
+func writeCopyTable(w io.Writer, r *probe.Report) {
 	c := r.Copy
 	if c == nil {
 		return

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
 // writeProbePlan prints what the probe would do; --plan.
-func writeProbePlan(w io.Writer, p *measure.Plan) {
+func writeProbePlan(w io.Writer, p *probe.Plan) {
 	o := p.Options
 	fmt.Fprintf(w, "memplan probe plan (nothing has been changed)\n\n")
 	fmt.Fprintf(w, "host: %s RAM, %s available; cgroup %s; root: %v\n", p.MemTotal, p.MemAvail, cgroupName(p.Cgroups), p.Root)
@@ -34,7 +36,7 @@ func writeProbePlan(w io.Writer, p *measure.Plan) {
 	fmt.Fprintf(w, "\n%d runs in all\n", p.Runs)
 }
 
-func cgroupName(l *measure.CgroupLayout) string {
+func cgroupName(l *host.CgroupLayout) string {
 	if l == nil {
 		return "not checked (needs root)"
 	}
@@ -51,7 +53,7 @@ func floats(v []float64) string {
 
 // writeProbeSummary prints the table of measured slowdowns and the
 // scenarios, with the notes that qualify them.
-func writeProbeSummary(w io.Writer, r *measure.Report, ff *model.FactorFile) {
+func writeProbeSummary(w io.Writer, r *probe.Report, ff *model.FactorFile) {
 	p := r.Plan
 	h := r.Host
 	fmt.Fprintf(w, "memplan probe on %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)

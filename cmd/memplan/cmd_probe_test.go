@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"github.com/memplan/memplan/internal/roottest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/measure/host"
+
 	"github.com/memplan/memplan/model"
 )
 
@@ -60,7 +61,7 @@ func startProbe(t *testing.T, state string) *probeProc {
 	swap := t.TempDir()
 	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
 		"--device-profile=false", "--swap-dir", swap, "--out", filepath.Join(t.TempDir(), "out.json"))
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	return startProc(t, cmd, state)
 }
 
@@ -131,7 +132,7 @@ func (p *probeProc) midRun(t *testing.T) {
 func cleanup(t *testing.T, state string) string {
 	t.Helper()
 	cmd := exec.Command(memplanBinary(t), "probe", "cleanup")
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("memplan probe cleanup: %v\n%s", err, out)
@@ -141,7 +142,7 @@ func cleanup(t *testing.T, state string) string {
 
 func hostUnchanged(t *testing.T, before string) {
 	t.Helper()
-	if after := measure.HostState(measure.NewOSHost()); after != before {
+	if after := host.HostState(host.NewOSHost()); after != before {
 		t.Errorf("the host is not as it was:\n--- before\n%s--- after\n%s", before, after)
 	}
 }
@@ -151,7 +152,7 @@ func TestProbeSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := measure.HostState(measure.NewOSHost())
+			before := host.HostState(host.NewOSHost())
 			state := t.TempDir()
 			p := startProbe(t, state)
 			p.midRun(t)
@@ -165,7 +166,7 @@ func TestProbeSignals(t *testing.T) {
 				t.Errorf("stderr does not say the host was restored:\n%s", p.output())
 			}
 			hostUnchanged(t, before)
-			if left := measure.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -175,18 +176,18 @@ func TestProbeSignals(t *testing.T) {
 func TestProbeKill9ThenCleanup(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
+	before := host.HostState(host.NewOSHost())
 	state := t.TempDir()
 	p := startProbe(t, state)
 	p.midRun(t)
 	p.kill9(t, state)
-	if measure.HostState(measure.NewOSHost()) == before {
+	if host.HostState(host.NewOSHost()) == before {
 		t.Log("kill -9 left nothing behind (the run was between changes)")
 	}
 	// A new probe refuses to start on top of the leftovers.
 	bin := memplanBinary(t)
 	again := exec.Command(bin, "probe", "--quick", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x.json"))
-	again.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	again.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "memplan probe cleanup") {
 		t.Errorf("a probe started over leftovers: %v\n%s", err, out)
 	}
@@ -203,7 +204,7 @@ func TestProbeKill9ThenCleanup(t *testing.T) {
 func TestProbeSecondInterrupt(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
+	before := host.HostState(host.NewOSHost())
 	state := t.TempDir()
 	// On a terminal a second Ctrl-C means "stop now" (signals_test.go has
 	// the sequences a scheduler sends, not on a terminal).
@@ -231,11 +232,11 @@ func TestProbeSecondInterrupt(t *testing.T) {
 func TestProbeQuickCommand(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
+	before := host.HostState(host.NewOSHost())
 	out := filepath.Join(t.TempDir(), "probe.yaml")
 	cmd := exec.Command(memplanBinary(t), "probe", "--quick", "--backends", "zram,file,none", "--data-size", "64MiB",
 		"--fit", "0.9,0.5", "--reps", "2", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", out)
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+t.TempDir())
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

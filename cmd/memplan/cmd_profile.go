@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/profile"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
@@ -23,7 +25,7 @@ func init() {
 }
 
 type profileOptions struct {
-	measure.ProfileOptions
+	profile.ProfileOptions
 	Out      string
 	Force    bool
 	Validate bool
@@ -31,13 +33,13 @@ type profileOptions struct {
 }
 
 func (o *profileOptions) AddFlags(c *cobra.Command) {
-	d := measure.DefaultProfileOptions()
+	d := profile.DefaultProfileOptions()
 	o.ProfileOptions = d
 	f := c.Flags()
 	f.StringVarP(&o.Out, "out", "o", "memplan-profile.json", "profile to write (a factor file); YAML when it ends in .yaml or .yml, JSON otherwise")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
-	f.Float64SliceVar(&o.Fits, "fits", measure.DefaultProfileFits, "fit ratios (memory limit / the command's resident peak), each above 0 and at most 1")
-	f.IntVar(&o.Runs, "runs", measure.DefaultProfileRuns, "repetitions of each fit ratio and of the in-RAM run")
+	f.Float64SliceVar(&o.Fits, "fits", profile.DefaultProfileFits, "fit ratios (memory limit / the command's resident peak), each above 0 and at most 1")
+	f.IntVar(&o.Runs, "runs", profile.DefaultProfileRuns, "repetitions of each fit ratio and of the in-RAM run")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
 	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the device to measure for the swap file (--backend file, --validate-backend file)")
 	f.BoolVar(&o.Validate, "validate", false, "also measure on the other backend and compare with what the transfer model predicts for it")
@@ -118,10 +120,13 @@ func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer)
 	}
 	o.Stdout, o.Stderr = stdout, stderr
 
-	stop := interruptNotice(stderr, "profile", measure.StateDir())
+	if o.StateDir == "" {
+		o.StateDir = host.StateDir(os.Getenv)
+	}
+	stop := interruptNotice(stderr, "profile", o.StateDir)
 	defer stop()
 	prog := newProgress(stderr, "profile")
-	rep, err := measure.Profile(ctx, measure.NewOSHost(), o.ProfileOptions, prog)
+	rep, err := profile.Profile(ctx, host.NewOSHost(), o.ProfileOptions, prog)
 	prog.Close()
 	if err != nil {
 		var oe *measure.OptionError
@@ -185,7 +190,7 @@ func interruptNotice(stderr io.Writer, name, stateDir string) (stop func()) {
 					fmt.Fprintf(stderr, "memplan %s: %s again; still undoing the changes to the host (not on a terminal: only SIGKILL stops this, and then 'memplan probe cleanup' finishes it)\n", name, signalWhat(sig))
 					continue
 				}
-				left := measure.PendingChanges(stateDir)
+				left := host.PendingChanges(stateDir)
 				if len(left) == 0 {
 					fmt.Fprintf(stderr, "memplan %s: stopped; nothing of memplan's is left on the host\n", name)
 				} else {
@@ -207,7 +212,7 @@ func interruptNotice(stderr io.Writer, name, stateDir string) (stop func()) {
 
 // writeProfileSummary prints what was measured, the validation and the
 // predictions for devices that were not measured.
-func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.FactorFile) {
+func writeProfileSummary(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	h := r.Host
 	fmt.Fprintf(w, "memplan profile of %s\n", strings.Join(quoteArgs(r.Command), " "))
 	fmt.Fprintf(w, "host %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
@@ -340,7 +345,7 @@ func writeProfileSummary(w io.Writer, r *measure.ProfileReport, ff *model.Factor
 }
 
 func transferName(m string) string {
-	if m == measure.TransferFaults {
+	if m == profile.TransferFaults {
 		return "pages counted x measured cost per page"
 	}
 	return "the model's default service-time ratio"

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"
 )
 
@@ -114,14 +114,14 @@ func TestProfileRealPrograms(t *testing.T) {
 		{"python-dict", []string{"python3", script, "1000000", "1500000", "8"}, "45000000\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before := measure.HostState(measure.NewOSHost())
+			before := host.HostState(host.NewOSHost())
 			dir := t.TempDir()
 			prof := filepath.Join(dir, c.name+".profile.json")
 			cmdOut := filepath.Join(dir, "stdout.txt")
 			args := append([]string{"profile", "--out", prof, "--validate", "--swap-dir", swapDir, "--runs", "2",
 				"--max-slowdown", "15", "--device-duration", "1s", "--stdout", cmdOut, "--"}, c.cmd...)
 			cmd := exec.Command(bin, args...)
-			cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+t.TempDir())
+			cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			t0 := time.Now()
@@ -355,7 +355,7 @@ func startProfile(t *testing.T, state string) *probeProc {
 	}
 	cmd := exec.Command(memplanBinary(t), "profile", "--out", filepath.Join(t.TempDir(), "p.json"), "--validate",
 		"--swap-dir", t.TempDir(), "--runs", "1", "--device-profile=false", "--", "python3", script, "128", "3")
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	return startProc(t, cmd, state)
 }
 
@@ -364,7 +364,7 @@ func TestProfileSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := measure.HostState(measure.NewOSHost())
+			before := host.HostState(host.NewOSHost())
 			state := t.TempDir()
 			p := startProfile(t, state)
 			// Mid-run: zram is swap and the command runs at its limit.
@@ -383,7 +383,7 @@ func TestProfileSignals(t *testing.T) {
 				t.Errorf("stderr does not say the host was restored:\n%s", p.output())
 			}
 			hostUnchanged(t, before)
-			if left := measure.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -401,7 +401,7 @@ func TestProfileKill9ThenCleanup(t *testing.T) {
 		{"readahead", "profile: readahead on /dev/loop", "/dev/loop"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
-			before := measure.HostState(measure.NewOSHost())
+			before := host.HostState(host.NewOSHost())
 			state := t.TempDir()
 			p := startProfile(t, state)
 			p.waitFor(t, stage.wait)
@@ -424,7 +424,7 @@ func TestProfileKill9ThenCleanup(t *testing.T) {
 func TestProfileBadCommands(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
+	before := host.HostState(host.NewOSHost())
 	bin := memplanBinary(t)
 	for _, c := range []struct {
 		name string
@@ -440,7 +440,7 @@ func TestProfileBadCommands(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"profile", "--out", filepath.Join(t.TempDir(), "p.json")}, c.args...)...)
 			state := t.TempDir()
-			cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+			cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 			out, err := cmd.CombinedOutput()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -453,7 +453,7 @@ func TestProfileBadCommands(t *testing.T) {
 				t.Errorf("the command's stderr is neither passed through nor quoted:\n%s", out)
 			}
 			hostUnchanged(t, before)
-			if left := measure.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -470,7 +470,7 @@ func (p *probeProc) kill9(t *testing.T, state string) {
 		t.Fatal(err)
 	}
 	p.wait(t)
-	if left := measure.PendingChanges(state); len(left) == 0 {
+	if left := host.PendingChanges(state); len(left) == 0 {
 		t.Fatal("the journal lists nothing after kill -9 mid-run")
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	mhost "github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"
 )
 
@@ -36,7 +36,7 @@ func TestFleetEndToEnd(t *testing.T) {
 	}
 	lockProbeTests(t)
 	start := time.Now()
-	before := measure.HostState(measure.NewOSHost())
+	before := mhost.HostState(mhost.NewOSHost())
 	bin := staticMemplan(t)
 	w := t.TempDir()
 	state := filepath.Join(w, "state")
@@ -45,7 +45,7 @@ func TestFleetEndToEnd(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = w
-		cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+		cmd.Env = append(os.Environ(), mhost.StateDirEnv+"="+state)
 		out, err := cmd.CombinedOutput()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -80,7 +80,7 @@ UsePAM no
 StrictModes no
 SetEnv %[3]s=%[4]s
 Subsystem sftp internal-sftp
-`, sshPort, w, measure.StateDirEnv, state))
+`, sshPort, w, mhost.StateDirEnv, state))
 	if _, err := os.Stat("/run/sshd"); os.IsNotExist(err) {
 		// sshd insists on its privilege separation directory.
 		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
@@ -193,7 +193,7 @@ PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 	memplan(0, "fleet", "init", "--engine", "slurm", "--run", "ci1", "--class", "ci-slurm", "--tasks", "2", "--host-label", "%N-%a",
 		"--partition", "ci", "--time-limit", "10m", "--grace", "60s", "--out", filepath.Join(w, "fleet-slurm"), "--probe-args", probeArgs)
 	t0 = time.Now()
-	out = runTool(t, w, append(slurmEnv, measure.StateDirEnv+"="+state, "MEMPLAN_LOCAL_DIR="+filepath.Join(w, "slurm-local")),
+	out = runTool(t, w, append(slurmEnv, mhost.StateDirEnv+"="+state, "MEMPLAN_LOCAL_DIR="+filepath.Join(w, "slurm-local")),
 		"sbatch", "--wait", filepath.Join(w, "fleet-slurm/probe.sbatch"))
 	t.Logf("sbatch --wait took %s: %s", time.Since(t0).Round(time.Second), out)
 	sres := filepath.Join(w, "fleet-slurm/results/ci1/ci-slurm")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/memplan/memplan/fleet"
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"
 )
 
@@ -34,11 +34,11 @@ func TestParseLabels(t *testing.T) {
 func TestProbeLabels(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := measure.HostState(measure.NewOSHost())
+	before := host.HostState(host.NewOSHost())
 	out := filepath.Join(t.TempDir(), "p.json")
 	cmd := exec.Command(memplanBinary(t), "probe", "--quick", "--backends", "zram", "--data-size", "64MiB", "--fit", "0.75,0.5", "--reps", "2",
 		"--device-profile=false", "--swap-dir", t.TempDir(), "--out", out, "--label", "class=gen5-nvme", "--label", "host=node07")
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+t.TempDir())
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("probe: %v\n%s", err, b)
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/measure/probe"
+	"github.com/memplan/memplan/measure/profile"
 )
 
 // Exit codes.
@@ -87,10 +89,11 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-// helpers lets subsystems that re-execute memplan as a child (the probe's
-// workload) take over before cobra parses anything. Each returns whether
-// it handled the invocation and the exit code.
-var helpers []func() (bool, int)
+// helpers let the subsystems that re-execute memplan as a child (the
+// profile's launcher, the probe's workload) take over before cobra parses
+// anything. Each returns whether it handled the invocation and the exit
+// code.
+var helpers = []func() (bool, int){profile.LauncherMain, probe.WorkloadMain}
 
 func maybeHelper() (bool, int) {
 	for _, h := range helpers {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,7 +61,7 @@ func signalSequence(t *testing.T, p *probeProc, name string, first, second sysca
 	if !strings.Contains(out, "still undoing the changes to the host (not on a terminal") {
 		t.Logf("memplan had finished undoing before the second signal:\n%s", out)
 	}
-	if left := measure.PendingChanges(p.state); len(left) != 0 {
+	if left := host.PendingChanges(p.state); len(left) != 0 {
 		t.Errorf("the journal still lists %q", left)
 	}
 }
@@ -71,7 +71,7 @@ func TestProbeSignalSequences(t *testing.T) {
 	lockProbeTests(t)
 	for _, seq := range [][2]syscall.Signal{{syscall.SIGINT, syscall.SIGTERM}, {syscall.SIGTERM, syscall.SIGTERM}, {syscall.SIGHUP, syscall.SIGINT}} {
 		t.Run(seq[0].String()+" then "+seq[1].String(), func(t *testing.T) {
-			before := measure.HostState(measure.NewOSHost())
+			before := host.HostState(host.NewOSHost())
 			p := startProbe(t, t.TempDir())
 			p.midRun(t)
 			signalSequence(t, p, "probe", seq[0], seq[1])
@@ -81,7 +81,7 @@ func TestProbeSignalSequences(t *testing.T) {
 	// TERM then KILL (Slurm after KillWait): what the undo had not done yet
 	// is left to cleanup, which finishes it.
 	t.Run("SIGTERM then SIGKILL", func(t *testing.T) {
-		before := measure.HostState(measure.NewOSHost())
+		before := host.HostState(host.NewOSHost())
 		state := t.TempDir()
 		p := startProbe(t, state)
 		p.midRun(t)
@@ -101,7 +101,7 @@ func TestProfileSignalSequences(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
 	t.Run("SIGINT then SIGTERM", func(t *testing.T) {
-		before := measure.HostState(measure.NewOSHost())
+		before := host.HostState(host.NewOSHost())
 		p := startProfile(t, t.TempDir())
 		p.waitFor(t, "profile: zram-lz4 in RAM")
 		time.Sleep(time.Second)
@@ -109,7 +109,7 @@ func TestProfileSignalSequences(t *testing.T) {
 		hostUnchanged(t, before)
 	})
 	t.Run("SIGTERM then SIGKILL", func(t *testing.T) {
-		before := measure.HostState(measure.NewOSHost())
+		before := host.HostState(host.NewOSHost())
 		state := t.TempDir()
 		p := startProfile(t, state)
 		p.waitFor(t, "profile: zram-lz4 in RAM")
@@ -132,7 +132,7 @@ func startProbeTTY(t *testing.T, state string) *probeProc {
 	bin := memplanBinary(t)
 	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
 		"--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "out.json"))
-	cmd.Env = append(os.Environ(), measure.StateDirEnv+"="+state)
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	cmd.Stdin = openPTY(t)
 	return startProc(t, cmd, state)
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // Require skips the test unless it runs as root (CI does).
@@ -27,7 +27,7 @@ func Lock(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
 		t.Fatal(err)
 	}

@@ -1,0 +1,4 @@
+package host
+
+// Undo is undo, for the external tests.
+var Undo = undo

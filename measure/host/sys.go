@@ -1,0 +1,75 @@
+package host
+
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The system calls the probe's workload child, its page-cache writer, the
+// copy scenario and the profile's launcher make on their own memory and
+// files. They change nothing a journal would need to undo, but they live
+// here so that host and device are the only packages that speak to the
+// kernel directly.
+
+// ODirect is the open flag that bypasses the page cache.
+const ODirect = unix.O_DIRECT
+
+// MapAnon maps n bytes of private anonymous memory, readable and writable
+// (page aligned, as O_DIRECT buffers need).
+func MapAnon(n int) ([]byte, error) {
+	return unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+}
+
+// MapFile maps the first n bytes of f read-only and shared, as code is.
+func MapFile(f *os.File, n int) ([]byte, error) {
+	return unix.Mmap(int(f.Fd()), 0, n, unix.PROT_READ, unix.MAP_SHARED)
+}
+
+// Unmap undoes MapAnon or MapFile.
+func Unmap(b []byte) error { return unix.Munmap(b) }
+
+// NoHugePages keeps b in 4 KiB pages (transparent huge pages would change
+// what swapping moves).
+func NoHugePages(b []byte) error { return unix.Madvise(b, unix.MADV_NOHUGEPAGE) }
+
+// Mlock locks b in memory.
+func Mlock(b []byte) error { return unix.Mlock(b) }
+
+// Mincore fills vec with the residency of b's pages (bit 0 of each byte).
+func Mincore(b []byte, vec []byte) error {
+	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// Faults returns this process's major and minor page faults so far.
+func Faults() (major, minor int64) {
+	var ru unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	return ru.Majflt, ru.Minflt
+}
+
+// Fdatasync flushes f's data to its device.
+func Fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
+
+// DropPages asks the kernel to drop f's clean cached pages in [off,
+// off+n) (n 0: to the end).
+func DropPages(f *os.File, off, n int64) error {
+	return unix.Fadvise(int(f.Fd()), off, n, unix.FADV_DONTNEED)
+}
+
+// Syncfs flushes the filesystem holding f.
+func Syncfs(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
+
+// CloseOnExec marks fd to be closed by Exec.
+func CloseOnExec(fd int) { unix.CloseOnExec(fd) }
+
+// Exec replaces this process with path.
+func Exec(path string, argv, env []string) error { return unix.Exec(path, argv, env) }
+
+// KillGroup sends SIGKILL to every process in process group pgid.
+func KillGroup(pgid int) error { return unix.Kill(-pgid, unix.SIGKILL) }

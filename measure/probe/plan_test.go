@@ -1,0 +1,136 @@
+package probe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/measure/host/hosttest"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/units"
+)
+
+func planOpts(t *testing.T) Options {
+	o := DefaultOptions()
+	o.SwapDir = "/swap"
+	o.StateDir = t.TempDir()
+	return o
+}
+
+func TestPlanRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		mod  func(*Options, *hosttest.Fake)
+		flag string
+		want string
+	}{
+		{"unknown scenario", func(o *Options, _ *hosttest.Fake) { o.Scenarios = []string{"thrash"} }, "scenario", `unknown scenario "thrash"; expected one of curves, swappiness, pagecache`},
+		{"fit 0", func(o *Options, _ *hosttest.Fake) { o.Fits = []float64{1, 0} }, "fit", "fit ratio 0 is out of range"},
+		{"fit above 1", func(o *Options, _ *hosttest.Fake) { o.Fits = []float64{1.5} }, "fit", "fit ratio 1.5 is out of range"},
+		{"fit twice", func(o *Options, _ *hosttest.Fake) { o.Fits = []float64{0.5, 0.5} }, "fit", "given twice"},
+		{"missing swap dir", func(o *Options, _ *hosttest.Fake) { o.SwapDir = "/nowhere" }, "swap-dir", "/nowhere does not exist"},
+		{"swap dir is a file", func(o *Options, h *hosttest.Fake) { h.Put("/swapfile", "x"); o.SwapDir = "/swapfile" }, "swap-dir", "is not a directory"},
+		{"no space", func(_ *Options, h *hosttest.Fake) { h.Free = 100 * units.MiB }, "swap-dir", "has 100MiB free; the probe needs"},
+		{"unknown backend", func(o *Options, _ *hosttest.Fake) { o.Backends = []string{"ramdisk"} }, "backends", `unknown backend "ramdisk"`},
+		{"bad pattern", func(o *Options, _ *hosttest.Fake) { o.Workload.Pattern = "random" }, "pattern", "expected one of uniform, zipf, sequential"},
+		{"bad content", func(o *Options, _ *hosttest.Fake) { o.Workload.Content = "text" }, "content", "expected one of zeros, compressible, random"},
+		{"bad write mix", func(o *Options, _ *hosttest.Fake) { o.Workload.WriteMix = 2 }, "write-mix", "out of range"},
+		{"bad zipf", func(o *Options, _ *hosttest.Fake) { o.Workload.ZipfS = 0.5 }, "zipf-s", "above 1"},
+		{"bad swappiness", func(o *Options, _ *hosttest.Fake) { o.Swappiness = []int{300} }, "swappiness", "0 to 200"},
+		{"bad device class", func(o *Options, _ *hosttest.Fake) { o.DeviceClass = "Fast SSD" }, "device-class", "is not a factor class"},
+		{"data too big", func(o *Options, _ *hosttest.Fake) { o.Workload.DataSize = 64 * units.GiB }, "data-size", "needs about"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := hosttest.NewFake(t, hosttest.V1Fixture())
+			before := host.HostState(h)
+			o := planOpts(t)
+			c.mod(&o, h)
+			_, err := MakePlan(h, o)
+			var oe *measure.OptionError
+			if !errors.As(err, &oe) {
+				t.Fatalf("got %v, want an OptionError", err)
+			}
+			if oe.Flag != c.flag || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %q (flag %q), want flag %q and %q", err, oe.Flag, c.flag, c.want)
+			}
+			if len(h.Calls) != 0 || host.HostState(h) != before {
+				t.Errorf("planning changed the host: %q", h.Calls)
+			}
+		})
+	}
+}
+
+func TestPlanAsRoot(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	o := planOpts(t)
+	o.Quick = true
+	p, err := MakePlan(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Calls) != 0 {
+		t.Errorf("planning changed the host: %q", h.Calls)
+	}
+	var names []string
+	for _, s := range p.Stages {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "zram-lz4,file,zswap-lz4,none" {
+		t.Errorf("quick stages %s", got)
+	}
+	if p.Stages[0].Reps != 3 || len(p.Stages[0].Fits) != 3 || len(p.Stages[1].Fits) != 3 {
+		t.Errorf("quick must measure zram and the file at 3 fit ratios: %+v", p.Stages[:2])
+	}
+	text := strings.Join(p.Changes, "\n")
+	for _, want := range []string{"hot-add a zram device", "create swap file /swap/memplan-probe-", "enable zswap", "memory+swap limit = memory limit", "swapoff and delete", "journal"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(strings.Join(p.Skipped, "\n"), "emulated drives: skipped by --quick") {
+		t.Errorf("skipped: %q", p.Skipped)
+	}
+	if p.Workload.DataSize != 192*units.MiB {
+		t.Errorf("quick data size %s", p.Workload.DataSize)
+	}
+}
+
+func TestPlanWithoutRoot(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	h.RootUser = false
+	p, err := MakePlan(h, planOpts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Stages) != 0 || !strings.Contains(strings.Join(p.Skipped, "\n"), "need root") {
+		t.Errorf("stages %v, skipped %q", p.Stages, p.Skipped)
+	}
+	if !strings.Contains(strings.Join(p.Changes, "\n"), "in-RAM baseline") {
+		t.Errorf("changes %q", p.Changes)
+	}
+}
+
+func TestEmulations(t *testing.T) {
+	var skipped []string
+	em := emulations(nil, "nvme-ssd-tlc", &skipped)
+	var classes []string
+	for _, e := range em {
+		classes = append(classes, e.Class)
+		if e.Class == "hdd" && (e.Count != 2 || e.RIOPS != 220 || !strings.Contains(e.Label, "RAID 0")) {
+			t.Errorf("HDD must stand for the study's two-drive RAID 0: %+v", e)
+		}
+	}
+	if got := strings.Join(classes, ","); got != "hdd,sata-ssd-slc,sata-ssd-mlc,nvme-ssd-qlc" {
+		t.Errorf("emulated classes %s", got)
+	}
+	if s := strings.Join(skipped, "\n"); !strings.Contains(s, "nvme-ssd-slc") || !strings.Contains(s, "emulated nvme-ssd-tlc: not emulated because the swap file's own device") {
+		t.Errorf("skipped %q", skipped)
+	}
+	em = emulations([]string{"sata-ssd-slc"}, "hdd", &skipped)
+	if len(em) != 1 || em[0].Class != "sata-ssd-slc" || em[0].WIOPS != 3300 {
+		t.Errorf("restricted: %+v", em)
+	}
+}

@@ -1,0 +1,715 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+)
+
+// Report is everything a probe measured.
+type Report struct {
+	Plan     *Plan           `json:"-"`
+	Host     model.HostFacts `json:"host"`
+	Started  time.Time       `json:"started"`
+	Elapsed  float64         `json:"elapsed_s"`
+	Complete bool            `json:"complete"`
+
+	Footprint    units.Bytes         `json:"footprint_bytes"`
+	Baseline     measure.Summary     `json:"baseline_timed_s"`
+	BaselineRate float64             `json:"baseline_visits_per_s"`
+	NsPerVisit   float64             `json:"in_ram_ns_per_page_visit"`
+	BaselineRuns []measure.RunResult `json:"baseline_runs"`
+
+	Points     []PointResult      `json:"points"`
+	Swappiness []SwappinessResult `json:"swappiness,omitempty"`
+	PageCache  []PageCacheResult  `json:"pagecache,omitempty"`
+	Swapdemo   *SwapdemoResult    `json:"swapdemo,omitempty"`
+	Copy       *CopyResult        `json:"copy,omitempty"`
+
+	Device      *device.Profile   `json:"device_profile,omitempty"`
+	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+// PointResult is one backend at one fit ratio.
+type PointResult struct {
+	Stage      string          `json:"stage"`
+	Backend    string          `json:"backend"`
+	Class      string          `json:"class,omitempty"`
+	Provenance string          `json:"provenance,omitempty"`
+	Fit        float64         `json:"fit"`
+	Limit      units.Bytes     `json:"limit_bytes"`
+	Slowdown   measure.Summary `json:"slowdown"`
+	Samples    []float64       `json:"samples"`
+	Censored   int             `json:"censored_runs,omitempty"`
+	Failed     int             `json:"failed_runs,omitempty"`
+	OOMKilled  int             `json:"oom_killed_runs,omitempty"`
+	MajFlt     float64         `json:"major_faults_mean"`
+	SwapIns    float64         `json:"swap_ins_mean"`
+	SwapOuts   float64         `json:"swap_outs_mean"`
+	PSISome    float64         `json:"psi_some_s_mean"`
+	PSIFull    float64         `json:"psi_full_s_mean"`
+	ZramRatio  float64         `json:"zram_ratio,omitempty"`
+	// FaultTime is the extra time per major fault over the in-RAM run.
+	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
+	Runs      []measure.RunResult `json:"runs"`
+}
+
+// SwappinessResult is one setting of the swappiness scenario.
+type SwappinessResult struct {
+	Setting    string          `json:"setting"`
+	Swappiness *int            `json:"swappiness,omitempty"`
+	Applied    bool            `json:"applied"`
+	Why        string          `json:"why,omitempty"`
+	Slowdown   measure.Summary `json:"slowdown"`
+	Samples    []float64       `json:"samples"`
+	OOMKilled  int             `json:"oom_killed_runs"`
+	Censored   int             `json:"censored_runs"`
+	MajFlt     float64         `json:"major_faults_mean"`
+	SwapOuts   float64         `json:"swap_outs_mean"`
+	Runs       []measure.RunResult
+}
+
+// PageCacheResult is the workload's throughput while a writer streams
+// files of one size.
+type PageCacheResult struct {
+	FileSize units.Bytes     `json:"file_bytes"`
+	Multiple float64         `json:"file_over_limit"`
+	Rate     measure.Summary `json:"visits_per_s"`
+	Loss     float64         `json:"throughput_loss"` // 1 - rate / rate without writer
+	SwapOuts float64         `json:"swap_outs_mean"`
+	MajFlt   float64         `json:"major_faults_mean"`
+	Written  float64         `json:"writer_mib_mean"`
+	Failed   int             `json:"failed_runs,omitempty"`
+	// Remedy is what was done against the loss (scenario_pagecache.go);
+	// Published is what the source saw with it.
+	Remedy    string              `json:"remedy"`
+	Published string              `json:"published,omitempty"`
+	Runs      []measure.RunResult `json:"runs"`
+}
+
+// Run carries out a probe: it plans, changes the host (journaled), measures
+// and undoes every change, also when ctx is cancelled. The returned error
+// wraps ctx.Err() after an interruption; the report is nil then.
+func Run(ctx context.Context, h host.Host, o Options, prog measure.Progress) (*Report, error) {
+	p, err := MakePlan(h, o)
+	if err != nil {
+		return nil, err
+	}
+	return RunPlan(ctx, h, p, prog)
+}
+
+// RunPlan carries out a plan made by MakePlan.
+func RunPlan(ctx context.Context, h host.Host, p *Plan, prog measure.Progress) (rep *Report, err error) {
+	o := p.Options
+	if prog == nil {
+		prog = measure.NopProgress{}
+	}
+	rep = &Report{Plan: p, Started: time.Now().UTC()}
+	s := &session{Confinement: &host.Confinement{Host: h, Layout: p.Cgroups, Exe: o.Executable}, prog: prog, plan: p, rep: rep,
+		stages: append([]Stage(nil), p.Stages...), workDir: p.WorkDir}
+	for _, m := range p.Skipped {
+		s.note("%s", m)
+	}
+	rep.Host = host.HostFacts(h, p.Cgroups, p.Swap)
+
+	if !p.Root {
+		if o.DeviceProfile {
+			if err := s.deviceProfile(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.unprivileged(ctx); err != nil {
+			return nil, err
+		}
+		return s.finish()
+	}
+
+	j, err := host.NewJournal(h, o.StateDir, o.Command)
+	if err != nil {
+		return nil, err
+	}
+	s.Journal = j
+	defer func() {
+		if uerr := host.CloseJournal(j); uerr != nil {
+			if err == nil {
+				rep, err = nil, uerr
+			} else {
+				err = errors.Join(err, uerr)
+			}
+		}
+	}()
+	// As root the device profile runs under the journal, which records its
+	// test file before it exists.
+	if o.DeviceProfile {
+		if err := s.deviceProfile(ctx); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := s.setup(); err != nil {
+		return nil, err
+	}
+	if p.needsBaseline() {
+		if err := s.baseline(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for i := range s.stages {
+		if err := s.stage(ctx, &s.stages[i]); err != nil {
+			return nil, err
+		}
+	}
+	if o.scenario(ScenarioSwappiness) {
+		if err := s.swappinessScenario(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if o.scenario(ScenarioPageCache) {
+		if err := s.pageCacheScenario(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.swapMark >= 0 {
+		if err := j.UndoTo(s.swapMark); err != nil {
+			return nil, err
+		}
+		s.swapMark = -1
+	}
+	if err := s.experiments(ctx); err != nil {
+		return nil, err
+	}
+	for i := range s.stages {
+		if s.stages[i].Backend == measure.BackendNone {
+			if err := s.runStage(ctx, &s.stages[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s.finish()
+}
+
+func (s *session) finish() (*Report, error) {
+	s.rep.Elapsed = time.Since(s.rep.Started).Seconds()
+	s.rep.Complete = true
+	return s.rep, nil
+}
+
+// setup creates the working directory with the code file and the probe's
+// cgroups.
+func (s *session) setup() error {
+	p := s.plan
+	s.swapMark = -1
+	if _, err := s.Journal.Record(host.Entry{Op: host.OpMkdir, Path: s.workDir}); err != nil {
+		return err
+	}
+	if err := s.Host.MkdirAll(s.workDir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", s.workDir, err)
+	}
+	if err := s.makeCodeFile(); err != nil {
+		return err
+	}
+	// A ceiling over all runs: whatever a run's own limit, the probe as a
+	// whole never takes more than this.
+	ceiling := 2*p.Footprint + 256*units.MiB
+	if o := p.Options; o.scenario(ScenarioPageCache) {
+		ceiling = max(ceiling, 2*p.pageCacheLimit()+256*units.MiB)
+	}
+	ceiling = max(ceiling, p.experimentCeiling())
+	return s.MakeTopCgroup(fmt.Sprintf("memplan-probe-%d", os.Getpid()), len(p.Emulations) > 0, ceiling, -1)
+}
+
+// makeCodeFile writes the file the workload maps as its code.
+func (s *session) makeCodeFile() error {
+	p := s.plan
+	name := filepath.Join(s.workDir, "code.bin")
+	f, err := s.Host.CreateFile(name)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	x := uint64(0xc0de)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		x = measure.Xorshift(x)
+		for k := 0; k < 8; k++ {
+			buf[i+k] = byte(x >> (8 * k))
+		}
+	}
+	for n := units.Bytes(0); n < p.Workload.CodeSize; n += units.MiB {
+		if _, err := f.Write(buf); err != nil {
+			f.Close()
+			return fmt.Errorf("writing the code file: %w", err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	s.codeFile = name
+	return nil
+}
+
+func (s *session) spec(seed uint64) WorkloadSpec {
+	w := s.plan.Workload
+	w.CodeFile = s.codeFile
+	if s.codeFile == "" {
+		w.CodeSize = 0
+	}
+	w.Seed = s.plan.Options.Seed*1000 + seed
+	return w
+}
+
+// deviceProfile measures the swap directory's device (no root needed).
+func (s *session) deviceProfile(ctx context.Context) error {
+	o := s.plan.Options
+	s.prog.Stage("device profile", 7)
+	opts := device.Options{Quick: o.Quick, Progress: func(st device.Step) {
+		s.prog.Note(fmt.Sprintf("device profile: [%d/%d] %s", st.Index, st.Total, st.Name))
+	}, Record: s.RecordFile}
+	if o.Quick {
+		opts.Duration = time.Second
+	}
+	dp, err := device.Measure(ctx, o.SwapDir, opts)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		s.note("device profile of %s failed, the swap-file curve's reference latency falls back to the time per major fault: %v", o.SwapDir, err)
+		return nil
+	}
+	s.rep.Device = dp
+	for _, w := range dp.Warnings {
+		s.note("device profile: %s", w)
+	}
+	if o.DeviceClass == "" {
+		if msg := device.RotationalMisreport(s.plan.DeviceClass, s.plan.Swap, dp); msg != "" {
+			s.note("%s", msg)
+		}
+	}
+	// Throttling only bites when it is below what the device does at the
+	// workload's queue depth (one faulting thread).
+	var keep []Stage
+	for _, st := range s.stages {
+		if e := st.Emulation; e != nil {
+			r, w := dp.RandReadQD1.IOPS, dp.RandWriteQD1.IOPS
+			if r > 0 && w > 0 && float64(e.RIOPS) >= r && float64(e.WIOPS) >= w {
+				s.note("emulated %s (%s): not emulated: its IOPS (%d read, %d write) are at or above what %s does at queue depth 1 (%.0f read, %.0f write); throttling cannot make a device faster",
+					e.Class, e.Label, e.RIOPS, e.WIOPS, host.DiskName(s.plan.Swap), r, w)
+				continue
+			}
+		}
+		keep = append(keep, st)
+	}
+	s.stages = keep
+	return nil
+}
+
+// unprivileged runs what needs no root: the in-RAM baseline, unconfined.
+func (s *session) unprivileged(ctx context.Context) error {
+	tmp, err := os.MkdirTemp("", "memplan-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	s.workDir = tmp
+	if err := s.makeCodeFile(); err != nil {
+		return err
+	}
+	return s.baseline(ctx)
+}
+
+// baseline runs the workload with no memory limit: its runtime is the
+// denominator of every slowdown and its peak memory the footprint every fit
+// ratio refers to.
+func (s *session) baseline(ctx context.Context) error {
+	p := s.plan
+	reps := p.Options.Reps
+	s.prog.Stage("in-RAM baseline", reps)
+	var timed, walls []float64
+	var peak units.Bytes
+	for r := 0; r < reps; r++ {
+		rs := runSpec{Backend: "baseline", Fit: 0, Rep: r + 1, Limit: -1, MemSw: -1, Spec: s.spec(uint64(r)),
+			Timeout: 10*time.Minute + time.Duration(p.Workload.DataSize/units.MiB)*time.Second, ZramID: -1}
+		res, err := s.runOne(ctx, rs)
+		if err != nil {
+			return err
+		}
+		if res.Failed != "" || res.Censored {
+			return fmt.Errorf("the in-RAM baseline run failed: %s", firstNonEmpty(res.Failed, "stopped at its time cap"))
+		}
+		s.rep.BaselineRuns = append(s.rep.BaselineRuns, res)
+		s.prog.RunDone(res)
+		timed = append(timed, res.Timed)
+		walls = append(walls, res.Wall)
+		peak = max(peak, res.Peak)
+	}
+	s.rep.Baseline = measure.Summarize(timed)
+	// The trimmed mean: one run slowed by a burst of load elsewhere would
+	// otherwise make every slowdown look smaller.
+	s.rep.BaselineRate = float64(p.Workload.Visits) / s.rep.Baseline.Trimmed
+	s.rep.NsPerVisit = s.rep.Baseline.Trimmed / float64(p.Workload.Visits) * 1e9
+	s.baseWall = measure.Summarize(walls).Max
+	if peak > 0 {
+		s.rep.Footprint = peak
+	} else {
+		s.rep.Footprint = p.Footprint
+		s.note("the cgroup reported no peak memory; using the estimated footprint %s", p.Footprint)
+	}
+	for i := range s.rep.BaselineRuns {
+		s.rep.BaselineRuns[i].Slowdown = s.rep.BaselineRate / s.rep.BaselineRuns[i].Rate
+	}
+	if s.rep.Baseline.Mean > 0 && s.rep.Baseline.SD/s.rep.Baseline.Mean > 0.1 {
+		s.note("the in-RAM baseline varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
+			100*s.rep.Baseline.SD/s.rep.Baseline.Mean, 1+2*s.rep.Baseline.SD/s.rep.Baseline.Mean)
+	}
+	return nil
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// limitFor is the memory limit at a fit ratio, page aligned.
+func (s *session) limitFor(fit float64) units.Bytes {
+	l := units.Bytes(fit * float64(s.rep.Footprint))
+	return l / units.Bytes(host.PageSize) * units.Bytes(host.PageSize)
+}
+
+// memswFor lets a run swap out all of its footprint and then some.
+func (s *session) memswFor(limit units.Bytes) units.Bytes {
+	return limit + s.rep.Footprint*3/2 + 64*units.MiB
+}
+
+// stage sets up a backend, runs it at every fit ratio and tears it down
+// (the swap file stays for later stages; "none" runs last, after it is
+// gone).
+func (s *session) stage(ctx context.Context, st *Stage) error {
+	switch st.Backend {
+	case measure.BackendNone:
+		return nil // after the swap file is removed
+	case measure.BackendZram:
+		mark := s.Journal.Len()
+		if err := s.setupZram(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.note("zram: %v; skipped", err)
+			return s.Journal.UndoTo(mark)
+		}
+		err := s.runStage(ctx, st)
+		s.zram = nil
+		if uerr := s.Journal.UndoTo(mark); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+		return err
+	case measure.BackendFile, measure.BackendEmulated:
+		if err := s.ensureSwapFile(); err != nil {
+			return err
+		}
+		return s.runStage(ctx, st)
+	case measure.BackendZswap:
+		if err := s.ensureSwapFile(); err != nil {
+			return err
+		}
+		mark := s.Journal.Len()
+		if err := s.enableZswap(st); err != nil {
+			s.note("zswap: %v; skipped", err)
+			return s.Journal.UndoTo(mark)
+		}
+		err := s.runStage(ctx, st)
+		if uerr := s.Journal.UndoTo(mark); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+		return err
+	}
+	return fmt.Errorf("unknown backend %q", st.Backend)
+}
+
+func (s *session) setupZram(ctx context.Context) error {
+	p := s.plan
+	size := max(p.ZramSize, (s.rep.Footprint+64*units.MiB)/units.MiB*units.MiB)
+	measureLat := func(dev string) error {
+		z, err := host.MeasureZramLatency(s.Host, dev, p.ZramAlg, p.Workload.Content)
+		if err != nil {
+			s.note("zram latency: %v", err)
+			return nil
+		}
+		s.rep.ZramLatency = z
+		return nil
+	}
+	z, err := host.SetupZram(s.Host, s.Journal, p.ZramAlg, size, s.rep.Footprint+64*units.MiB, false, measureLat)
+	if err != nil {
+		return err
+	}
+	s.zram = z
+	return nil
+}
+
+// ensureSwapFile creates and enables the swap file once; it stays until the
+// swap-using stages and scenarios are done.
+func (s *session) ensureSwapFile() error {
+	if s.swapMark >= 0 {
+		return nil
+	}
+	p := s.plan
+	size := max(p.SwapFileSize, (s.rep.Footprint*3/2+64*units.MiB)/units.MiB*units.MiB)
+	mark := s.Journal.Len()
+	if err := host.AddSwapFile(s.Host, s.Journal, p.Swap, p.SwapFile, size); err != nil {
+		return err
+	}
+	s.swapMark = mark
+	return nil
+}
+
+// enableZswap turns zswap on with the chosen compressor, recording every
+// parameter's old value first. When the compressor was not chosen
+// explicitly and the kernel's crypto API lacks the zram algorithm, zswap
+// keeps the compressor it has.
+func (s *session) enableZswap(st *Stage) error {
+	set := func(name, v string) error {
+		path := host.ZswapParams + "/" + name
+		old, err := host.ReadString(s.Host, path)
+		if err != nil {
+			return err
+		}
+		if old == v {
+			return nil
+		}
+		mark := s.Journal.Len()
+		if _, err := s.Journal.Record(host.Entry{Op: host.OpWrite, Path: path, Old: old, New: v}); err != nil {
+			return err
+		}
+		if err := host.WriteString(s.Host, path, v); err != nil {
+			_ = s.Journal.UndoTo(mark)
+			return fmt.Errorf("cannot set zswap %s=%s: %w", name, v, err)
+		}
+		return nil
+	}
+	p := s.plan
+	if err := set("compressor", p.ZswapAlg); err != nil {
+		if p.Options.ZswapCompressor != "" {
+			return err
+		}
+		cur, rerr := host.ReadString(s.Host, host.ZswapParams+"/compressor")
+		if rerr != nil {
+			return err
+		}
+		s.note("zswap: the kernel's crypto API has no %s compressor, keeping zswap's own (%s)", p.ZswapAlg, cur)
+		p.ZswapAlg = cur
+		st.Name = "zswap-" + cur
+	}
+	return set("enabled", "Y")
+}
+
+// runStage runs a stage's fits and repetitions and records a point per
+// fit. Repetitions go round the fits (fit 1, fit 2, ..., fit 1, ...) so that
+// a burst of load from elsewhere on the host spreads over the points instead
+// of skewing one.
+func (s *session) runStage(ctx context.Context, st *Stage) error {
+	s.prog.Stage(st.Name, len(st.Fits)*st.Reps)
+	pts := make([]PointResult, len(st.Fits))
+	for i, fit := range st.Fits {
+		pts[i] = PointResult{Stage: st.Name, Backend: st.Backend, Class: st.Class, Provenance: st.Provenance, Fit: fit, Limit: s.limitFor(fit)}
+	}
+	for r := 0; r < st.Reps; r++ {
+		for i, fit := range st.Fits {
+			res, err := s.runOne(ctx, s.curveRun(st, fit, r))
+			if err != nil {
+				return err
+			}
+			s.score(&res)
+			s.prog.RunDone(res)
+			pts[i].Runs = append(pts[i].Runs, res)
+		}
+	}
+	for i := range pts {
+		pts[i].Stage = st.Name
+		s.finishPoint(&pts[i])
+		s.rep.Points = append(s.rep.Points, pts[i])
+	}
+	return nil
+}
+
+func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
+	limit := s.limitFor(fit)
+	rs := runSpec{Backend: st.Name, Fit: fit, Rep: rep + 1, Limit: limit, MemSw: s.memswFor(limit),
+		Spec: s.spec(uint64(rep)), Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
+	switch st.Backend {
+	case measure.BackendZram:
+		if s.zram != nil {
+			rs.ZramID = s.zram.ID
+		}
+	case measure.BackendZswap:
+		rs.Zswap = true
+	case measure.BackendNone:
+		rs.MemSw = limit
+	case measure.BackendEmulated:
+		e := st.Emulation
+		rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
+	}
+	return rs
+}
+
+// score turns a run's rate into a slowdown against the baseline.
+func (s *session) score(res *measure.RunResult) {
+	switch {
+	case res.Failed != "":
+	case res.LowerOnly:
+		res.Slowdown = s.plan.Options.MaxSlowdown
+	case res.Rate > 0:
+		res.Slowdown = s.rep.BaselineRate / res.Rate
+	}
+}
+
+func (s *session) finishPoint(pt *PointResult) {
+	var excess, faults float64
+	var t measure.Tally
+	for _, r := range pt.Runs {
+		switch {
+		case r.OOMKilled:
+			pt.OOMKilled++
+			pt.Failed++
+			continue
+		case r.Failed != "":
+			pt.Failed++
+			continue
+		}
+		pt.Samples = append(pt.Samples, r.Slowdown)
+		// The excess time per fault holds for a capped run too: its time and
+		// its faults cover the same visits.
+		if r.Timed > 0 && r.Visits > 0 {
+			base := float64(r.Visits) / s.rep.BaselineRate
+			excess += r.Timed - base
+			faults += float64(r.MajFlt)
+		}
+		if r.Censored {
+			pt.Censored++
+			continue
+		}
+		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
+	}
+	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
+	if faults > 0 && excess > 0 {
+		pt.FaultTime = excess / faults
+	}
+	pt.Slowdown = measure.Summarize(pt.Samples)
+	if pt.Failed > 0 {
+		s.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup)", pt.Stage, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled)
+	}
+	if pt.Censored > 0 {
+		s.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown is estimated from the rate they reached",
+			pt.Stage, pt.Fit, pt.Censored, s.plan.Options.MaxSlowdown)
+	}
+}
+
+// swappinessScenario compares swappiness settings and swap off at one fit
+// ratio with the swap file as swap, like the seed experiment.
+func (s *session) swappinessScenario(ctx context.Context) error {
+	if err := s.ensureSwapFile(); err != nil {
+		return err
+	}
+	o := s.plan.Options
+	reps := max(o.Reps/2, 1)
+	settings := append([]int(nil), o.Swappiness...)
+	s.prog.Stage("swappiness scenario", (len(settings)+1)*reps)
+	limit := s.limitFor(o.ScenarioFit)
+	for i := 0; i <= len(settings); i++ {
+		var res SwappinessResult
+		rs := runSpec{Fit: o.ScenarioFit, Limit: limit, MemSw: s.memswFor(limit),
+			Timeout: runTimeout(s.baseWall, o.MaxSlowdown), ZramID: -1}
+		mark := s.Journal.Len()
+		if i == len(settings) {
+			res.Setting = "swap off"
+			rs.MemSw = limit
+			res.Applied = true
+			if !(&host.Cgroup{Host: s.Host, Version: s.Layout.Version, Mem: s.MemDir}).CanLimitSwap() {
+				res.Applied, res.Why = false, "this kernel has no swap accounting for cgroups (memsw/swap.max), so swap cannot be turned off for the workload alone"
+			}
+		} else {
+			v := settings[i]
+			res.Setting = "swappiness " + strconv.Itoa(v)
+			res.Swappiness = &v
+			res.Applied = true
+			if s.Layout.Version == 1 {
+				rs.Swappiness = &v
+			} else if err := s.setGlobalSwappiness(v); err != nil {
+				res.Applied, res.Why = false, err.Error()
+			}
+		}
+		if !res.Applied {
+			s.note("swappiness scenario: %s cannot be applied: %s", res.Setting, res.Why)
+			s.rep.Swappiness = append(s.rep.Swappiness, res)
+			if err := s.Journal.UndoTo(mark); err != nil {
+				return err
+			}
+			continue
+		}
+		rs.Backend = "scenario " + res.Setting
+		for r := 0; r < reps; r++ {
+			rs.Rep = r + 1
+			rs.Spec = s.spec(uint64(r))
+			run, err := s.runOne(ctx, rs)
+			if err != nil {
+				return errors.Join(err, s.Journal.UndoTo(mark))
+			}
+			s.score(&run)
+			s.prog.RunDone(run)
+			res.Runs = append(res.Runs, run)
+			switch {
+			case run.OOMKilled:
+				res.OOMKilled++
+			case run.Failed == "":
+				res.Samples = append(res.Samples, run.Slowdown)
+				res.MajFlt += float64(run.MajFlt)
+				res.SwapOuts += float64(run.SwapOut)
+				if run.Censored {
+					res.Censored++
+				}
+			}
+		}
+		if n := float64(len(res.Samples)); n > 0 {
+			res.MajFlt /= n
+			res.SwapOuts /= n
+		}
+		res.Slowdown = measure.Summarize(res.Samples)
+		s.rep.Swappiness = append(s.rep.Swappiness, res)
+		if err := s.Journal.UndoTo(mark); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setGlobalSwappiness changes vm.swappiness (cgroup v2 only), journaled.
+func (s *session) setGlobalSwappiness(v int) error {
+	const path = "/proc/sys/vm/swappiness"
+	old, err := host.ReadString(s.Host, path)
+	if err != nil {
+		return err
+	}
+	if old == strconv.Itoa(v) {
+		return nil
+	}
+	if _, err := s.Journal.Record(host.Entry{Op: host.OpWrite, Path: path, Old: old, New: strconv.Itoa(v)}); err != nil {
+		return err
+	}
+	return host.WriteString(s.Host, path, strconv.Itoa(v))
+}

@@ -1,0 +1,311 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/measure/host/hosttest"
+
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+	"gopkg.in/yaml.v3"
+)
+
+// These tests change the real host (swap, zram, cgroups) and put it back.
+// CI runs them as root; elsewhere they skip.
+
+func smallOptions(t *testing.T) Options {
+	o := DefaultOptions()
+	o.SwapDir = t.TempDir()
+	o.StateDir = t.TempDir()
+	o.Quick = true
+	o.DeviceProfile = false
+	o.Workload.DataSize = 96 * units.MiB
+	o.Command = t.Name()
+	return o
+}
+
+func TestRootQuickProbe(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Backends = []string{measure.BackendZram, measure.BackendFile}
+	o.DeviceProfile = true
+	// Twice the quick default's timed work: the small data set makes short
+	// runs, and this host is shared.
+	o.Workload.Rounds = 16
+	start := time.Now()
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("quick probe took %s", time.Since(start).Round(time.Second))
+	hosttest.Unchanged(t, before)
+
+	trimmed := map[string]map[float64]float64{}
+	for _, p := range rep.Points {
+		if p.Slowdown.N != 3 {
+			t.Errorf("%s at fit %g: %d good runs of 3 (%d failed)", p.Stage, p.Fit, p.Slowdown.N, p.Failed)
+		}
+		if trimmed[p.Backend] == nil {
+			trimmed[p.Backend] = map[float64]float64{}
+		}
+		trimmed[p.Backend][p.Fit] = p.Slowdown.Trimmed
+	}
+	for _, b := range []string{measure.BackendZram, measure.BackendFile} {
+		if len(trimmed[b]) < 3 {
+			t.Fatalf("%s measured at %d fit ratios, want 3", b, len(trimmed[b]))
+		}
+		// Less memory, more faults: the slowdown grows as the fit shrinks
+		// (compared end to end: neighbouring points may overlap in noise).
+		if !(trimmed[b][0.5] > trimmed[b][0.9]) {
+			t.Errorf("%s: slowdown at fit 0.5 (%.2f) is not above fit 0.9 (%.2f)", b, trimmed[b][0.5], trimmed[b][0.9])
+		}
+	}
+	// Compressible data: zram beats the disk file.
+	var z, f float64
+	for _, fit := range QuickFits {
+		z += trimmed[measure.BackendZram][fit]
+		f += trimmed[measure.BackendFile][fit]
+	}
+	if !(z < f) {
+		t.Errorf("zram (mean slowdown %.2f) does not beat the swap file (%.2f) on compressible data", z/3, f/3)
+	}
+
+	ff := rep.Factors("test")
+	data, err := yaml.Marshal(ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := model.ParseFactors("probe.yaml", data)
+	if err != nil {
+		t.Fatalf("the factor file does not load: %v", err)
+	}
+	classes := map[string]model.Curve{}
+	for _, c := range loaded.Curves {
+		classes[c.Class] = c
+	}
+	file, ok := classes[rep.Plan.DeviceClass]
+	if !ok || classes["zram-lz4"].Class == "" {
+		t.Fatalf("curves %v, want zram-lz4 and %s", keysOf(classes), rep.Plan.DeviceClass)
+	}
+	if loaded.TransferFrom != rep.Plan.DeviceClass || file.Provenance != model.Measured || file.Host == "" {
+		t.Errorf("file curve %+v, transfer_from %q", file, loaded.TransferFrom)
+	}
+	if rep.Device == nil {
+		t.Error("no device profile")
+	} else if want := units.Duration(rep.Device.RandReadQD1.Latency.MeanUs * 1e3); file.Reference.ReadLatency.D()-want.D() > time.Microsecond || want.D()-file.Reference.ReadLatency.D() > time.Microsecond {
+		t.Errorf("file curve reference %v, want the device profile's %v", file.Reference.ReadLatency, want)
+	}
+	if loaded.Host == nil || loaded.Host.Kernel == "" || loaded.Host.Cgroup == "" || loaded.Host.Device == "" || loaded.Host.FS == "" {
+		t.Errorf("host facts %+v", loaded.Host)
+	}
+}
+
+func keysOf(m map[string]model.Curve) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestRootScenarios(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Workload.DataSize = 64 * units.MiB
+	o.Scenarios = []string{ScenarioSwappiness, ScenarioPageCache}
+	o.Reps = 1
+	o.Swappiness = []int{60, 0}
+	o.PageCacheSizes = []float64{0, 2}
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+	if len(rep.Points) != 0 {
+		t.Errorf("scenarios alone measured curves: %+v", rep.Points)
+	}
+	var settings []string
+	for _, s := range rep.Swappiness {
+		settings = append(settings, s.Setting)
+		if !s.Applied || len(s.Runs) != 1 {
+			t.Errorf("%s: applied %v (%s), %d runs", s.Setting, s.Applied, s.Why, len(s.Runs))
+		}
+	}
+	if got := strings.Join(settings, ", "); got != "swappiness 60, swappiness 0, swap off" {
+		t.Errorf("settings %s", got)
+	}
+	if s := rep.Swappiness[0]; s.Slowdown.N != 1 || s.Slowdown.Mean < 1 {
+		t.Errorf("swappiness 60 at fit 0.75 should finish and be slower than RAM: %+v", s)
+	}
+	if len(rep.PageCache) != 2 || rep.PageCache[0].Rate.N != 1 || rep.PageCache[1].FileSize <= 0 {
+		t.Fatalf("page cache %+v", rep.PageCache)
+	}
+	if w := rep.PageCache[1]; w.Written <= 0 || w.Runs[0].WriterError != "" {
+		t.Errorf("writer wrote %gMiB (%s)", w.Written, w.Runs[0].WriterError)
+	}
+	t.Logf("page cache: throughput loss %.0f%% with a %s file", 100*rep.PageCache[1].Loss, rep.PageCache[1].FileSize)
+}
+
+// throttleHost records the I/O throttles the probe sets.
+type throttleHost struct {
+	host.Host
+	mu     sync.Mutex
+	writes []string
+}
+
+func (h *throttleHost) WriteFile(name string, data []byte) error {
+	if strings.Contains(name, "iops") || strings.HasSuffix(name, "io.max") {
+		h.mu.Lock()
+		h.writes = append(h.writes, fmt.Sprintf("%s=%s", name[strings.LastIndex(name, "/")+1:], data))
+		h.mu.Unlock()
+	}
+	return h.Host.WriteFile(name, data)
+}
+
+func TestRootEmulatedDrive(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Quick = false
+	o.Workload.DataSize = 64 * units.MiB
+	o.Backends = []string{measure.BackendEmulated}
+	o.Emulate = []string{"sata-ssd-slc"}
+	o.DeviceClass = "nvme-ssd-tlc"
+	o.Fits = []float64{0.75}
+	o.Reps = 2
+	h := &throttleHost{Host: host.NewOSHost()}
+	rep, err := Run(context.Background(), h, o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+	if rep.Plan.Cgroups.IO == false {
+		t.Skipf("no I/O throttling on this host: %s", rep.Plan.Cgroups.Why)
+	}
+	if len(rep.Points) != 1 || rep.Points[0].Provenance != model.Emulated || rep.Points[0].Class != "sata-ssd-slc" || rep.Points[0].Slowdown.N != 2 {
+		t.Fatalf("points %+v", rep.Points)
+	}
+	dev := rep.Plan.Swap.DiskDev
+	set := strings.Join(h.writes, " ")
+	if !strings.Contains(set, "write_iops_device="+dev+" 3300") && !strings.Contains(set, "io.max="+dev+" riops=35000 wiops=3300") {
+		t.Errorf("throttle writes %q, want 3300 write IOPS on %s", h.writes, dev)
+	}
+	ff := rep.Factors("test")
+	if len(ff.Curves) != 1 || ff.Curves[0].Provenance != model.Emulated || ff.TransferFrom != "" {
+		t.Errorf("curves %+v transfer_from %q: an emulated curve must never pass for a measured one", ff.Curves, ff.TransferFrom)
+	}
+}
+
+func TestRootInterruptedProbeUndoesEverything(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Backends = []string{measure.BackendZram, measure.BackendFile}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prog := &hosttest.Progress{T: t}
+	runs := 0
+	prog.OnRun = func(r measure.RunResult) {
+		// Cancel once the swap file stage is under way: zram has come and
+		// gone, the swap file is on.
+		if strings.HasPrefix(r.Backend, "file") {
+			runs++
+			if runs == 1 {
+				swaps, _ := os.ReadFile("/proc/swaps")
+				if !strings.Contains(string(swaps), "memplan-probe-") {
+					t.Errorf("the swap file is not active mid-run:\n%s", swaps)
+				}
+				cancel()
+			}
+		}
+	}
+	_, err := Run(ctx, host.NewOSHost(), o, prog)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	hosttest.Unchanged(t, before)
+	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+}
+
+func TestRootBadInputChangesNothing(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	tight := &statfsHost{Host: host.NewOSHost(), free: 64 * units.MiB}
+	for _, c := range []struct {
+		name string
+		h    host.Host
+		mod  func(*Options)
+		want string
+	}{
+		{"unknown scenario", host.NewOSHost(), func(o *Options) { o.Scenarios = []string{"bogus"} }, "unknown scenario"},
+		{"fit 0", host.NewOSHost(), func(o *Options) { o.Fits = []float64{0} }, "fit ratio 0 is out of range"},
+		{"fit above 1", host.NewOSHost(), func(o *Options) { o.Fits = []float64{1.2} }, "fit ratio 1.2 is out of range"},
+		{"missing swap dir", host.NewOSHost(), func(o *Options) { o.SwapDir = "/nonexistent/memplan" }, "does not exist"},
+		{"no space", tight, func(o *Options) {}, "has 64MiB free"},
+	} {
+		o := smallOptions(t)
+		c.mod(&o)
+		_, err := Run(context.Background(), c.h, o, nil)
+		var oe *measure.OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an option error with %q", c.name, err, c.want)
+		}
+		if _, serr := os.Stat(o.StateDir + "/" + host.JournalName); serr == nil {
+			t.Errorf("%s: a journal was written", c.name)
+		}
+	}
+	hosttest.Unchanged(t, before)
+}
+
+type statfsHost struct {
+	host.Host
+	free units.Bytes
+}
+
+func (h *statfsHost) Statfs(dir string) (units.Bytes, int64, error) { return h.free, 0xEF53, nil }
+
+// TestRunWithoutRoot needs no root: it checks that an unprivileged probe
+// says what it skips and still measures the in-RAM baseline.
+func TestRunWithoutRoot(t *testing.T) {
+	o := smallOptions(t)
+	o.Workload.DataSize = 32 * units.MiB
+	o.Reps = 2
+	var notes []string
+	prog := &hosttest.Progress{T: t}
+	rep, err := Run(context.Background(), hosttest.NonRoot{Host: host.NewOSHost()}, o, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes = rep.Notes
+	if !strings.Contains(strings.Join(notes, "\n"), "need root") {
+		t.Errorf("notes %q do not say what needs root", notes)
+	}
+	if rep.Baseline.N != 2 || rep.BaselineRate <= 0 || len(rep.Points) != 0 {
+		t.Errorf("baseline %+v, points %d", rep.Baseline, len(rep.Points))
+	}
+	if ff := rep.Factors("test"); len(ff.Curves) != 0 || ff.Extra["baseline"] == nil {
+		t.Errorf("factors %+v", ff)
+	}
+	if _, err := os.Stat(o.StateDir + "/" + host.JournalName); err == nil {
+		t.Error("an unprivileged probe wrote a journal")
+	}
+}

@@ -1,0 +1,292 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/measure/host/hosttest"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/units"
+)
+
+// The source experiments at quick sizes, on the real host (root only).
+
+// kernelAtLeast reports whether the running kernel is major.minor or newer.
+func kernelAtLeast(t *testing.T, major, minor int) bool {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(string(b), "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("kernel release %q: %v", b, err)
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
+
+func TestRootSwapdemo(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioSwapdemo}
+	o.Limit = 256 * units.MiB
+	o.Budget = 10 * time.Second
+	o.Reps = 3
+	if v := os.Getenv("SWAPDEMO_PASSES"); v != "" {
+		o.CodePasses, _ = strconv.ParseFloat(v, 64)
+	}
+	start := time.Now()
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("swapdemo took %s", time.Since(start).Round(time.Second))
+	hosttest.Unchanged(t, before)
+	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+	sd := rep.Swapdemo
+	if sd == nil || len(sd.Runs) != len(swapdemoSettings()) {
+		t.Fatalf("swapdemo result %+v", sd)
+	}
+	by := map[string]SwapdemoRun{}
+	for _, r := range sd.Runs {
+		by[r.Setting] = r
+		t.Logf("%-26s runs %d iterations %5.2f  s/iter %7.3f (sd %.3f)  vs 60 %6.1f (at least %.1f)  code misses %7.0f rereads %7.0f  data misses %7.0f swapped in %7.0f  oom %d  min limit %s zram %s %s",
+			r.Setting, len(r.Runs), r.Iterations, r.SecPerIter, r.PerIter.SD, r.VsSwappiness60, r.AtLeast, r.CodeMisses, r.CodeRereads, r.DataMisses, r.SwapInPages, r.OOMKilled, r.MinLimit, r.ZramUsed, r.Why)
+	}
+	if sd.Plan.Data != sd.Plan.Limit*14/16 || sd.Plan.Code != sd.Plan.Limit*3/16 {
+		t.Errorf("proportions: data %s code %s for limit %s, want 14/16 and 3/16", sd.Plan.Data, sd.Plan.Code, sd.Plan.Limit)
+	}
+	sw60 := by["swappiness 60"]
+	if sw60.Complete < swapdemoIterations {
+		t.Fatalf("swappiness 60 finished %d of %d iterations in %s: %+v", sw60.Complete, swapdemoIterations, o.Budget, sw60)
+	}
+	slow := func(r SwapdemoRun) float64 { return max(r.VsSwappiness60, r.AtLeast) }
+	// Without swap for the anonymous data the kernel can only evict the
+	// code, which every iteration reads again: the experiment's thrash.
+	for _, name := range []string{"swap off", "swappiness 0"} {
+		r := by[name]
+		if !r.Applied {
+			t.Errorf("%s not applied: %s", name, r.Why)
+			continue
+		}
+		if r.OOMKilled == 0 && slow(r) < 5 {
+			t.Errorf("%s is %.1fx slower than swappiness 60, want at least 5x (the experiment saw more than 10x)", name, slow(r))
+		}
+		if r.OOMKilled == 0 && !(r.CodeRereads > 10*r.SwapInPages && r.CodeRereads > 0) {
+			t.Errorf("%s: %.0f code pages re-read, %.0f swapped in: the thrash should be on the code", name, r.CodeRereads, r.SwapInPages)
+		}
+	}
+	// Swappiness 1: the experiment's kernel thrashed like swap off. Since
+	// Linux 5.8 reclaim weighs swappiness by what each side's refaults cost,
+	// so once the code is re-read the kernel swaps data out anyway (see
+	// docs/probe.md). Older kernels are held to the experiment.
+	sw1 := by["swappiness 1"]
+	if !kernelAtLeast(t, 5, 8) {
+		if slow(sw1) < 5 {
+			t.Errorf("swappiness 1 is %.1fx slower than swappiness 60, want at least 5x on a kernel before 5.8", slow(sw1))
+		}
+	} else {
+		t.Logf("swappiness 1 on a 5.8+ kernel: %.1fx slower than swappiness 60 (the experiment saw >10x); %.0f code pages re-read, %.0f data pages swapped in", slow(sw1), sw1.CodeRereads, sw1.SwapInPages)
+		if !(slow(sw1) > 1.2 && sw1.CodeRereads > sw60.CodeRereads && sw1.SwapInPages > 0) {
+			t.Errorf("swappiness 1: %.1fx, %.0f code re-reads (swappiness 60: %.0f), %.0f swap-ins: expected some code thrash and some swapping", slow(sw1), sw1.CodeRereads, sw60.CodeRereads, sw1.SwapInPages)
+		}
+	}
+	zz, zr, fz := by["zram + swap, zero data"], by["zram + swap, random data"], by["swap file, zero data"]
+	if !zz.Applied || !zr.Applied {
+		t.Fatalf("zram not available: %s %s", zz.Why, zr.Why)
+	}
+	if !(zz.SecPerIter < sw60.SecPerIter) {
+		t.Errorf("zram with zeros %.3fs per iteration is not faster than the swap file's %.3fs", zz.SecPerIter, sw60.SecPerIter)
+	}
+	// "No better" in time is NOT asserted, openly: the experiment saw ~2 min
+	// against 1m55s on a laptop disk; here the swap file is a virtual disk
+	// answering from the host's cache, nearly as fast as zram, and single
+	// runs vary by up to 50% on a shared 2-core host, so zram with random data
+	// came out from 0.6x to 2.4x of the swap file's time in repeated runs
+	// (docs/probe.md). What is asserted is why zram is worth nothing for
+	// random data: it stores it uncompressed, and that memory came out of the
+	// workload's limit, while zeros cost zram nothing.
+	t.Logf("zram with random data: %.3fs per iteration (best %.3fs), the swap file %.3fs (best %.3fs)", zr.SecPerIter, zr.PerIter.Min, sw60.SecPerIter, sw60.PerIter.Min)
+	if !(zr.ZramRatio > 0 && zr.ZramRatio < 1.2 && zr.ZramUsed > sd.Plan.ZramSize/2 && zr.MinLimit < sd.Plan.Limit-sd.Plan.ZramSize/2) {
+		t.Errorf("zram with random data: ratio %.2f, %s used, limit down to %s: want it stored uncompressed and taken out of the limit", zr.ZramRatio, zr.ZramUsed, zr.MinLimit)
+	}
+	if !(zz.ZramUsed < units.MiB && zz.MinLimit == sd.Plan.Limit) {
+		t.Errorf("zram with zeros: %s used, limit down to %s: zero pages should cost nothing", zz.ZramUsed, zz.MinLimit)
+	}
+	t.Logf("control: the swap file with zero data %.3fs per iteration (zero pages are not written to any swap device on 6.12+)", fz.SecPerIter)
+	if !strings.Contains(zr.Runs[0].Backend, "random") {
+		t.Errorf("run labels %q", zr.Runs[0].Backend)
+	}
+}
+
+func TestRootPageCacheRemedies(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Workload.DataSize = 64 * units.MiB
+	o.Scenarios = []string{ScenarioPageCache}
+	o.Reps = 2 // one run per point
+	o.PageCacheSizes = []float64{0, 4}
+	o.PageCacheRemedies = []string{RemedyNone, RemedyWriterCgroup}
+	if v := os.Getenv("PAGECACHE_REMEDIES"); v != "" {
+		o.PageCacheRemedies = strings.Split(v, ",")
+	}
+	start := time.Now()
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("page-cache scenario took %s", time.Since(start).Round(time.Second))
+	hosttest.Unchanged(t, before)
+	loss := map[string]float64{}
+	for _, c := range rep.PageCache {
+		t.Logf("%-14s %gx (%s): %.0f visits/s, loss %.1f%%, %.0f swap-outs, %.0f major faults, wrote %.0fMiB %s",
+			c.Remedy, c.Multiple, c.FileSize, c.Rate.Mean, 100*c.Loss, c.SwapOuts, c.MajFlt, c.Written, c.Runs[0].WriterError)
+		if c.Rate.N != 1 {
+			t.Errorf("%s %gx: %d good runs of 1", c.Remedy, c.Multiple, c.Rate.N)
+		}
+		if c.Multiple > 0 {
+			loss[c.Remedy] = c.Loss
+			if c.Written < float64(c.FileSize/units.MiB)*0.5 && c.Remedy != RemedyWriterCgroup {
+				t.Errorf("%s: the writer wrote %.0fMiB of %s", c.Remedy, c.Written, c.FileSize)
+			}
+		}
+	}
+	if len(rep.PageCache) != 1+len(o.PageCacheRemedies) {
+		t.Fatalf("%d page-cache points, want %d", len(rep.PageCache), 1+len(o.PageCacheRemedies))
+	}
+	// The source's finding: a writer's page cache costs the application
+	// throughput, and a page-cache limit keeps it flat.
+	//
+	// What is asserted is the mechanism, which does not depend on how busy
+	// the shared host is: without a remedy the writer's dirty pages push the
+	// application's pages to swap and it faults them back; in the writer's
+	// own cgroup it does not. The throughput loss is one 6 s run per point on
+	// a host where single runs vary by 20-40%: it came out 9.5-40% in CI and
+	// local runs, so it is held to a margin noise cannot flip (a loss of at
+	// least 3%, and the remedy's loss below it) rather than to the source's
+	// 40%.
+	byRemedy := map[string]PageCacheResult{}
+	for _, c := range rep.PageCache {
+		if c.Multiple > 0 {
+			byRemedy[c.Remedy] = c
+		}
+	}
+	none, own := byRemedy[RemedyNone], byRemedy[RemedyWriterCgroup]
+	if !(none.SwapOuts > 0 && none.MajFlt > 0) {
+		t.Errorf("no remedy: %.0f swap-outs, %.0f major faults: the writer's page cache should push the application's pages out and back", none.SwapOuts, none.MajFlt)
+	}
+	if !(own.MajFlt <= none.MajFlt/10 && own.SwapOuts <= none.SwapOuts/10) {
+		t.Errorf("the writer's own cgroup: %.0f swap-outs, %.0f major faults against %.0f and %.0f without a remedy: want a tenth or less", own.SwapOuts, own.MajFlt, none.SwapOuts, none.MajFlt)
+	}
+	if !(loss[RemedyNone] > 0.03) {
+		t.Errorf("no remedy: throughput loss %.1f%%, want a visible loss (above 3%%; the source saw almost 40%%)", 100*loss[RemedyNone])
+	}
+	if !(loss[RemedyWriterCgroup] < loss[RemedyNone]) {
+		t.Errorf("the writer's own cgroup: loss %.1f%%, not below %.1f%% without a remedy", 100*loss[RemedyWriterCgroup], 100*loss[RemedyNone])
+	}
+}
+
+func TestRootCopyWorkloads(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioCopy}
+	o.CopyRuns = 4
+	start := time.Now()
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("copy workloads took %s", time.Since(start).Round(time.Second))
+	hosttest.Unchanged(t, before)
+	if _, err := os.Stat(rep.Plan.Copy.Dir); !os.IsNotExist(err) {
+		t.Errorf("%s is left behind (%v)", rep.Plan.Copy.Dir, err)
+	}
+	c := rep.Copy
+	if c == nil || len(c.Workloads) != 3 {
+		t.Fatalf("copy result %+v", c)
+	}
+	for _, w := range c.Workloads {
+		t.Logf("%-15s %6d files %s: %.3fs trimmed (mean %.3fs, min %.3f, max %.3f), %.0f MB/s, %.0f files/s",
+			w.Name, w.Files, w.Bytes, w.Seconds.Trimmed, w.Seconds.Mean, w.Seconds.Min, w.Seconds.Max, w.MBps, w.FilesPerSec)
+		if w.Seconds.N != o.CopyRuns || w.Failed != 0 {
+			t.Errorf("%s: %d good runs of %d", w.Name, w.Seconds.N, o.CopyRuns)
+			continue
+		}
+		for _, r := range w.Runs {
+			if r.Files != w.Files || r.Copied != w.Bytes {
+				t.Errorf("%s run %d copied %d files, %s; want %d, %s", w.Name, r.Rep, r.Files, r.Copied, w.Files, w.Bytes)
+			}
+		}
+		// The trimmed mean drops the best and the worst run.
+		if !(w.Seconds.Trimmed >= w.Seconds.Min && w.Seconds.Trimmed <= w.Seconds.Max) || w.MBps <= 0 {
+			t.Errorf("%s: summary %+v, %.1f MB/s", w.Name, w.Seconds, w.MBps)
+		}
+	}
+	if c.Workloads[0].Files != copySmallFiles/10 {
+		t.Errorf("quick small-file tree has %d files, want %d", c.Workloads[0].Files, copySmallFiles/10)
+	}
+}
+
+// An interrupt in the middle of the swapdemo experiment's zram runs undoes
+// everything: the zram device, both swap areas, the cgroups, the files.
+func TestRootSwapdemoInterrupted(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Scenarios = []string{ScenarioSwapdemo, ScenarioCopy}
+	o.Limit = 128 * units.MiB
+	o.Budget = 3 * time.Second
+	o.Reps = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prog := &hosttest.Progress{T: t}
+	zramSeen := false
+	prog.OnRun = func(r measure.RunResult) {
+		if strings.HasSuffix(r.Backend, "swap off") {
+			// The zram run with zeros starts next: stop it once zram is swap.
+			go func() {
+				for i := 0; i < 200; i++ {
+					if swaps, _ := os.ReadFile("/proc/swaps"); strings.Contains(string(swaps), "zram") {
+						time.Sleep(300 * time.Millisecond)
+						zramSeen = true
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+	}
+	_, err := Run(ctx, host.NewOSHost(), o, prog)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if !zramSeen {
+		t.Log("zram never became swap before the cancel (zram unavailable?)")
+	}
+	hosttest.Unchanged(t, before)
+	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+	if m, _ := filepath.Glob(filepath.Join(o.SwapDir, "memplan-*")); len(m) != 0 {
+		t.Errorf("left in the swap directory: %q", m)
+	}
+}

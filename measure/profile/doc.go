@@ -1,0 +1,12 @@
+// Package profile is memplan profile: a real command run once without a
+// memory limit to find its peak, then in memory cgroups at several fit
+// ratios with zram or a swap file as swap, confined and journaled through
+// measure/host like the probe. Its result is a profile — a factor file a
+// workload's `profile:` points at — with the readahead the command saw,
+// the device profile of the swap directory, and the transfer of its curve
+// to other devices, validated on the second backend with --validate.
+//
+// The command is started through a launcher (LauncherMain: memplan
+// re-executed, which checks it is inside its cgroup before it execs the
+// command), so that the command never runs unconfined.
+package profile

@@ -1,0 +1,1038 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+)
+
+// DefaultProfileFits are the fit ratios memplan profile measures.
+var DefaultProfileFits = []float64{0.9, 0.75, 0.5}
+
+// Profile defaults.
+const (
+	DefaultProfileRuns        = 3
+	DefaultProfileMinRuntime  = 500 * time.Millisecond
+	DefaultProfileMaxSlowdown = 20
+)
+
+// ProfileOptions control memplan profile: a real command measured in a
+// memory cgroup at several fit ratios with a swap backend available.
+type ProfileOptions struct {
+	Command []string // the command and its arguments
+	Dir     string   // its working directory; "" is the current one
+	Fits    []float64
+	Runs    int // repetitions per fit ratio (and of the in-RAM run)
+	// Backend is what the curve is measured on: zram or file.
+	Backend string
+	// Validate, when set, is a second backend (zram or file) on which the
+	// same command is measured and compared with the transfer model's
+	// prediction from the first.
+	Validate      string
+	SwapDir       string // the swap file's directory (backend or validation "file")
+	ZramAlgorithm string
+	DeviceClass   string // factor class of the swap file's device; default from the device
+	DeviceProfile bool   // measure the swap directory's device (the file curve's reference)
+	// Readahead measures, after a zram phase, how the command's pages come
+	// back from a block device (one run per fit ratio on a loop device
+	// over zram).
+	Readahead bool
+	// DeviceDuration is the time budget of each device-profile test.
+	DeviceDuration time.Duration
+	MinRuntime     time.Duration // refuse commands that finish faster in RAM
+	MaxSlowdown    float64       // stop a run at this multiple of the in-RAM time
+	// Stdout and Stderr receive the command's output (pass-through); a
+	// file name in StdoutFile/StderrFile instead gets each run's output
+	// (it keeps the last run that was not stopped at the time cap).
+	Stdout, Stderr         io.Writer
+	StdoutFile, StderrFile string
+	// Invocation is recorded in the journal so cleanup can say what left it.
+	Invocation string
+	Executable string // re-executed as the launcher; default /proc/self/exe
+	StateDir   string // the journal; default host.DefaultStateDir (commands pass host.StateDir(os.Getenv))
+}
+
+// DefaultProfileOptions are memplan profile's defaults.
+func DefaultProfileOptions() ProfileOptions {
+	return ProfileOptions{Backend: measure.BackendZram, ZramAlgorithm: "lz4", DeviceProfile: true, Readahead: true,
+		DeviceDuration: device.QuickDuration, MinRuntime: DefaultProfileMinRuntime, MaxSlowdown: DefaultProfileMaxSlowdown}
+}
+
+func (o *ProfileOptions) fill() {
+	d := DefaultProfileOptions()
+	if len(o.Fits) == 0 {
+		o.Fits = append([]float64(nil), DefaultProfileFits...)
+	}
+	if o.Runs == 0 {
+		o.Runs = DefaultProfileRuns
+	}
+	if o.Backend == "" {
+		o.Backend = d.Backend
+	}
+	if o.ZramAlgorithm == "" {
+		o.ZramAlgorithm = d.ZramAlgorithm
+	}
+	if o.DeviceDuration == 0 {
+		o.DeviceDuration = d.DeviceDuration
+	}
+	if o.MinRuntime == 0 {
+		o.MinRuntime = d.MinRuntime
+	}
+	if o.MaxSlowdown == 0 {
+		o.MaxSlowdown = d.MaxSlowdown
+	}
+	if o.StateDir == "" {
+		o.StateDir = host.DefaultStateDir
+	}
+	if o.Executable == "" {
+		o.Executable = "/proc/self/exe"
+	}
+}
+
+var profileBackends = []string{measure.BackendZram, measure.BackendFile}
+
+// validate checks what can be checked without looking at the host.
+func (o *ProfileOptions) validate() error {
+	if len(o.Command) == 0 || strings.TrimSpace(o.Command[0]) == "" {
+		return measure.OptErr("", "no command given: put the command to profile after --, e.g. memplan profile --out sim.profile.json -- ./run_sim.sh big_design")
+	}
+	seen := map[float64]bool{}
+	below := false
+	for _, f := range o.Fits {
+		if !(f > 0 && f <= 1) {
+			return measure.OptErr("fits", "fit ratio %g is out of range: it is the memory limit over the command's peak memory, above 0 and at most 1 (e.g. 0.75)", f)
+		}
+		if f < 0.05 {
+			return measure.OptErr("fits", "fit ratio %g is too small to finish in any useful time; the lowest fit ratio memplan profile takes is 0.05", f)
+		}
+		if seen[f] {
+			return measure.OptErr("fits", "fit ratio %g is given twice", f)
+		}
+		seen[f] = true
+		below = below || f < 1
+	}
+	if !below {
+		return measure.OptErr("fits", "give at least one fit ratio below 1: at fit 1 nothing is swapped")
+	}
+	if o.Runs < 1 || o.Runs > 100 {
+		return measure.OptErr("runs", "%d repetitions is out of range; expected 1 to 100", o.Runs)
+	}
+	if !host.Contains(profileBackends, o.Backend) {
+		return measure.OptErr("backend", "unknown backend %q; expected zram or file", o.Backend)
+	}
+	if o.Validate != "" {
+		if !host.Contains(profileBackends, o.Validate) {
+			return measure.OptErr("validate-backend", "unknown backend %q; expected zram or file", o.Validate)
+		}
+		if o.Validate == o.Backend {
+			return measure.OptErr("validate-backend", "%s is the backend the profile is measured on; validation needs the other one (zram or file)", o.Validate)
+		}
+	}
+	if (o.Backend == measure.BackendFile || o.Validate == measure.BackendFile) && o.SwapDir == "" {
+		return measure.OptErr("swap-dir", "the file backend needs a directory for the swap file on the device to measure: --swap-dir DIR")
+	}
+	if o.MaxSlowdown < 2 {
+		return measure.OptErr("max-slowdown", "%g is too small to measure anything; expected 2 or more", o.MaxSlowdown)
+	}
+	if o.MinRuntime < 0 {
+		return measure.OptErr("min-runtime", "cannot be negative")
+	}
+	if o.DeviceClass != "" && !measure.ClassRE.MatchString(o.DeviceClass) {
+		return measure.OptErr("device-class", "%q is not a factor class; expected e.g. nvme-ssd-tlc, sata-ssd-slc, hdd", o.DeviceClass)
+	}
+	if !measure.ClassRE.MatchString(o.ZramAlgorithm) {
+		return measure.OptErr("zram-algorithm", "%q is not a compressor name; expected e.g. lz4, zstd, lzo-rle", o.ZramAlgorithm)
+	}
+	for _, f := range []struct{ flag, name string }{{"stdout", o.StdoutFile}, {"stderr", o.StderrFile}} {
+		if f.name == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(f.name)); err != nil || !fi.IsDir() {
+			return measure.OptErr(f.flag, "cannot write %s: its directory does not exist", f.name)
+		}
+	}
+	return nil
+}
+
+// ProfileReport is everything memplan profile measured.
+type ProfileReport struct {
+	Options  ProfileOptions  `json:"-"`
+	Host     model.HostFacts `json:"host"`
+	Started  time.Time       `json:"started"`
+	Elapsed  float64         `json:"elapsed_s"`
+	Command  []string        `json:"command"`
+	Path     string          `json:"executable"`
+	Dir      string          `json:"dir"`
+	Cgroup   string          `json:"cgroup"`
+	MemAvail units.Bytes     `json:"mem_available_bytes"`
+
+	// Sizing is the first, unconstrained run: it gives the peak memory
+	// every fit ratio refers to; it is not timed into the baseline (its
+	// input files may not have been in the page cache yet).
+	Sizing ProfileRun `json:"sizing_run"`
+	// Footprint is the resident peak (anonymous, shared and mapped file
+	// memory; at least the largest process's peak RSS): what the fit ratio
+	// divides. PeakCharged is the cgroup's peak charge, which also counts
+	// page cache of the files the command read.
+	Footprint   units.Bytes `json:"footprint_bytes"`
+	PeakCharged units.Bytes `json:"peak_charged_bytes"`
+	Dirty       float64     `json:"dirty_share"`
+	DirtyNote   string      `json:"dirty_share_note,omitempty"`
+
+	Phases      []ProfilePhase    `json:"phases"`
+	Validation  *Validation       `json:"validation,omitempty"`
+	Readahead   *ReadaheadReport  `json:"readahead,omitempty"`
+	Device      *device.Profile   `json:"device_profile,omitempty"`
+	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
+	Transfer    TransferSummary   `json:"transfer"`
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+// ProfilePhase is the command measured against one backend: in-RAM runs
+// and the fit ratios, interleaved.
+type ProfilePhase struct {
+	Backend   string          `json:"backend"` // zram or file
+	Name      string          `json:"name"`    // zram-lz4, file
+	Class     string          `json:"class"`   // the curve's factor class
+	Device    string          `json:"device"`
+	Reference model.Reference `json:"reference"`
+	// RefSource says where the reference latencies come from.
+	RefSource string          `json:"reference_source"`
+	InRAM     measure.Summary `json:"in_ram_s"` // wall seconds of the in-RAM runs
+	InRAMRuns []ProfileRun    `json:"in_ram_runs"`
+	Points    []ProfilePoint  `json:"points"`
+}
+
+// Baseline is the phase's in-RAM runtime: the trimmed mean, so that one
+// run slowed by a burst of load elsewhere does not shrink every slowdown.
+func (ph *ProfilePhase) Baseline() float64 { return ph.InRAM.Trimmed }
+
+// ProfilePoint is one fit ratio on one backend.
+type ProfilePoint struct {
+	Fit       float64         `json:"fit"`
+	Limit     units.Bytes     `json:"limit_bytes"`
+	Slowdown  measure.Summary `json:"slowdown"`
+	Samples   []float64       `json:"samples"`
+	Failed    int             `json:"failed_runs,omitempty"`
+	OOMKilled int             `json:"oom_killed_runs,omitempty"`
+	Censored  int             `json:"censored_runs,omitempty"`
+	Wall      float64         `json:"wall_s_mean"`
+	MajFlt    float64         `json:"major_faults_mean"`
+	SwapIns   float64         `json:"swap_ins_mean"`
+	SwapOuts  float64         `json:"swap_outs_mean"`
+	PSISome   float64         `json:"psi_some_s_mean"`
+	PSIFull   float64         `json:"psi_full_s_mean"`
+	ZramRatio float64         `json:"zram_ratio,omitempty"`
+	// FaultTime is the extra wall time per major fault over the in-RAM run.
+	FaultTime float64      `json:"excess_s_per_major_fault,omitempty"`
+	Runs      []ProfileRun `json:"runs"`
+}
+
+// ProfileRun is one run of the command.
+type ProfileRun struct {
+	Backend  string      `json:"backend"`
+	Fit      float64     `json:"fit,omitempty"` // 0: in RAM (no limit)
+	Rep      int         `json:"rep"`
+	Limit    units.Bytes `json:"limit_bytes,omitempty"`
+	Wall     float64     `json:"wall_s"`
+	User     float64     `json:"user_s"`
+	Sys      float64     `json:"sys_s"`
+	Slowdown float64     `json:"slowdown,omitempty"`
+
+	ExitCode  int    `json:"exit_code"`
+	Signal    string `json:"signal,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+	OOMKilled bool   `json:"oom_killed,omitempty"`
+	Censored  bool   `json:"capped,omitempty"` // stopped at the time cap
+	Stderr    string `json:"stderr_tail,omitempty"`
+
+	MajFlt   int64       `json:"major_faults"`
+	MinFlt   int64       `json:"minor_faults"`
+	SwapIn   int64       `json:"swap_ins"`
+	SwapOut  int64       `json:"swap_outs"`
+	PSISome  float64     `json:"psi_some_s"`
+	PSIFull  float64     `json:"psi_full_s"`
+	PSIScope string      `json:"psi_scope,omitempty"`
+	Peak     units.Bytes `json:"peak_charged_bytes,omitempty"`
+	Resident units.Bytes `json:"resident_peak_bytes,omitempty"`
+	MaxRSS   units.Bytes `json:"max_rss_bytes,omitempty"`
+
+	ZramOrig  units.Bytes `json:"zram_orig_bytes,omitempty"`
+	ZramUsed  units.Bytes `json:"zram_mem_used_bytes,omitempty"`
+	ZramRatio float64     `json:"zram_ratio,omitempty"`
+}
+
+// ok reports whether the run finished with exit status 0.
+func (r *ProfileRun) ok() bool { return r.Failed == "" }
+
+// CommandError is the command failing on its own (not a slowdown): it
+// exited non-zero or was killed by a signal memplan did not send.
+type CommandError struct {
+	Command  string
+	Stage    string
+	ExitCode int
+	Signal   string
+	Text     string // "exit status 1"
+	Stderr   string // its last words, when captured
+}
+
+func (e *CommandError) Error() string {
+	how := "returned " + e.Text
+	if e.Signal != "" {
+		how = "was " + e.Text
+	}
+	msg := fmt.Sprintf("the command failed in its %s: %s %s; a failing command cannot be profiled (memplan measures how much slower a working command gets)", e.Stage, e.Command, how)
+	if t := strings.TrimSpace(e.Stderr); t != "" {
+		msg += "; its stderr ended with:\n" + indent(lastLines(t, 8))
+	}
+	return msg
+}
+
+// The clear refusals of commands memplan cannot profile on this host.
+var (
+	ErrTooShort  = errors.New("the command finishes too fast to measure")
+	ErrTooLittle = errors.New("the command uses too little memory to measure")
+	ErrTooBig    = errors.New("the command needs more memory than this host can give")
+)
+
+// profileMargin is the memory left to the host beyond MemAvailable.
+func profileMargin(total units.Bytes) units.Bytes { return max(256*units.MiB, total/32) }
+
+// profileSession is one memplan profile run.
+type profileSession struct {
+	*host.Confinement
+	prog   measure.Progress
+	o      ProfileOptions
+	rep    *ProfileReport
+	spec   launchSpec
+	target *host.SwapTarget // the swap directory, when a file backend is used
+	cap    units.Bytes      // what the command may take at most (MemAvailable - margin)
+}
+
+func (ps *profileSession) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	ps.rep.Notes = append(ps.rep.Notes, msg)
+	ps.prog.Note(msg)
+}
+
+// Profile runs the command unconstrained to find its peak memory, then in a
+// memory cgroup at each fit ratio with the backend as swap (and, with
+// Validate, on the second backend), journaling every change to the host
+// and undoing all of them before it returns, also when ctx is cancelled.
+// Only OptionErrors leave the host untouched without taking the lock.
+func Profile(ctx context.Context, h host.Host, o ProfileOptions, prog measure.Progress) (rep *ProfileReport, err error) {
+	o.fill()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if prog == nil {
+		prog = measure.NopProgress{}
+	}
+	path, err := resolveCommand(o.Command[0], o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !h.IsRoot() {
+		return nil, measure.OptErr("", "memplan profile needs root: it runs the command in memory cgroups and adds swap (zram or a swap file); run it with sudo")
+	}
+	layout, err := host.DetectCgroups(h)
+	if err != nil {
+		return nil, fmt.Errorf("detecting cgroups: %w", err)
+	}
+	if layout.Version == 0 {
+		return nil, fmt.Errorf("memplan profile needs a memory cgroup: %s", layout.Why)
+	}
+	var target *host.SwapTarget
+	if o.SwapDir != "" && (o.Backend == measure.BackendFile || o.Validate == measure.BackendFile) {
+		if target, err = host.CheckSwapDir(h, o.SwapDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range []string{o.Backend, o.Validate} {
+		if b == measure.BackendZram {
+			if _, err := host.PlanZram(h, o.ZramAlgorithm); err != nil {
+				return nil, measure.OptErr("backend", "zram: %v", err)
+			}
+		}
+	}
+	mi, err := host.ReadMeminfo(h)
+	if err != nil {
+		return nil, fmt.Errorf("reading /proc/meminfo: %w", err)
+	}
+	avail, margin := mi["MemAvailable"], profileMargin(mi["MemTotal"])
+	if avail < margin+64*units.MiB {
+		return nil, fmt.Errorf("%w: only %s is available, and memplan keeps %s for the host", ErrTooBig, avail, margin)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	rep = &ProfileReport{Options: o, Started: time.Now().UTC(), Command: o.Command, Path: path, Dir: dir,
+		Cgroup: layout.String(), MemAvail: avail}
+	rep.Host = host.HostFacts(h, layout, target)
+
+	j, err := host.NewJournal(h, o.StateDir, o.Invocation)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if uerr := host.CloseJournal(j); uerr != nil {
+			if err == nil {
+				rep, err = nil, uerr
+			} else {
+				err = errors.Join(err, uerr)
+			}
+		}
+	}()
+	ps := &profileSession{
+		Confinement: &host.Confinement{Host: h, Journal: j, Layout: layout, Exe: o.Executable}, prog: prog,
+		o: o, rep: rep, target: target, cap: avail - margin,
+		spec: launchSpec{Path: path, Argv: o.Command},
+	}
+	// The ceiling over every run keeps the host out of an OOM whatever the
+	// command does: it is what the host had available minus a margin. The
+	// sizing run may not swap (to the host's own swap, if any).
+	if err := ps.MakeTopCgroup(fmt.Sprintf("memplan-profile-%d", os.Getpid()), false, ps.cap, ps.cap); err != nil {
+		return nil, err
+	}
+	if err := ps.sizing(ctx); err != nil {
+		return nil, err
+	}
+	backends := []string{o.Backend}
+	if o.Validate != "" {
+		backends = append(backends, o.Validate)
+	}
+	for i, b := range backends {
+		if err := ps.phase(ctx, b); err != nil {
+			return nil, err
+		}
+		if i == 0 && b == measure.BackendZram && o.Readahead {
+			if err := ps.readahead(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ps.finish()
+	return rep, nil
+}
+
+// resolveCommand finds the executable the way a shell would (PATH for a
+// bare name, relative to dir for one with a slash).
+func resolveCommand(name, dir string) (string, error) {
+	look := name
+	if strings.Contains(name, "/") && !filepath.IsAbs(name) && dir != "" {
+		look = filepath.Join(dir, name)
+	}
+	p, err := exec.LookPath(look)
+	if err != nil {
+		switch {
+		case errors.Is(err, exec.ErrNotFound) && !strings.Contains(name, "/"):
+			return "", measure.OptErr("", "command %q not found in $PATH", name)
+		case errors.Is(err, fs.ErrNotExist):
+			return "", measure.OptErr("", "command %q not found: there is no such file (relative to %s)", name, dirOrCwd(dir))
+		case errors.Is(err, fs.ErrPermission), errors.Is(err, exec.ErrNotFound):
+			return "", measure.OptErr("", "command %q is not executable (chmod +x it, or name its interpreter: sh %s)", name, name)
+		}
+		return "", measure.OptErr("", "cannot run %q: %v", name, err)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p, nil
+}
+
+func dirOrCwd(dir string) string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return dir
+}
+
+// sizing runs the command once without a memory limit of its own (only
+// the ceiling, without swap) to learn its peak memory and check that it
+// works and takes long enough to measure.
+func (ps *profileSession) sizing(ctx context.Context) error {
+	ps.prog.Stage("sizing run (no memory limit)", 1)
+	timeout := 24 * time.Hour
+	r, err := ps.run(ctx, "sizing", 0, 1, -1, -1, timeout, -1)
+	if err != nil {
+		return err
+	}
+	// From now on runs may swap (each within its own memory+swap limit).
+	top := &host.Cgroup{Host: ps.Host, Version: ps.Layout.Version, Mem: ps.MemDir}
+	if err := top.SetLimit(ps.cap, -1); err != nil {
+		return fmt.Errorf("raising the memory+swap ceiling of %s: %w", ps.MemDir, err)
+	}
+	ps.rep.Sizing = r
+	ps.prog.RunDone(r.progress())
+	name := shellQuote(ps.o.Command)
+	if r.OOMKilled {
+		return fmt.Errorf("%w: %s was killed when it reached %s, which is what the host has available (%s) minus %s memplan keeps for the host; profile it on a larger host or with a smaller input",
+			ErrTooBig, name, ps.cap, ps.rep.MemAvail, ps.rep.MemAvail-ps.cap)
+	}
+	if !r.ok() {
+		return &CommandError{Command: name, Stage: "unconstrained sizing run", ExitCode: r.ExitCode, Signal: r.Signal, Text: r.Failed, Stderr: r.Stderr}
+	}
+	if least := ps.o.MinRuntime.Seconds(); r.Wall < least {
+		return fmt.Errorf("%w: %s finished in %.3fs without a memory limit; below %gs start-up and scheduling noise swamp what swapping costs; give it a bigger input so that it runs for at least a few seconds",
+			ErrTooShort, name, r.Wall, least)
+	}
+	ps.rep.Footprint = max(r.Resident, r.MaxRSS)
+	ps.rep.PeakCharged = r.Peak
+	if ps.rep.Footprint < 16*units.MiB {
+		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, ps.rep.Footprint)
+	}
+	// zram keeps what it holds in RAM, outside the cgroup: up to the
+	// non-resident share, uncompressed in the worst case.
+	need := ps.rep.Footprint + 256*units.MiB
+	why := "its resident peak plus 256MiB"
+	if ps.o.Backend == measure.BackendZram || ps.o.Validate == measure.BackendZram {
+		need = 2*ps.rep.Footprint + 256*units.MiB
+		why = "its resident peak twice over (the resident part plus what zram holds, in the worst case uncompressed) plus 256MiB"
+	}
+	if need > ps.cap {
+		return fmt.Errorf("%w: %s has a resident peak of %s and needs about %s (%s); the host has %s available and memplan keeps %s of it; use --backend file, a larger host or a smaller input",
+			ErrTooBig, name, ps.rep.Footprint, need, why, ps.rep.MemAvail, ps.rep.MemAvail-ps.cap)
+	}
+	return nil
+}
+
+// deviceProfile measures the swap directory's device (the file curve's
+// reference): the four 4 KiB random tests the transfer model needs.
+func (ps *profileSession) deviceProfile(ctx context.Context) error {
+	ps.prog.Stage("device profile", 5)
+	opts := device.Options{Quick: true, Duration: ps.o.DeviceDuration,
+		Tests: []string{"rand-read-4k-qd1", "rand-write-4k-qd1", "rand-read-4k-qd32", "rand-write-4k-qd32"},
+		Progress: func(st device.Step) {
+			ps.prog.Note(fmt.Sprintf("device profile: [%d/%d] %s", st.Index, st.Total, st.Name))
+		}, Record: ps.RecordFile}
+	dp, err := device.Measure(ctx, ps.target.Dir, opts)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		ps.note("device profile of %s failed, the swap-file curve's reference latency falls back to the time per major fault: %v", ps.target.Dir, err)
+		return nil
+	}
+	ps.rep.Device = dp
+	for _, w := range dp.Warnings {
+		ps.note("device profile: %s", w)
+	}
+	if ps.o.DeviceClass == "" {
+		if msg := device.RotationalMisreport(ps.target.DeviceClass(), ps.target, dp); msg != "" {
+			ps.note("%s", msg)
+		}
+	}
+	return nil
+}
+
+// phase sets a backend up, runs the in-RAM runs and every fit ratio
+// (repetitions go round them, so that a burst of load elsewhere spreads
+// over all points) and takes the backend down again.
+func (ps *profileSession) phase(ctx context.Context, backend string) (err error) {
+	o := ps.o
+	ph := ProfilePhase{Backend: backend}
+	mark := ps.Journal.Len()
+	defer func() {
+		if uerr := ps.Journal.UndoTo(mark); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}()
+	zramID := -1
+	F := ps.rep.Footprint
+	switch backend {
+	case measure.BackendZram:
+		ph.Name, ph.Class = "zram-"+o.ZramAlgorithm, "zram-"+o.ZramAlgorithm
+		ph.Device = "zram " + o.ZramAlgorithm
+		size := ps.zramSize()
+		z, err := host.SetupZram(ps.Host, ps.Journal, o.ZramAlgorithm, size, size, false, func(dev string) error {
+			// The command's own pages cannot be sampled; time pages of the
+			// probe's compressible content (about 3:1 for lz4).
+			lat, err := host.MeasureZramLatency(ps.Host, dev, o.ZramAlgorithm, measure.ContentCompressible)
+			if err != nil {
+				ps.note("zram latency: %v", err)
+				return nil
+			}
+			ps.rep.ZramLatency = lat
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("setting up zram: %w", err)
+		}
+		zramID = z.ID
+	case measure.BackendFile:
+		// Right before the file's runs: a disk shared with other work
+		// answers in 30us one minute and 300us the next.
+		if o.DeviceProfile && ps.rep.Device == nil {
+			if err := ps.deviceProfile(ctx); err != nil {
+				return err
+			}
+		}
+		ph.Name = "file"
+		ph.Class = o.DeviceClass
+		if ph.Class == "" {
+			ph.Class = ps.target.DeviceClass()
+		}
+		ph.Device = ps.target.DeviceName()
+		path := filepath.Join(ps.target.Dir, fmt.Sprintf("memplan-profile-%d.swap", os.Getpid()))
+		size := (F*3/2 + 64*units.MiB) / units.MiB * units.MiB
+		if err := host.AddSwapFile(ps.Host, ps.Journal, ps.target, path, size); err != nil {
+			return err
+		}
+	}
+	stage := ph.Name
+	if len(ps.rep.Phases) > 0 {
+		stage = "validation on " + ph.Name
+	}
+	ps.prog.Stage(stage, o.Runs*(1+len(o.Fits)))
+	timeout := ps.runTimeout()
+	ph.Points = make([]ProfilePoint, len(o.Fits))
+	for i, f := range o.Fits {
+		ph.Points[i] = ProfilePoint{Fit: f, Limit: limitAt(f, F)}
+	}
+	for rep := 1; rep <= o.Runs; rep++ {
+		r, err := ps.run(ctx, ph.Name, 0, rep, -1, -1, timeout, -1)
+		if err != nil {
+			return err
+		}
+		ph.InRAMRuns = append(ph.InRAMRuns, r)
+		if !r.ok() {
+			ps.note("%s: the in-RAM run %d failed (%s); it does not count", ph.Name, rep, r.Failed)
+		}
+		base := runningBaseline(ph.InRAMRuns)
+		if base > 0 && r.ok() {
+			r.Slowdown = r.Wall / base
+		}
+		ps.prog.RunDone(r.progress())
+		for i := range ph.Points {
+			pt := &ph.Points[i]
+			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, ps.memsw(pt.Limit), timeout, zramID)
+			if err != nil {
+				return err
+			}
+			if base > 0 && r.ok() {
+				r.Slowdown = r.Wall / base
+			}
+			ps.prog.RunDone(r.progress())
+			pt.Runs = append(pt.Runs, r)
+		}
+	}
+	var walls []float64
+	for _, r := range ph.InRAMRuns {
+		if r.ok() {
+			walls = append(walls, r.Wall)
+		}
+	}
+	if len(walls) == 0 {
+		return &CommandError{Command: shellQuote(o.Command), Stage: "in-RAM runs on " + ph.Name, ExitCode: ph.InRAMRuns[0].ExitCode,
+			Signal: ph.InRAMRuns[0].Signal, Text: ph.InRAMRuns[0].Failed, Stderr: ph.InRAMRuns[0].Stderr}
+	}
+	ph.InRAM = measure.Summarize(walls)
+	if ph.InRAM.Mean > 0 && ph.InRAM.SD/ph.InRAM.Mean > 0.1 {
+		ps.note("%s: the in-RAM runtime varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
+			ph.Name, 100*ph.InRAM.SD/ph.InRAM.Mean, 1+2*ph.InRAM.SD/ph.InRAM.Mean)
+	}
+	for i := range ph.Points {
+		ps.finishPoint(&ph, &ph.Points[i])
+	}
+	ps.rep.Phases = append(ps.rep.Phases, ph)
+	return nil
+}
+
+// zramSize is the disk size (and memory limit) of a zram device that holds
+// the whole resident peak, MiB aligned.
+func (ps *profileSession) zramSize() units.Bytes {
+	return (ps.rep.Footprint + 64*units.MiB) / units.MiB * units.MiB
+}
+
+// memsw is a limited run's memory+swap limit: the whole footprint may go
+// to swap and then some.
+func (ps *profileSession) memsw(limit units.Bytes) units.Bytes {
+	return limit + ps.rep.Footprint*3/2 + 64*units.MiB
+}
+
+// runTimeout is when a run is stopped: --max-slowdown times the sizing
+// run, at least 10s.
+func (ps *profileSession) runTimeout() time.Duration {
+	return time.Duration(math.Max(ps.rep.Sizing.Wall*ps.o.MaxSlowdown, 10) * float64(time.Second))
+}
+
+// limitAt is the memory limit at a fit ratio, page aligned.
+func limitAt(fit float64, footprint units.Bytes) units.Bytes {
+	l := units.Bytes(fit * float64(footprint))
+	return l / units.Bytes(host.PageSize) * units.Bytes(host.PageSize)
+}
+
+// runningBaseline is the median wall time of the successful in-RAM runs so
+// far, for the slowdowns progress shows before all runs are in.
+func runningBaseline(runs []ProfileRun) float64 {
+	var w []float64
+	for _, r := range runs {
+		if r.ok() {
+			w = append(w, r.Wall)
+		}
+	}
+	if len(w) == 0 {
+		return 0
+	}
+	sort.Float64s(w)
+	return w[len(w)/2]
+}
+
+func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
+	base := ph.Baseline()
+	var t measure.Tally
+	for i := range pt.Runs {
+		r := &pt.Runs[i]
+		switch {
+		case r.OOMKilled:
+			pt.OOMKilled++
+			pt.Failed++
+			continue
+		case r.Censored:
+			// Stopped at the cap: its slowdown is at least the cap.
+			pt.Censored++
+			r.Slowdown = r.Wall / base
+			pt.Samples = append(pt.Samples, r.Slowdown)
+			continue
+		case !r.ok():
+			pt.Failed++
+			continue
+		}
+		r.Slowdown = r.Wall / base
+		pt.Samples = append(pt.Samples, r.Slowdown)
+		pt.Wall += r.Wall
+		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
+	}
+	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
+	if t.N > 0 {
+		pt.Wall /= float64(t.N)
+		if pt.MajFlt > 0 && pt.Wall > base {
+			pt.FaultTime = (pt.Wall - base) / pt.MajFlt
+		}
+	}
+	pt.Slowdown = measure.Summarize(pt.Samples)
+	if pt.Failed > 0 {
+		ps.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup): %s", ph.Name, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled, firstFailure(pt.Runs))
+	}
+	if pt.Censored > 0 {
+		ps.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown counts as the cap, a lower bound", ph.Name, pt.Fit, pt.Censored, ps.o.MaxSlowdown)
+	}
+}
+
+func firstFailure(runs []ProfileRun) string {
+	for _, r := range runs {
+		if r.Failed != "" {
+			return r.Failed
+		}
+	}
+	return ""
+}
+
+// run runs the command once in a fresh cgroup below the profile's with the
+// given memory and memory+swap limits (-1: none). Only infrastructure
+// failures and cancellation are errors; a command that fails is a result.
+func (ps *profileSession) run(ctx context.Context, backend string, fit float64, rep int, limit, memsw units.Bytes, timeout time.Duration, zramID int) (ProfileRun, error) {
+	res := ProfileRun{Backend: backend, Fit: fit, Rep: rep}
+	if limit > 0 {
+		res.Limit = limit
+	}
+	mark := ps.Journal.Len()
+	defer func() {
+		if err := ps.Journal.UndoTo(mark); err != nil {
+			ps.note("cleaning up after a run: %v", err)
+		}
+	}()
+	cg, err := ps.NewRunCgroup(false)
+	if err != nil {
+		return res, err
+	}
+	if err := cg.SetLimit(limit, memsw); err != nil {
+		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
+	}
+	stdout, stderr, keepOut, closeOut, err := ps.outputs()
+	if err != nil {
+		return res, err
+	}
+	defer closeOut()
+	c0 := ps.Counters(cg)
+	r, err := ps.launch(ps.spec, ps.o.Dir, stdout, stderr, cg)
+	if err != nil {
+		var le *launchError
+		if errors.As(err, &le) {
+			return res, fmt.Errorf("%s: %w", shellQuote(ps.o.Command), err)
+		}
+		return res, err
+	}
+	var resident units.Bytes
+	sample := func() {
+		if st, err := cg.Stat(); err == nil {
+			resident = max(resident, residentOf(st, cg.Version))
+		}
+		if zramID >= 0 {
+			if m, err := host.ReadMMStat(ps.Host, fmt.Sprintf("zram%d", zramID)); err == nil && m.OrigData >= res.ZramOrig {
+				res.ZramOrig, res.ZramUsed, res.ZramRatio = m.OrigData, m.MemUsed, m.Ratio()
+			}
+		}
+	}
+	timedOut, err := r.wait(ctx, ps.Host, cg, timeout, sample)
+	res.Wall = time.Since(r.started).Seconds()
+	if err != nil {
+		return res, err
+	}
+	sample()
+	c1 := ps.Counters(cg)
+	res.SwapIn, res.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
+	res.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
+	res.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()
+	res.PSIScope = "system"
+	if cg.IsV2() {
+		res.PSIScope = "cgroup"
+	}
+	res.Resident = resident
+	if p, err := cg.Peak(); err == nil {
+		res.Peak = p
+	}
+	st := r.cmd.ProcessState
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		res.MajFlt, res.MinFlt = ru.Majflt, ru.Minflt
+		res.MaxRSS = units.Bytes(ru.Maxrss) * units.KiB
+		res.User = time.Duration(ru.Utime.Nano()).Seconds()
+		res.Sys = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	// The cgroup counts every process in it, also those the command did
+	// not wait for.
+	if kv, err := cg.Stat(); err == nil {
+		if v, ok := kv["pgmajfault"]; ok && v >= res.MajFlt {
+			res.MajFlt = v
+		}
+	}
+	res.ExitCode, res.Signal, res.Failed = exitDescription(st)
+	if res.ExitCode == 0 && res.Signal == "" {
+		res.Failed = ""
+	}
+	if !timedOut {
+		keepOut()
+	}
+	switch {
+	case timedOut:
+		res.Censored, res.Failed = true, ""
+	case res.Failed != "" && cg.OomKills() > 0:
+		res.OOMKilled = true
+		res.Failed = "OOM-killed inside its cgroup (" + res.Failed + ")"
+	case res.Failed != "":
+		res.Stderr = r.tail.String()
+	}
+	return res, nil
+}
+
+// residentOf is the memory the command holds that swapping (rather than
+// dropping clean page cache) would have to move: anonymous and shared
+// memory and mapped file pages.
+func residentOf(st map[string]int64, version int) units.Bytes {
+	if version == 2 {
+		return units.Bytes(st["anon"] + st["shmem"] + st["file_mapped"])
+	}
+	return units.Bytes(st["total_rss"] + st["total_shmem"] + st["total_mapped_file"])
+}
+
+// outputs opens where the command's output goes for one run. A named
+// file is written under a temporary name beside it; keep puts it in place,
+// so the file holds the last run that ended by itself, never the stub of a
+// run stopped at the time cap. closeAll removes what was not kept.
+func (ps *profileSession) outputs() (stdout, stderr io.Writer, keep, closeAll func(), err error) {
+	type out struct {
+		f      *os.File
+		target string
+	}
+	var files []out
+	kept := false
+	keep = func() { kept = true }
+	closeAll = func() {
+		for _, o := range files {
+			o.f.Close()
+			if o.target == "" {
+				continue
+			}
+			if kept {
+				if err := os.Rename(o.f.Name(), o.target); err == nil {
+					continue
+				}
+			}
+			os.Remove(o.f.Name())
+		}
+	}
+	open := func(name string, pass io.Writer) (io.Writer, error) {
+		if name == "" {
+			if pass == nil {
+				return io.Discard, nil
+			}
+			return pass, nil
+		}
+		if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+			// /dev/null, a pipe, a terminal: written as it is, never
+			// replaced.
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("opening the command's output file: %w", err)
+			}
+			files = append(files, out{f, ""})
+			return f, nil
+		}
+		f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".run-*")
+		if err != nil {
+			return nil, fmt.Errorf("opening the command's output file: %w", err)
+		}
+		files = append(files, out{f, name})
+		return f, nil
+	}
+	if stdout, err = open(ps.o.StdoutFile, ps.o.Stdout); err != nil {
+		return nil, nil, keep, closeAll, err
+	}
+	if stderr, err = open(ps.o.StderrFile, ps.o.Stderr); err != nil {
+		closeAll()
+		return nil, nil, keep, func() {}, err
+	}
+	return stdout, stderr, keep, closeAll, nil
+}
+
+// progress renders a run for the Progress interface.
+func (r ProfileRun) progress() measure.RunResult {
+	name := r.Backend
+	if r.Fit == 0 && r.Backend != "sizing" {
+		name += " in RAM"
+	}
+	rr := measure.RunResult{Backend: name, Fit: r.Fit, Rep: r.Rep, Limit: r.Limit, Timed: r.Wall, Wall: r.Wall,
+		Slowdown: r.Slowdown, Censored: r.Censored, OOMKilled: r.OOMKilled, Failed: r.Failed,
+		MajFlt: r.MajFlt, SwapIn: r.SwapIn, SwapOut: r.SwapOut, Peak: r.Peak}
+	if rr.Failed == "" && rr.OOMKilled {
+		rr.Failed = "OOM-killed"
+	}
+	return rr
+}
+
+// finish computes the dirty share and the transfer summary.
+func (ps *profileSession) finish() {
+	rep := ps.rep
+	rep.Elapsed = time.Since(rep.Started).Seconds()
+	a := &rep.Phases[0]
+	var ins, outs float64
+	for _, pt := range a.Points {
+		ins += pt.SwapIns
+		outs += pt.SwapOuts
+	}
+	rep.Dirty, rep.DirtyNote = dirtyShare(ins, outs, a.Backend)
+	for i := range rep.Phases {
+		ph := &rep.Phases[i]
+		ph.Reference, ph.RefSource = ps.reference(ph)
+		ph.Reference.Concurrency = 1
+		ph.Reference.DirtyShare = units.Ratio(rep.Dirty)
+	}
+	rep.Transfer = transferSummary(a, rep.Dirty, rep.Readahead)
+	if len(rep.Phases) > 1 {
+		o := time.Duration(rep.Transfer.Calibrated * 1e3)
+		v := validate(a, &rep.Phases[1], rep.Dirty, o, rep.Transfer.Readahead, rep.Readahead)
+		rep.Validation = &v
+	}
+	rep.Transfer.choose(rep.Validation)
+}
+
+// dirtyShare estimates the share of evicted pages that had to be written
+// (swap-outs per swap-in); the model's write term scales with it.
+func dirtyShare(ins, outs float64, backend string) (float64, string) {
+	if ins <= 0 {
+		return float64(model.DefaultDirtyShare), fmt.Sprintf("no swap-ins were measured; the dirty share is the model's default %g", float64(model.DefaultDirtyShare))
+	}
+	d := math.Min(outs/ins, 1)
+	note := fmt.Sprintf("swap-outs per swap-in over the fit-ratio runs: %.0f / %.0f", outs, ins)
+	if backend == measure.BackendZram {
+		note += "; zram frees a page's swap copy when it reads it back, so every eviction writes again and this is an upper bound of the share a swap file would write"
+	}
+	return measure.Round4(d), note
+}
+
+// reference is the device a phase's curve was measured on.
+func (ps *profileSession) reference(ph *ProfilePhase) (model.Reference, string) {
+	ref := model.Reference{Device: ph.Device, Drives: 1}
+	fault := 0.0
+	var n float64
+	for _, pt := range ph.Points {
+		if pt.FaultTime > 0 {
+			fault += pt.FaultTime
+			n++
+		}
+	}
+	if n > 0 {
+		fault /= n
+	}
+	fallback := func(why string) string {
+		if fault <= 0 {
+			return why + "; no per-fault time either"
+		}
+		ref.ReadLatency = units.Duration(math.Round(fault * 1e9))
+		ref.WriteLatency = ref.ReadLatency
+		return why + "; the reference latency is the measured extra time per major fault"
+	}
+	switch ph.Backend {
+	case measure.BackendZram:
+		if z := ps.rep.ZramLatency; z != nil && z.ReadMean > 0 {
+			ref.ReadLatency = units.Duration(math.Round(z.ReadMean * 1e3))
+			ref.WriteLatency = units.Duration(math.Round(z.WriteMean * 1e3))
+			return ref, fmt.Sprintf("zram %s: O_DIRECT 4 KiB reads and writes of %s pages on the device before it became swap", z.Algorithm, z.Content)
+		}
+		return ref, fallback("no raw zram latency")
+	case measure.BackendFile:
+		if d := ps.rep.Device; d != nil && d.RandReadQD1 != nil && d.RandReadQD1.Latency.MeanUs > 0 {
+			ref = d.Reference()
+			ref.Drives = 1
+			return ref, "device profile of " + d.Path + ": mean 4 KiB latency at queue depth 1, IOPS at queue depth 32"
+		}
+		return ref, fallback("no device profile")
+	}
+	return ref, ""
+}
+
+// shellQuote renders argv the way a person would type it.
+func shellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString(strconv.Quote(a))
+	}
+	return b.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}

@@ -1,0 +1,240 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
+)
+
+// Factors turns a profile into the factor file a workload's `profile:`
+// field points at: a measured curve for the profiled backend's class (and
+// one for the validation backend's), transfer_from the profiled class so
+// that the model derives other devices from this job's own curve, the
+// fault overhead of the chosen transfer form, zram's measured latency and
+// compression ratio, and under Extra the command, its exit status and peak
+// memory, every run, the validation and predictions for other devices.
+func (r *ProfileReport) Factors(version string) *model.FactorFile {
+	host := r.Host.Hostname
+	if host == "" {
+		host = "unknown-host"
+	}
+	today := units.Date{Time: r.Started.Truncate(24 * time.Hour)}
+	cmd := shellQuote(r.Command)
+	f := &model.FactorFile{
+		Name: fmt.Sprintf("memplan-profile %s on %s %s", filepath.Base(r.Command[0]), host, today),
+		Date: today,
+		Source: fmt.Sprintf("measured by memplan profile %s on %s: %s, resident peak %s, %.2fs in RAM",
+			version, host, cmd, r.Footprint, r.Phases[0].Baseline()),
+		FaultOverhead: r.Transfer.FaultOverhead,
+	}
+	if ra := r.Transfer.Readahead; ra.Faults > 0 {
+		f.Readahead = &ra
+	}
+	hf := r.Host
+	f.Host = &hf
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		c := model.Curve{Class: ph.Class, Provenance: model.Measured, Host: host, MeasuredAt: today,
+			Source:    fmt.Sprintf("memplan profile of %s: %s swap, cgroup memory limit = fit x resident peak; reference: %s", cmd, ph.Name, ph.RefSource),
+			Reference: ph.Reference}
+		var rr *ReadaheadReport
+		if i == 0 {
+			rr = r.Readahead
+		}
+		c.Points = curvePoints(ph, rr, r.Transfer.Method == TransferFaults)
+		if len(c.Points) == 0 || c.Reference.ReadLatency <= 0 || (len(c.Points) == 1 && c.Points[0].Fit == 1) {
+			continue
+		}
+		f.Curves = append(f.Curves, c)
+		if i == 0 {
+			f.TransferFrom = c.Class
+		}
+	}
+	if z := r.ZramLatency; z != nil && z.ReadMean > 0 {
+		ratio := 0.0
+		for _, ph := range r.Phases {
+			if ph.Backend == measure.BackendZram {
+				for _, pt := range ph.Points {
+					ratio = math.Max(ratio, pt.ZramRatio)
+				}
+			}
+		}
+		if ratio >= 1 {
+			f.Software = append(f.Software, model.Software{Name: "zram-" + z.Algorithm,
+				Latency: units.Duration(math.Round(z.ReadMean * 1e3)), Ratio: measure.Round4(ratio),
+				Source: fmt.Sprintf("measured by memplan profile on %s: O_DIRECT 4 KiB reads of %s pages; ratio from mm_stat while %s ran", host, z.Content, cmd)})
+		}
+	}
+	f.Extra = measure.ToMap(r.extra(f))
+	return f
+}
+
+// curvePoints are a phase's measured points, highest fit first. With
+// counts, each carries the pages the command needed back per second of
+// in-RAM runtime and the major faults and pages a block device took (the
+// phase's own on a swap file; on zram the readahead runs', when given).
+func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) []model.Point {
+	var out []model.Point
+	base := ph.Baseline()
+	for i := range ph.Points {
+		pt := &ph.Points[i]
+		if pt.Slowdown.N == 0 {
+			continue
+		}
+		slow := measure.ClampSlowdown(pt.Slowdown.Mean)
+		p := model.Point{Fit: pt.Fit, Slowdown: measure.Round4(slow), Samples: measure.RoundAll(pt.Samples)}
+		if pt.Slowdown.N >= 2 {
+			p.CI = []float64{measure.Round4(math.Min(pt.Slowdown.Lo, slow)), measure.Round4(math.Max(pt.Slowdown.Hi, slow))}
+		}
+		// Only when no run was capped or failed do the means count pages.
+		if counts && base > 0 && pagesIn(pt) > 0 && pt.Censored == 0 && pt.Failed == 0 {
+			p.PageRate = measure.Round4(pagesIn(pt) / base)
+			switch {
+			case ph.Backend == measure.BackendFile:
+				p.BlockFaultRate, p.BlockPageRate = measure.Round4(pt.MajFlt/base), p.PageRate
+			case readaheadAt(rr, pt.Fit) != nil:
+				rp := readaheadAt(rr, pt.Fit)
+				p.BlockFaultRate, p.BlockPageRate = measure.Round4(rp.MajFlt/base), measure.Round4(rp.SwapIns/base)
+			}
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Fit > out[b].Fit })
+	return out
+}
+
+// CompressionRatio is the highest zram compression ratio the command's
+// pages reached (0 without zram): what its workload entry's
+// compressibility should say.
+func (r *ProfileReport) CompressionRatio() float64 {
+	ratio := 0.0
+	for _, ph := range r.Phases {
+		for _, pt := range ph.Points {
+			ratio = math.Max(ratio, pt.ZramRatio)
+		}
+	}
+	return measure.Round4(ratio)
+}
+
+type profileExtra struct {
+	Profile     any               `json:"profile"`
+	Sizing      ProfileRun        `json:"sizing_run"`
+	Phases      []ProfilePhase    `json:"phases"`
+	Transfer    TransferSummary   `json:"transfer"`
+	Validation  *Validation       `json:"validation,omitempty"`
+	Readahead   *ReadaheadReport  `json:"readahead,omitempty"`
+	Predictions []Prediction      `json:"predictions,omitempty"`
+	Device      *device.Profile   `json:"device_profile,omitempty"`
+	Zram        *host.ZramLatency `json:"zram_latency,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
+	o := r.Options
+	prof := map[string]any{
+		"command": r.Command, "command_line": shellQuote(r.Command), "executable": r.Path, "dir": r.Dir,
+		"exit_status": r.Sizing.ExitCode, "peak_resident_bytes": r.Footprint, "peak_charged_bytes": r.PeakCharged,
+		"max_rss_bytes": r.Sizing.MaxRSS, "runtime_in_ram_s": r.Phases[0].Baseline(), "sizing_wall_s": r.Sizing.Wall,
+		"major_faults_in_ram": r.Sizing.MajFlt, "fits": o.Fits, "runs": o.Runs, "backend": o.Backend,
+		"validate_backend": o.Validate, "zram_algorithm": o.ZramAlgorithm, "swap_dir": o.SwapDir,
+		"max_slowdown": o.MaxSlowdown, "mem_available_bytes": r.MemAvail, "cgroup": r.Cgroup,
+		"dirty_share": r.Dirty, "dirty_share_note": r.DirtyNote, "compression_ratio": r.CompressionRatio(),
+		"started": r.Started, "elapsed_s": r.Elapsed,
+	}
+	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation,
+		Readahead: r.Readahead, Predictions: r.Predictions(f), Device: r.Device, Zram: r.ZramLatency, Notes: r.Notes}
+}
+
+// Prediction is the slowdown the model predicts for this command on a
+// device it was not measured on, at each profiled fit ratio.
+type Prediction struct {
+	Class      string            `json:"class"`
+	Device     string            `json:"device"`
+	Provenance string            `json:"provenance"`
+	Points     []PredictionPoint `json:"points"`
+}
+
+// PredictionPoint is one predicted slowdown with its 95% band.
+type PredictionPoint struct {
+	Fit      float64 `json:"fit"`
+	Slowdown float64 `json:"slowdown"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+}
+
+// Predictions carries the profile's curves to one representative device
+// of every drive class in the embedded catalogs (an HDD as the Intel
+// study's two-drive RAID 0) and to zram with the other published
+// compressors with the model's transfer rule, using the profile's curves
+// alone: classes it has none for are derived from transfer_from, as
+// recommend does for the job (model.MergeProfile).
+func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
+	if f == nil || len(f.Curves) == 0 {
+		return nil
+	}
+	fs, err := model.MergeFactors(f)
+	if err != nil {
+		return nil
+	}
+	type target struct {
+		class string
+		dev   model.Device
+	}
+	var targets []target
+	seen := map[string]bool{}
+	for _, name := range []string{"intel-2009", "current"} {
+		c, err := prices.Embedded(name)
+		if err != nil {
+			continue
+		}
+		for _, d := range c.Drives {
+			class := d.FactorClass()
+			if seen[class] {
+				continue
+			}
+			seen[class] = true
+			n := 1
+			label := d.Model
+			if class == "hdd" {
+				n, label = 2, "2 x "+d.Model+", RAID 0"
+			}
+			targets = append(targets, target{class, model.Device{Name: label, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(),
+				ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: n}})
+		}
+	}
+	for _, sw := range model.DefaultFactors().Software {
+		if seen[sw.Name] {
+			continue
+		}
+		seen[sw.Name] = true
+		if own, ok := fs.Software[sw.Name]; ok {
+			sw = own
+		}
+		targets = append(targets, target{sw.Name, model.Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: sw.Latency.D(), Memory: true}})
+	}
+	var out []Prediction
+	for _, t := range targets {
+		p := Prediction{Class: t.class, Device: t.dev.Name}
+		for _, pt := range r.Phases[0].Points {
+			est, err := fs.Predict(t.class, t.dev, 1, r.Dirty, pt.Fit)
+			if err != nil {
+				continue
+			}
+			p.Provenance = est.Provenance
+			p.Points = append(p.Points, PredictionPoint{Fit: pt.Fit, Slowdown: measure.Round4(est.Slowdown), Low: measure.Round4(est.Low), High: measure.Round4(est.High)})
+		}
+		if len(p.Points) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}

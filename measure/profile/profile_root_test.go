@@ -1,0 +1,196 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/measure/host/hosttest"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/model"
+)
+
+// These tests change the real host (swap, zram, cgroups) and put it back;
+// CI runs them as root. The real programs' profiles (GNU sort, a Python
+// dictionary) run end to end in cmd/memplan's tests.
+
+// memHog is a command that holds size MiB for a while, then exits with
+// code: a stand-in for a real job that needs no input files.
+func memHog(t *testing.T, mib, seconds, code int) []string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "hog.py")
+	src := `import sys, time
+mib, seconds, code = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+data = bytearray(mib << 20)
+for i in range(0, len(data), 4096):
+    data[i] = i % 251
+end = time.time() + seconds
+s = 0
+while time.time() < end:
+    for i in range(0, len(data), 4096 * 7):
+        s += data[i]
+print(s)
+sys.exit(code)
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"python3", script, strconv.Itoa(mib), strconv.Itoa(seconds), strconv.Itoa(code)}
+}
+
+func profileOptions(t *testing.T, cmd []string) ProfileOptions {
+	o := DefaultProfileOptions()
+	o.Command = cmd
+	o.StateDir = t.TempDir()
+	o.Runs = 1
+	o.Fits = []float64{0.75}
+	o.Invocation = t.Name()
+	o.StdoutFile = filepath.Join(t.TempDir(), "stdout")
+	o.StderrFile = filepath.Join(t.TempDir(), "stderr")
+	return o
+}
+
+// TestRootProfileBadCommands: a command that fails, one too short to
+// measure, one that does not exist and bad fit ratios get clear errors,
+// and the host is exactly as before.
+func TestRootProfileBadCommands(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	var ce *CommandError
+	var oe *measure.OptionError
+	for _, c := range []struct {
+		name  string
+		cmd   []string
+		mod   func(*ProfileOptions)
+		check func(error) bool
+		want  string
+	}{
+		{"exits 1", []string{"sh", "-c", "echo broken >&2; exit 1"}, nil,
+			func(err error) bool { return errors.As(err, &ce) && ce.ExitCode == 1 }, "exit status 1"},
+		{"stderr kept", []string{"sh", "-c", "echo 'no such design' >&2; exit 7"}, nil,
+			func(err error) bool { return errors.As(err, &ce) && strings.Contains(ce.Stderr, "no such design") }, "no such design"},
+		{"killed", []string{"sh", "-c", "kill -TERM $$"}, nil,
+			func(err error) bool { return errors.As(err, &ce) && ce.Signal != "" }, "killed by signal 15"},
+		{"too short", []string{"true"}, nil,
+			func(err error) bool { return errors.Is(err, ErrTooShort) }, "too fast to measure"},
+		{"too little memory", []string{"sleep", "1"}, func(o *ProfileOptions) { o.MinRuntime = 100 * time.Millisecond },
+			func(err error) bool { return errors.Is(err, ErrTooLittle) }, "nothing to swap"},
+		{"not found", []string{"./memplan-no-such-script.sh"}, nil,
+			func(err error) bool { return errors.As(err, &oe) }, "not found"},
+		{"fit out of range", []string{"true"}, func(o *ProfileOptions) { o.Fits = []float64{0.9, 0} },
+			func(err error) bool { return errors.As(err, &oe) }, "out of range"},
+		{"no command", nil, nil,
+			func(err error) bool { return errors.As(err, &oe) }, "no command given"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := profileOptions(t, c.cmd)
+			if c.mod != nil {
+				c.mod(&o)
+			}
+			_, err := Profile(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+			if err == nil || !c.check(err) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error with %q", err, c.want)
+			}
+			t.Logf("%v", err)
+			hosttest.Unchanged(t, before)
+			if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+				t.Errorf("the journal still lists %q", left)
+			}
+		})
+	}
+	// The command's own output still went where it was sent.
+	o := profileOptions(t, []string{"sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 2"})
+	_, err := Profile(context.Background(), host.NewOSHost(), o, nil)
+	out, _ := os.ReadFile(o.StdoutFile)
+	errOut, _ := os.ReadFile(o.StderrFile)
+	if !errors.As(err, &ce) || string(out) != "to-stdout\n" || string(errOut) != "to-stderr\n" {
+		t.Errorf("err %v, stdout %q, stderr %q", err, out, errOut)
+	}
+	hosttest.Unchanged(t, before)
+}
+
+// TestRootProfileInterrupted cancels a profile while the command runs
+// under a memory limit with zram as swap: every change is undone.
+func TestRootProfileInterrupted(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := profileOptions(t, memHog(t, 96, 2, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prog := &hosttest.Progress{T: t}
+	prog.OnRun = func(r measure.RunResult) {
+		if strings.HasPrefix(r.Backend, "zram") {
+			// The next run is the limited one: cancel while it runs.
+			go func() {
+				time.Sleep(time.Second)
+				swaps, _ := os.ReadFile("/proc/swaps")
+				if !strings.Contains(string(swaps), "zram") {
+					t.Errorf("zram is not swap mid-run:\n%s", swaps)
+				}
+				cancel()
+			}()
+		}
+	}
+	_, err := Profile(ctx, host.NewOSHost(), o, prog)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	hosttest.Unchanged(t, before)
+	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+		t.Errorf("the journal still lists %q", left)
+	}
+}
+
+// TestRootProfileSmall profiles a small memory hog on zram end to end: the
+// footprint is its resident peak, the limited run swaps and is slower, and
+// the factor file has the measured curve.
+func TestRootProfileSmall(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := profileOptions(t, memHog(t, 128, 2, 0))
+	o.Fits = []float64{0.9, 0.5}
+	rep, err := Profile(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+	if rep.Footprint < 128<<20 || rep.Footprint > 256<<20 {
+		t.Errorf("footprint %s for a 128MiB hog", rep.Footprint)
+	}
+	ph := rep.Phases[0]
+	if ph.Name != "zram-lz4" || ph.InRAM.N != 1 || len(ph.Points) != 2 {
+		t.Fatalf("phase %+v", ph)
+	}
+	lo := ph.Points[1]
+	if lo.Slowdown.N != 1 || lo.SwapOuts == 0 || lo.MajFlt == 0 {
+		t.Errorf("fit 0.5: %+v", lo)
+	}
+	ff := rep.Factors("test")
+	if len(ff.Curves) != 1 || ff.Curves[0].Class != "zram-lz4" || ff.TransferFrom != "zram-lz4" || ff.FaultOverhead <= 0 {
+		t.Errorf("factor file curves %+v, transfer_from %q, fault_overhead %s", ff.Curves, ff.TransferFrom, ff.FaultOverhead)
+	}
+	// The readahead runs swapped through a loop device over zram (gone
+	// again: hostUnchanged above) and counted faults and pages at both
+	// fit ratios.
+	ra := rep.Readahead
+	if ra == nil || len(ra.Points) != 2 || !strings.Contains(ra.Device, "/dev/loop") || ra.Points[1].SwapIns == 0 || ra.Points[1].MajFlt == 0 {
+		t.Fatalf("readahead %+v", ra)
+	}
+	if ra.Faults <= 0 || ra.Faults > 1 || ra.Pages < ra.Faults || ff.Readahead == nil || *ff.Readahead != (model.Readahead{Faults: ra.Faults, Pages: ra.Pages}) {
+		t.Errorf("readahead %g faults, %g pages per page; profile %+v", ra.Faults, ra.Pages, ff.Readahead)
+	}
+	if p := ff.Curves[0].Points[1]; p.PageRate <= 0 || p.BlockFaultRate <= 0 {
+		t.Errorf("fit 0.5 point without counts: %+v", p)
+	}
+}

@@ -486,15 +486,38 @@ func (h *hist) buckets() []LatencyBucket {
 // accept it, still measures memory.
 var memoryFS = map[string]bool{"tmpfs": true, "ramfs": true, "hugetlbfs": true, "devtmpfs": true}
 
-// rotationalMisreport says so when a disk filed as "hdd" because the
-// kernel calls it rotational answers 4 KiB reads in microseconds.
-func RotationalMisreport(class string, t *host.SwapTarget, dp *Profile) string {
-	if class != "hdd" || dp == nil || dp.RandReadQD1 == nil {
-		return ""
+// Classify files the swap directory's device by what was measured when the
+// kernel's description contradicts it. kernelClass is the class from the
+// kernel's flags (t.DeviceClass: "hdd" when it calls the disk rotational);
+// a disk the kernel calls rotational that answers 4 KiB reads in under a
+// millisecond is an SSD (virtual disks often misreport), and one it calls
+// solid-state that takes over 2 ms per read behaves as an HDD. The note
+// says what was decided and why; it is empty when the two agree or nothing
+// was measured.
+func Classify(kernelClass string, t *host.SwapTarget, dp *Profile) (class, note string) {
+	if dp == nil || dp.RandReadQD1 == nil || dp.RandReadQD1.Latency.MeanUs <= 0 {
+		return kernelClass, ""
 	}
-	if us := dp.RandReadQD1.Latency.MeanUs; us > 0 && us < 1000 {
-		return fmt.Sprintf("the kernel reports %s as rotational, so its curve is filed as \"hdd\", but its 4 KiB reads take %.0fus (an HDD takes milliseconds); virtual disks often misreport; pass --device-class to file it correctly",
-			host.DiskName(t), us)
+	us := dp.RandReadQD1.Latency.MeanUs
+	switch {
+	case kernelClass == "hdd" && us < hddMinReadUs:
+		class = "sata-ssd-tlc"
+		if t != nil && t.Disk != nil && strings.HasPrefix(t.Disk.Name, "nvme") {
+			class = "nvme-ssd-tlc"
+		}
+		return class, fmt.Sprintf("the kernel reports %s as rotational, but its 4 KiB reads take %.0fus (an HDD takes milliseconds; virtual disks often misreport): its curve is filed as %q by the measured latency; pass --device-class to file it otherwise",
+			host.DiskName(t), us, class)
+	case kernelClass != "hdd" && us > ssdMaxReadUs:
+		return "hdd", fmt.Sprintf("%s is not reported as rotational, but its 4 KiB reads take %.1fms, as a disk's do: its curve is filed as \"hdd\" by the measured latency; pass --device-class to file it otherwise",
+			host.DiskName(t), us/1000)
 	}
-	return ""
+	return kernelClass, ""
 }
+
+// The latencies that separate the classes: an HDD's 4 KiB random read
+// costs a seek and half a rotation (3-15 ms); SATA and NVMe SSDs answer in
+// 20-200 us, network block devices in a few hundred.
+const (
+	hddMinReadUs = 1000
+	ssdMaxReadUs = 2000
+)

@@ -502,3 +502,36 @@ func TestProfileDeviceRecordsTheTestFileFirst(t *testing.T) {
 		t.Errorf("created despite the failing record: %v", left)
 	}
 }
+
+// TestClassify: the kernel's rotational flag gives way to the measured
+// latency (issue 13: a virtual disk reported rotational answers in 55us).
+func TestClassify(t *testing.T) {
+	read := func(us float64) *Profile {
+		return &Profile{RandReadQD1: &Test{Latency: LatencySummary{MeanUs: us}}}
+	}
+	vda := &host.SwapTarget{Dir: "/var/tmp", Disk: &host.BlockDevice{Name: "vda"}}
+	nvme := &host.SwapTarget{Dir: "/scratch", Disk: &host.BlockDevice{Name: "nvme0n1"}}
+	for _, c := range []struct {
+		name, kernel string
+		t            *host.SwapTarget
+		dp           *Profile
+		want         string
+		noted        bool
+	}{
+		{"virtual disk reported rotational", "hdd", vda, read(55), "sata-ssd-tlc", true},
+		{"nvme reported rotational", "hdd", nvme, read(80), "nvme-ssd-tlc", true},
+		{"a real disk", "hdd", vda, read(8200), "hdd", false},
+		{"an SSD that seeks", "sata-ssd-tlc", vda, read(6500), "hdd", true},
+		{"an SSD", "sata-ssd-tlc", vda, read(90), "sata-ssd-tlc", false},
+		{"nothing measured", "hdd", vda, nil, "hdd", false},
+		{"read test failed", "hdd", vda, &Profile{}, "hdd", false},
+	} {
+		got, note := Classify(c.kernel, c.t, c.dp)
+		if got != c.want || (note != "") != c.noted {
+			t.Errorf("%s: got %q, note %q; want %q, noted %v", c.name, got, note, c.want, c.noted)
+		}
+		if c.noted && !strings.Contains(note, "filed as \""+c.want+"\"") {
+			t.Errorf("%s: the note does not say where the curve is filed: %s", c.name, note)
+		}
+	}
+}

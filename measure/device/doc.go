@@ -8,6 +8,6 @@
 // figures will not describe a real device (tmpfs, a file smaller than the
 // device's cache). The transfer model carries a slowdown curve from one
 // device to another by the ratio of their per-fault service times; these
-// are the figures it needs. RotationalMisreport notes when the kernel's
-// rotational flag contradicts the measured latency.
+// are the figures it needs. Classify files the device by its measured
+// latency when the kernel's rotational flag contradicts it.
 package device

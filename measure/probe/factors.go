@@ -70,7 +70,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			continue // nothing to scale by: the model would reject it
 		}
 		f.Curves = append(f.Curves, *c)
-		if c.Provenance == model.Measured && class == p.DeviceClass {
+		if c.Provenance == model.Measured && class == r.DeviceClass {
 			f.TransferFrom = class
 		}
 	}
@@ -179,7 +179,7 @@ func (r *Report) extra() extra {
 	probe := map[string]any{
 		"quick": o.Quick, "reps": o.Reps, "fits": o.Fits, "max_slowdown": o.MaxSlowdown, "seed": o.Seed,
 		"scenarios": o.Scenarios, "backends": o.Backends, "zram_algorithm": p.ZramAlg, "zswap_compressor": p.ZswapAlg,
-		"device_class": p.DeviceClass, "swap_dir": p.Swap.Dir, "swap_disk": p.Swap.Disk, "swap_file_bytes": p.SwapFileSize,
+		"device_class": r.DeviceClass, "swap_dir": p.Swap.Dir, "swap_disk": p.Swap.Disk, "swap_file_bytes": p.SwapFileSize,
 		"cgroup": p.Cgroups, "root": p.Root, "started": r.Started, "elapsed_s": r.Elapsed,
 		"workload": map[string]any{
 			"data_bytes": p.Workload.DataSize, "code_bytes": p.Workload.CodeSize, "chunk_bytes": p.Workload.Chunk,

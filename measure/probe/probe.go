@@ -36,6 +36,9 @@ type Report struct {
 	Swapdemo   *SwapdemoResult    `json:"swapdemo,omitempty"`
 	Copy       *CopyResult        `json:"copy,omitempty"`
 
+	// DeviceClass is the class the swap file's curve is filed under: the
+	// plan's, or the one the measured latency says (device.Classify).
+	DeviceClass string            `json:"device_class,omitempty"`
 	Device      *device.Profile   `json:"device_profile,omitempty"`
 	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
 	Notes       []string          `json:"notes,omitempty"`
@@ -115,7 +118,7 @@ func RunPlan(ctx context.Context, h host.Host, p *Plan, prog measure.Progress) (
 	if prog == nil {
 		prog = measure.NopProgress{}
 	}
-	rep = &Report{Plan: p, Started: time.Now().UTC()}
+	rep = &Report{Plan: p, Started: time.Now().UTC(), DeviceClass: p.DeviceClass}
 	s := &session{Confinement: &host.Confinement{Host: h, Layout: p.Cgroups, Exe: o.Executable}, prog: prog, plan: p, rep: rep,
 		stages: append([]Stage(nil), p.Stages...), workDir: p.WorkDir}
 	for _, m := range p.Skipped {
@@ -295,8 +298,9 @@ func (s *session) deviceProfile(ctx context.Context) error {
 		s.note("device profile: %s", w)
 	}
 	if o.DeviceClass == "" {
-		if msg := device.RotationalMisreport(s.plan.DeviceClass, s.plan.Swap, dp); msg != "" {
+		if class, msg := device.Classify(s.plan.DeviceClass, s.plan.Swap, dp); msg != "" {
 			s.note("%s", msg)
+			s.reclassify(class)
 		}
 	}
 	// Throttling only bites when it is below what the device does at the
@@ -315,6 +319,17 @@ func (s *session) deviceProfile(ctx context.Context) error {
 	}
 	s.stages = keep
 	return nil
+}
+
+// reclassify files the swap file's curve under class, the one its measured
+// latency says (device.Classify), instead of the plan's.
+func (s *session) reclassify(class string) {
+	for i := range s.stages {
+		if st := &s.stages[i]; st.Backend == measure.BackendFile && st.Class == s.plan.DeviceClass {
+			st.Class = class
+		}
+	}
+	s.rep.DeviceClass = class
 }
 
 // unprivileged runs what needs no root: the in-RAM baseline, unconfined.

@@ -323,7 +323,10 @@ type profileSession struct {
 	rep    *ProfileReport
 	spec   launchSpec
 	target *host.SwapTarget // the swap directory, when a file backend is used
-	cap    units.Bytes      // what the command may take at most (MemAvailable - margin)
+	// fileClass is the class the device profile's latency files the swap
+	// file under when the kernel's flags say otherwise (device.Classify).
+	fileClass string
+	cap       units.Bytes // what the command may take at most (MemAvailable - margin)
 }
 
 func (ps *profileSession) note(format string, args ...any) {
@@ -536,8 +539,9 @@ func (ps *profileSession) deviceProfile(ctx context.Context) error {
 		ps.note("device profile: %s", w)
 	}
 	if ps.o.DeviceClass == "" {
-		if msg := device.RotationalMisreport(ps.target.DeviceClass(), ps.target, dp); msg != "" {
+		if class, msg := device.Classify(ps.target.DeviceClass(), ps.target, dp); msg != "" {
 			ps.note("%s", msg)
+			ps.fileClass = class
 		}
 	}
 	return nil
@@ -587,6 +591,9 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		}
 		ph.Name = "file"
 		ph.Class = o.DeviceClass
+		if ph.Class == "" {
+			ph.Class = ps.fileClass // the measured latency's class, when the kernel's contradicts it
+		}
 		if ph.Class == "" {
 			ph.Class = ps.target.DeviceClass()
 		}

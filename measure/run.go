@@ -65,6 +65,10 @@ type RunResult struct {
 	DataMisses   int64       `json:"data_page_misses,omitempty"`
 	Files        int64       `json:"files,omitempty"`
 	Copied       units.Bytes `json:"copied_bytes,omitempty"`
+
+	// Contention is what the rest of the host did during the timed phase
+	// (the probe's workload reports its CPU time and wait).
+	Contention *Contention `json:"contention,omitempty"`
 }
 
 type NopProgress struct{}

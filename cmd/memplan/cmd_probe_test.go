@@ -166,7 +166,7 @@ func TestProbeSignals(t *testing.T) {
 				t.Errorf("stderr does not say the host was restored:\n%s", p.output())
 			}
 			hostUnchanged(t, before)
-			if left := host.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(host.NewOSHost(), state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})

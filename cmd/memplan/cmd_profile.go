@@ -40,6 +40,8 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	f.Float64SliceVar(&o.Fits, "fits", profile.DefaultProfileFits, "fit ratios (memory limit / the command's resident peak), each above 0 and at most 1")
 	f.IntVar(&o.Runs, "runs", profile.DefaultProfileRuns, "repetitions of each fit ratio and of the in-RAM run")
+	f.Var(&ratioFlag{&o.Precision}, "precision", "repeat past --runs until every point's 95% interval is within this of its mean (e.g. 5%), --budget is spent, or 100 rounds ran")
+	f.DurationVar(&o.Budget, "budget", 0, "wall-time budget for the rounds --precision adds (default: none)")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
 	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the device to measure for the swap file (--backend file, --validate-backend file)")
 	f.BoolVar(&o.Validate, "validate", false, "also measure on the other backend and compare with what the transfer model predicts for it")
@@ -190,7 +192,7 @@ func interruptNotice(stderr io.Writer, name, stateDir string) (stop func()) {
 					fmt.Fprintf(stderr, "memplan %s: %s again; still undoing the changes to the host (not on a terminal: only SIGKILL stops this, and then 'memplan probe cleanup' finishes it)\n", name, signalWhat(sig))
 					continue
 				}
-				left := host.PendingChanges(stateDir)
+				left := host.PendingChanges(host.NewOSHost(), stateDir)
 				if len(left) == 0 {
 					fmt.Fprintf(stderr, "memplan %s: stopped; nothing of memplan's is left on the host\n", name)
 				} else {
@@ -361,3 +363,24 @@ func quoteArgs(argv []string) []string {
 	}
 	return out
 }
+
+// ratioFlag reads a share as units.ParseRatio does: "0.05" or "5%".
+type ratioFlag struct{ v *float64 }
+
+func (f *ratioFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%g%%", 100**f.v)
+}
+
+func (f *ratioFlag) Set(s string) error {
+	r, err := units.ParseRatio(s)
+	if err != nil {
+		return err
+	}
+	*f.v = float64(r)
+	return nil
+}
+
+func (f *ratioFlag) Type() string { return "share" }

@@ -383,7 +383,7 @@ func TestProfileSignals(t *testing.T) {
 				t.Errorf("stderr does not say the host was restored:\n%s", p.output())
 			}
 			hostUnchanged(t, before)
-			if left := host.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(host.NewOSHost(), state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -453,7 +453,7 @@ func TestProfileBadCommands(t *testing.T) {
 				t.Errorf("the command's stderr is neither passed through nor quoted:\n%s", out)
 			}
 			hostUnchanged(t, before)
-			if left := host.PendingChanges(state); len(left) != 0 {
+			if left := host.PendingChanges(host.NewOSHost(), state); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -470,7 +470,7 @@ func (p *probeProc) kill9(t *testing.T, state string) {
 		t.Fatal(err)
 	}
 	p.wait(t)
-	if left := host.PendingChanges(state); len(left) == 0 {
+	if left := host.PendingChanges(host.NewOSHost(), state); len(left) == 0 {
 		t.Fatal("the journal lists nothing after kill -9 mid-run")
 	}
 }

@@ -61,7 +61,7 @@ func signalSequence(t *testing.T, p *probeProc, name string, first, second sysca
 	if !strings.Contains(out, "still undoing the changes to the host (not on a terminal") {
 		t.Logf("memplan had finished undoing before the second signal:\n%s", out)
 	}
-	if left := host.PendingChanges(p.state); len(left) != 0 {
+	if left := host.PendingChanges(host.NewOSHost(), p.state); len(left) != 0 {
 		t.Errorf("the journal still lists %q", left)
 	}
 }

@@ -323,8 +323,23 @@ func (c *Cgroup) Throttle(dev string, riops, wiops int) error {
 }
 
 // procs lists the processes in the cgroup.
+// Threads lists the threads in the cgroup's memory hierarchy directory
+// (tasks on v1, cgroup.threads on v2): every thread of every process, whose
+// /proc/TID/schedstat says how long it waited for a CPU.
+func (c *Cgroup) Threads() []int {
+	name := "/tasks"
+	if c.Version == 2 {
+		name = "/cgroup.threads"
+	}
+	return idsIn(c.Host, c.Mem+name)
+}
+
 func ProcsIn(h Host, dir string) []int {
-	b, err := h.ReadFile(dir + "/cgroup.procs")
+	return idsIn(h, dir+"/cgroup.procs")
+}
+
+func idsIn(h Host, file string) []int {
+	b, err := h.ReadFile(file)
 	if err != nil {
 		return nil
 	}

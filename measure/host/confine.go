@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/units"
 )
 
@@ -65,10 +66,12 @@ type Counters struct {
 	VM     map[string]int64
 	PSI    PSI
 	Cgroup map[string]int64 // the run cgroup's memory.stat
+	CPU    measure.CPUTimes // the host's CPU time (/proc/stat)
 }
 
 func (s *Confinement) Counters(cg *Cgroup) Counters {
 	c := Counters{}
+	c.CPU, _ = ReadCPUTimes(s.Host)
 	c.VM, _ = readKeyValues(s.Host, "/proc/vmstat")
 	if cg != nil {
 		c.Cgroup, _ = cg.Stat()

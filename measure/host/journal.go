@@ -172,10 +172,10 @@ func readJournal(h Host, dir string) (*journalFile, error) {
 	return &jf, nil
 }
 
-// PendingChanges describes what the journal in dir on this machine still
-// lists, without taking the lock (for the "second Ctrl-C" report).
-func PendingChanges(dir string) []string {
-	jf, err := readJournal(NewOSHost(), dir)
+// PendingChanges describes what the journal in dir still lists, without
+// taking the lock (for the "second Ctrl-C" report).
+func PendingChanges(h Host, dir string) []string {
+	jf, err := readJournal(h, dir)
 	if err != nil {
 		return nil
 	}

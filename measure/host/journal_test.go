@@ -51,7 +51,7 @@ func TestJournalUndoesInReverse(t *testing.T) {
 	record(host.Entry{Op: host.OpSwapon, Path: "/swap/never.swap"})
 
 	// The journal is on disk before anything else happens.
-	if left := host.PendingChanges(state); len(left) != 5 || !strings.Contains(left[0], "never.swap") {
+	if left := host.PendingChanges(h, state); len(left) != 5 || !strings.Contains(left[0], "never.swap") {
 		t.Fatalf("pending: %q", left)
 	}
 	// A second probe sharing the state directory is refused.

@@ -162,3 +162,36 @@ func TestParseMountInfo(t *testing.T) {
 		t.Errorf("garbage: got %v", err)
 	}
 }
+
+func TestParseCPUStat(t *testing.T) {
+	in := "cpu  1000 50 300 8000 200 10 40 25 0 0\ncpu0 500 25 150 4000 100 5 20 12 0 0\ncpu1 500 25 150 4000 100 5 20 13 0 0\nintr 1\nprocs_running 3\n"
+	c, err := parseCPUStat("/proc/stat", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// busy = user + nice + system + irq + softirq, in USER_HZ (100/s).
+	if c.CPUs != 2 || c.Busy != 14 || c.Idle != 82 || c.Steal != 0.25 {
+		t.Errorf("got %+v", c)
+	}
+	if _, err := parseCPUStat("/proc/stat", strings.NewReader("cpu 1 2 x\n")); !errors.Is(err, ErrParse) {
+		t.Errorf("short line: %v", err)
+	}
+	if _, err := parseCPUStat("/proc/stat", strings.NewReader("intr 1\n")); !errors.Is(err, ErrParse) {
+		t.Errorf("no cpu line: %v", err)
+	}
+	if on, w, err := parseSchedstat("/proc/1/schedstat", []byte("123456789 2500000000 42\n")); err != nil || on != 123456789 || w.Seconds() != 2.5 {
+		t.Errorf("schedstat: %v %v %v", on, w, err)
+	}
+	if _, _, err := parseSchedstat("/proc/1/schedstat", []byte("x\n")); !errors.Is(err, ErrParse) {
+		t.Errorf("bad schedstat: %v", err)
+	}
+}
+
+func TestReadOwnRunDelay(t *testing.T) {
+	if _, err := ReadOwnRunDelay(); err != nil {
+		t.Skipf("no schedstat here: %v", err)
+	}
+	if ts, err := ReadCPUTimes(NewOSHost()); err != nil || ts.CPUs < 1 || ts.Busy <= 0 {
+		t.Errorf("this host's /proc/stat: %+v %v", ts, err)
+	}
+}

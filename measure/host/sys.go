@@ -2,6 +2,7 @@ package host
 
 import (
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -48,9 +49,16 @@ func Mincore(b []byte, vec []byte) error {
 
 // Faults returns this process's major and minor page faults so far.
 func Faults() (major, minor int64) {
+	major, minor, _ = Usage()
+	return major, minor
+}
+
+// Usage returns this process's page faults and CPU time (user + system)
+// so far.
+func Usage() (major, minor int64, cpu time.Duration) {
 	var ru unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru)
-	return ru.Majflt, ru.Minflt
+	return ru.Majflt, ru.Minflt, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Fdatasync flushes f's data to its device.
@@ -73,3 +81,5 @@ func Exec(path string, argv, env []string) error { return unix.Exec(path, argv, 
 
 // KillGroup sends SIGKILL to every process in process group pgid.
 func KillGroup(pgid int) error { return unix.Kill(-pgid, unix.SIGKILL) }
+
+func selfPID() int { return unix.Getpid() }

@@ -55,14 +55,20 @@ type PointResult struct {
 	Slowdown   measure.Summary `json:"slowdown"`
 	Samples    []float64       `json:"samples"`
 	Censored   int             `json:"censored_runs,omitempty"`
-	Failed     int             `json:"failed_runs,omitempty"`
-	OOMKilled  int             `json:"oom_killed_runs,omitempty"`
-	MajFlt     float64         `json:"major_faults_mean"`
-	SwapIns    float64         `json:"swap_ins_mean"`
-	SwapOuts   float64         `json:"swap_outs_mean"`
-	PSISome    float64         `json:"psi_some_s_mean"`
-	PSIFull    float64         `json:"psi_full_s_mean"`
-	ZramRatio  float64         `json:"zram_ratio,omitempty"`
+	// Disturbed counts runs the rest of the host disturbed; IdleHost is
+	// the slowdown with each run's wait for a CPU taken out; Verdict says
+	// what a slowdown below 1 is (measure.Verdict).
+	Disturbed int             `json:"disturbed_runs,omitempty"`
+	IdleHost  measure.Summary `json:"idle_host_slowdown"`
+	Verdict   string          `json:"verdict,omitempty"`
+	Failed    int             `json:"failed_runs,omitempty"`
+	OOMKilled int             `json:"oom_killed_runs,omitempty"`
+	MajFlt    float64         `json:"major_faults_mean"`
+	SwapIns   float64         `json:"swap_ins_mean"`
+	SwapOuts  float64         `json:"swap_outs_mean"`
+	PSISome   float64         `json:"psi_some_s_mean"`
+	PSIFull   float64         `json:"psi_full_s_mean"`
+	ZramRatio float64         `json:"zram_ratio,omitempty"`
 	// FaultTime is the extra time per major fault over the in-RAM run.
 	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
 	Runs      []measure.RunResult `json:"runs"`
@@ -390,6 +396,11 @@ func (s *session) baseline(ctx context.Context) error {
 		s.note("the in-RAM baseline varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
 			100*s.rep.Baseline.SD/s.rep.Baseline.Mean, 1+2*s.rep.Baseline.SD/s.rep.Baseline.Mean)
 	}
+	for _, r := range s.rep.BaselineRuns {
+		if c := r.Contention; c != nil && c.Disturbed {
+			s.note("in-RAM baseline run %d was disturbed by other work on the host: it %s; the idle-host slowdowns discount such waits", r.Rep, c.Why)
+		}
+	}
 	return nil
 }
 
@@ -597,6 +608,8 @@ func (s *session) score(res *measure.RunResult) {
 func (s *session) finishPoint(pt *PointResult) {
 	var excess, faults float64
 	var t measure.Tally
+	var idle []float64
+	baseIdle := s.baselineIdleShare()
 	for _, r := range pt.Runs {
 		switch {
 		case r.OOMKilled:
@@ -619,6 +632,12 @@ func (s *session) finishPoint(pt *PointResult) {
 			pt.Censored++
 			continue
 		}
+		if c := r.Contention; c != nil && r.Timed > 0 {
+			idle = append(idle, r.Slowdown*(c.IdleWall/r.Timed)/baseIdle)
+			if c.Disturbed {
+				pt.Disturbed++
+			}
+		}
 		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
 	}
 	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
@@ -626,6 +645,18 @@ func (s *session) finishPoint(pt *PointResult) {
 		pt.FaultTime = excess / faults
 	}
 	pt.Slowdown = measure.Summarize(pt.Samples)
+	pt.IdleHost = measure.Summarize(idle)
+	noise := 0.0
+	if b := s.rep.Baseline; b.Mean > 0 {
+		noise = b.SD / b.Mean
+	}
+	if pt.Verdict = measure.Verdict(pt.Slowdown, noise); pt.Verdict != "" {
+		s.note("%s at fit %g: %s", pt.Stage, pt.Fit, pt.Verdict)
+	}
+	if pt.Disturbed > 0 {
+		s.note("%s at fit %g: %d of %d runs were disturbed by other work on the host; the idle-host slowdown is %.3f against %.3f by the clock",
+			pt.Stage, pt.Fit, pt.Disturbed, len(pt.Runs), pt.IdleHost.Mean, pt.Slowdown.Mean)
+	}
 	if pt.Failed > 0 {
 		s.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup)", pt.Stage, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled)
 	}
@@ -633,6 +664,21 @@ func (s *session) finishPoint(pt *PointResult) {
 		s.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown is estimated from the rate they reached",
 			pt.Stage, pt.Fit, pt.Censored, s.plan.Options.MaxSlowdown)
 	}
+}
+
+// baselineIdleShare is the in-RAM runs' idle-host share of their timed
+// phase (1 when they waited for no CPU, or reported nothing).
+func (s *session) baselineIdleShare() float64 {
+	var xs []float64
+	for _, r := range s.rep.BaselineRuns {
+		if c := r.Contention; c != nil && r.Timed > 0 && c.IdleWall > 0 {
+			xs = append(xs, c.IdleWall/r.Timed)
+		}
+	}
+	if len(xs) == 0 {
+		return 1
+	}
+	return measure.Summarize(xs).Mean
 }
 
 // swappinessScenario compares swappiness settings and swap off at one fit

@@ -240,7 +240,7 @@ func TestRootInterruptedProbeUndoesEverything(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
 		t.Errorf("journal still lists %q", left)
 	}
 }

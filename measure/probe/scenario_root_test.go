@@ -53,7 +53,7 @@ func TestRootSwapdemo(t *testing.T) {
 	}
 	t.Logf("swapdemo took %s", time.Since(start).Round(time.Second))
 	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
 		t.Errorf("journal still lists %q", left)
 	}
 	sd := rep.Swapdemo
@@ -283,7 +283,7 @@ func TestRootSwapdemoInterrupted(t *testing.T) {
 		t.Log("zram never became swap before the cancel (zram unavailable?)")
 	}
 	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
 		t.Errorf("journal still lists %q", left)
 	}
 	if m, _ := filepath.Glob(filepath.Join(o.SwapDir, "memplan-*")); len(m) != 0 {

@@ -80,6 +80,10 @@ type childReport struct {
 	MajFlt   int64         `json:"majflt"` // during the timed phase
 	MinFlt   int64         `json:"minflt"`
 	Checksum uint64        `json:"checksum"`
+	// CPU and Wait are the timed phase's CPU time and time spent waiting
+	// for a CPU (schedstat run_delay): what measure.Assess needs.
+	CPU      time.Duration `json:"cpu,omitempty"`
+	Wait     time.Duration `json:"wait,omitempty"`
 	Written  units.Bytes   `json:"written,omitempty"`   // writer
 	CodeMiss int64         `json:"code_miss,omitempty"` // swapdemo
 	DataMiss int64         `json:"data_miss,omitempty"`
@@ -177,7 +181,8 @@ func runWorkload(spec WorkloadSpec, w *bufio.Writer) error {
 	wl.visit(spec.Warmup, func(n int64) { rep.line('w', n) }, time.Time{})
 	warm := time.Since(t0)
 
-	maj0, min0 := host.Faults()
+	maj0, min0, cpu0 := host.Usage()
+	wait0, _ := host.ReadOwnRunDelay()
 	rep.line('T', 0)
 	t1 := time.Now()
 	var deadline time.Time
@@ -188,11 +193,12 @@ func runWorkload(spec WorkloadSpec, w *bufio.Writer) error {
 	}
 	done := wl.visit(visits, func(n int64) { rep.line('t', n) }, deadline)
 	timed := time.Since(t1)
-	maj1, min1 := host.Faults()
+	maj1, min1, cpu1 := host.Usage()
+	wait1, _ := host.ReadOwnRunDelay()
 	rep.line('E', done)
 
 	out, _ := json.Marshal(childReport{Init: initDur, Warmup: warm, Timed: timed, Visits: done,
-		MajFlt: maj1 - maj0, MinFlt: min1 - min0, Checksum: wl.acc})
+		MajFlt: maj1 - maj0, MinFlt: min1 - min0, Checksum: wl.acc, CPU: cpu1 - cpu0, Wait: wait1 - wait0})
 	fmt.Fprintf(w, "R %s\n", out)
 	return nil
 }

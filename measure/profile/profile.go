@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,13 @@ type ProfileOptions struct {
 	Dir     string   // its working directory; "" is the current one
 	Fits    []float64
 	Runs    int // repetitions per fit ratio (and of the in-RAM run)
+	// Precision, when above 0, repeats the fit ratios past Runs until
+	// every point's 95% interval is within this share of its mean (0.05:
+	// +-5%), or Budget is spent, or 100 repetitions are done.
+	Precision float64
+	// Budget bounds the wall time of the repetitions past Runs (0: none,
+	// then Precision alone stops them, at 100 at most).
+	Budget time.Duration
 	// Backend is what the curve is measured on: zram or file.
 	Backend string
 	// Validate, when set, is a second backend (zram or file) on which the
@@ -134,6 +142,15 @@ func (o *ProfileOptions) validate() error {
 	if o.Runs < 1 || o.Runs > 100 {
 		return measure.OptErr("runs", "%d repetitions is out of range; expected 1 to 100", o.Runs)
 	}
+	if o.Precision < 0 || o.Precision >= 1 {
+		return measure.OptErr("precision", "%g is out of range; expected a share of the mean above 0 and below 1, e.g. 5%%", o.Precision)
+	}
+	if o.Budget < 0 {
+		return measure.OptErr("budget", "cannot be negative")
+	}
+	if o.Budget > 0 && o.Precision == 0 {
+		return measure.OptErr("budget", "bounds the rounds --precision adds; give --precision too, e.g. --precision 5%%")
+	}
 	if !host.Contains(profileBackends, o.Backend) {
 		return measure.OptErr("backend", "unknown backend %q; expected zram or file", o.Backend)
 	}
@@ -218,6 +235,11 @@ type ProfilePhase struct {
 	InRAM     measure.Summary `json:"in_ram_s"` // wall seconds of the in-RAM runs
 	InRAMRuns []ProfileRun    `json:"in_ram_runs"`
 	Points    []ProfilePoint  `json:"points"`
+	// Repetitions says how many rounds ran and why they stopped: the
+	// Runs asked for, the precision reached, or the budget spent.
+	Repetitions string `json:"repetitions"`
+	// DisturbedInRAM counts in-RAM runs the rest of the host disturbed.
+	DisturbedInRAM int `json:"disturbed_in_ram_runs,omitempty"`
 }
 
 // Baseline is the phase's in-RAM runtime: the trimmed mean, so that one
@@ -240,6 +262,16 @@ type ProfilePoint struct {
 	PSISome   float64         `json:"psi_some_s_mean"`
 	PSIFull   float64         `json:"psi_full_s_mean"`
 	ZramRatio float64         `json:"zram_ratio,omitempty"`
+	// Disturbed counts the runs the rest of the host disturbed (their
+	// processes waited for a CPU, measure.Assess).
+	Disturbed int `json:"disturbed_runs,omitempty"`
+	// IdleHost is the slowdown the command would have had on an idle host:
+	// each run's wall time less its wait for a CPU, over its in-RAM
+	// neighbours' (measure.Contention.IdleWall).
+	IdleHost measure.Summary `json:"idle_host_slowdown"`
+	// Verdict, when set, says the slowdown is below 1: indistinguishable
+	// from 1, or not a measurement (measure.Verdict).
+	Verdict string `json:"verdict,omitempty"`
 	// FaultTime is the extra wall time per major fault over the in-RAM run.
 	FaultTime float64      `json:"excess_s_per_major_fault,omitempty"`
 	Runs      []ProfileRun `json:"runs"`
@@ -254,7 +286,12 @@ type ProfileRun struct {
 	Wall     float64     `json:"wall_s"`
 	User     float64     `json:"user_s"`
 	Sys      float64     `json:"sys_s"`
-	Slowdown float64     `json:"slowdown,omitempty"`
+	Slowdown float64     `json:"slowdown,omitempty"` // over the in-RAM runs next to it in time
+	// Seq is the run's place in the session's order: constrained runs are
+	// compared with the in-RAM runs just before and after them.
+	Seq        int                `json:"seq"`
+	Contention measure.Contention `json:"contention"`
+	IdleHost   float64            `json:"idle_host_slowdown,omitempty"`
 
 	ExitCode  int    `json:"exit_code"`
 	Signal    string `json:"signal,omitempty"`
@@ -326,6 +363,7 @@ type profileSession struct {
 	// fileClass is the class the device profile's latency files the swap
 	// file under when the kernel's flags say otherwise (device.Classify).
 	fileClass string
+	seq       int         // runs so far, for ProfileRun.Seq
 	cap       units.Bytes // what the command may take at most (MemAvailable - margin)
 }
 
@@ -614,21 +652,42 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	for i, f := range o.Fits {
 		ph.Points[i] = ProfilePoint{Fit: f, Limit: limitAt(f, F)}
 	}
-	for rep := 1; rep <= o.Runs; rep++ {
+	// Each round is an in-RAM run and the fit ratios in a random order (so
+	// drift on the host is not confounded with the fit ratio); one more
+	// in-RAM run closes the session, so every constrained run has in-RAM
+	// neighbours on both sides.
+	rng := rand.New(rand.NewPCG(0x6d656d706c616e, uint64(len(ps.rep.Phases))))
+	inRAM := func(rep int) error {
 		r, err := ps.run(ctx, ph.Name, 0, rep, -1, -1, timeout, -1)
 		if err != nil {
 			return err
 		}
-		ph.InRAMRuns = append(ph.InRAMRuns, r)
 		if !r.ok() {
 			ps.note("%s: the in-RAM run %d failed (%s); it does not count", ph.Name, rep, r.Failed)
 		}
-		base := runningBaseline(ph.InRAMRuns)
-		if base > 0 && r.ok() {
+		ph.InRAMRuns = append(ph.InRAMRuns, r)
+		if base := runningBaseline(ph.InRAMRuns); base > 0 && r.ok() {
 			r.Slowdown = r.Wall / base
 		}
 		ps.prog.RunDone(r.progress())
-		for i := range ph.Points {
+		return nil
+	}
+	started := time.Now()
+	rep := 1
+	for ; ; rep++ {
+		if rep > o.Runs {
+			stop, why := ps.enough(&ph, rep-1, started)
+			if stop {
+				ph.Repetitions = why
+				break
+			}
+			ps.prog.Stage(fmt.Sprintf("%s: round %d (%s)", stage, rep, ps.precisionState(&ph)), 1+len(o.Fits))
+		}
+		if err := inRAM(rep); err != nil {
+			return err
+		}
+		base := runningBaseline(ph.InRAMRuns)
+		for _, i := range rng.Perm(len(ph.Points)) {
 			pt := &ph.Points[i]
 			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, ps.memsw(pt.Limit), timeout, zramID)
 			if err != nil {
@@ -640,6 +699,9 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 			ps.prog.RunDone(r.progress())
 			pt.Runs = append(pt.Runs, r)
 		}
+	}
+	if err := inRAM(rep); err != nil {
+		return err
 	}
 	var walls []float64
 	for _, r := range ph.InRAMRuns {
@@ -655,6 +717,15 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	if ph.InRAM.Mean > 0 && ph.InRAM.SD/ph.InRAM.Mean > 0.1 {
 		ps.note("%s: the in-RAM runtime varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
 			ph.Name, 100*ph.InRAM.SD/ph.InRAM.Mean, 1+2*ph.InRAM.SD/ph.InRAM.Mean)
+	}
+	for _, r := range ph.InRAMRuns {
+		if r.Contention.Disturbed {
+			ph.DisturbedInRAM++
+		}
+	}
+	if ph.DisturbedInRAM > 0 {
+		ps.note("%s: %d of %d in-RAM runs were disturbed by other work on the host (%s); each constrained run is compared with the in-RAM runs next to it, and the idle-host slowdown discounts the wait",
+			ph.Name, ph.DisturbedInRAM, len(ph.InRAMRuns), firstDisturbance(ph.InRAMRuns))
 	}
 	for i := range ph.Points {
 		ps.finishPoint(&ph, &ph.Points[i])
@@ -705,6 +776,16 @@ func runningBaseline(runs []ProfileRun) float64 {
 
 func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 	base := ph.Baseline()
+	baseSeq, baseWall, baseIdle := inRAMSeries(ph)
+	// paired is a run's in-RAM time: its neighbours', else the phase's.
+	paired := func(r *ProfileRun) (wall, idle float64) {
+		wall, idle = measure.PairedBase(r.Seq, baseSeq, baseWall), measure.PairedBase(r.Seq, baseSeq, baseIdle)
+		if wall <= 0 {
+			wall = base
+		}
+		return wall, idle
+	}
+	var idle []float64
 	var t measure.Tally
 	for i := range pt.Runs {
 		r := &pt.Runs[i]
@@ -716,15 +797,24 @@ func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 		case r.Censored:
 			// Stopped at the cap: its slowdown is at least the cap.
 			pt.Censored++
-			r.Slowdown = r.Wall / base
+			b, _ := paired(r)
+			r.Slowdown = r.Wall / b
 			pt.Samples = append(pt.Samples, r.Slowdown)
 			continue
 		case !r.ok():
 			pt.Failed++
 			continue
 		}
-		r.Slowdown = r.Wall / base
+		b, bi := paired(r)
+		r.Slowdown = r.Wall / b
 		pt.Samples = append(pt.Samples, r.Slowdown)
+		if bi > 0 && r.Contention.IdleWall > 0 {
+			r.IdleHost = measure.Round4(r.Contention.IdleWall / bi)
+			idle = append(idle, r.IdleHost)
+		}
+		if r.Contention.Disturbed {
+			pt.Disturbed++
+		}
 		pt.Wall += r.Wall
 		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
 	}
@@ -736,6 +826,18 @@ func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 		}
 	}
 	pt.Slowdown = measure.Summarize(pt.Samples)
+	pt.IdleHost = measure.Summarize(idle)
+	noise := 0.0
+	if ph.InRAM.Mean > 0 {
+		noise = ph.InRAM.SD / ph.InRAM.Mean
+	}
+	if pt.Verdict = measure.Verdict(pt.Slowdown, noise); pt.Verdict != "" {
+		ps.note("%s at fit %g: %s", ph.Name, pt.Fit, pt.Verdict)
+	}
+	if pt.Disturbed > 0 {
+		ps.note("%s at fit %g: %d of %d runs were disturbed by other work on the host; the idle-host slowdown is %.3f (%.3f-%.3f) against %.3f by the clock",
+			ph.Name, pt.Fit, pt.Disturbed, len(pt.Runs), pt.IdleHost.Mean, pt.IdleHost.Lo, pt.IdleHost.Hi, pt.Slowdown.Mean)
+	}
 	if pt.Failed > 0 {
 		ps.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup): %s", ph.Name, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled, firstFailure(pt.Runs))
 	}
@@ -753,11 +855,93 @@ func firstFailure(runs []ProfileRun) string {
 	return ""
 }
 
+// inRAMSeries lists a phase's good in-RAM runs in order: their places in
+// the session, wall times and idle-host wall times.
+func inRAMSeries(ph *ProfilePhase) (seq []int, wall, idle []float64) {
+	for _, r := range ph.InRAMRuns {
+		if r.ok() {
+			seq = append(seq, r.Seq)
+			wall = append(wall, r.Wall)
+			idle = append(idle, r.Contention.IdleWall)
+		}
+	}
+	return seq, wall, idle
+}
+
+// firstDisturbance describes the first disturbed run among runs.
+func firstDisturbance(runs []ProfileRun) string {
+	for _, r := range runs {
+		if r.Contention.Disturbed {
+			return fmt.Sprintf("run %d %s", r.Rep, r.Contention.Why)
+		}
+	}
+	return ""
+}
+
+// enough says whether the phase has had rounds enough after done of them,
+// and why: the rounds asked for without a precision target, the precision
+// reached, the budget spent (the next round would overrun it), or the
+// ceiling of 100 rounds.
+func (ps *profileSession) enough(ph *ProfilePhase, done int, started time.Time) (bool, string) {
+	o := ps.o
+	if o.Precision <= 0 {
+		return true, fmt.Sprintf("%d rounds, as asked (--runs)", done)
+	}
+	widest, fit := ps.widest(ph)
+	if widest <= o.Precision {
+		return true, fmt.Sprintf("precision %.0f%% reached after %d rounds (widest interval +-%.1f%%, at fit %g)", 100*o.Precision, done, 100*widest, fit)
+	}
+	if done >= maxRounds {
+		return true, fmt.Sprintf("stopped at %d rounds without reaching precision %.0f%% (widest +-%.1f%%, at fit %g)", done, 100*o.Precision, 100*widest, fit)
+	}
+	if o.Budget > 0 {
+		perRound := time.Since(started) / time.Duration(done)
+		if time.Since(started)+perRound > o.Budget {
+			return true, fmt.Sprintf("budget %s spent after %d rounds without reaching precision %.0f%% (widest +-%.1f%%, at fit %g)", o.Budget, done, 100*o.Precision, 100*widest, fit)
+		}
+	}
+	return false, ""
+}
+
+// maxRounds bounds the rounds a precision target may ask for.
+const maxRounds = 100
+
+// widest is the largest relative 95% half-width of the phase's points so
+// far (slowdowns over the in-RAM runs next to them), and its fit ratio.
+func (ps *profileSession) widest(ph *ProfilePhase) (float64, float64) {
+	seq, wall, _ := inRAMSeries(ph)
+	worst, at := 0.0, 0.0
+	for _, pt := range ph.Points {
+		var xs []float64
+		for _, r := range pt.Runs {
+			if b := measure.PairedBase(r.Seq, seq, wall); b > 0 && (r.ok() || r.Censored) {
+				xs = append(xs, r.Wall/b)
+			}
+		}
+		s := measure.Summarize(xs)
+		w := math.Inf(1)
+		if s.N >= 2 && s.Mean > 0 {
+			w = (s.Hi - s.Mean) / s.Mean
+		}
+		if w > worst {
+			worst, at = w, pt.Fit
+		}
+	}
+	return worst, at
+}
+
+// precisionState is the progress line's word on the precision target.
+func (ps *profileSession) precisionState(ph *ProfilePhase) string {
+	w, fit := ps.widest(ph)
+	return fmt.Sprintf("widest interval +-%.1f%% at fit %g, target %.0f%%", 100*w, fit, 100*ps.o.Precision)
+}
+
 // run runs the command once in a fresh cgroup below the profile's with the
 // given memory and memory+swap limits (-1: none). Only infrastructure
 // failures and cancellation are errors; a command that fails is a result.
 func (ps *profileSession) run(ctx context.Context, backend string, fit float64, rep int, limit, memsw units.Bytes, timeout time.Duration, zramID int) (ProfileRun, error) {
-	res := ProfileRun{Backend: backend, Fit: fit, Rep: rep}
+	ps.seq++
+	res := ProfileRun{Backend: backend, Fit: fit, Rep: rep, Seq: ps.seq}
 	if limit > 0 {
 		res.Limit = limit
 	}
@@ -789,7 +973,13 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 		return res, err
 	}
 	var resident units.Bytes
+	waits := map[int]time.Duration{} // per thread, the last run_delay seen
 	sample := func() {
+		for _, tid := range cg.Threads() {
+			if w, err := host.ReadRunDelay(ps.Host, tid); err == nil && w > waits[tid] {
+				waits[tid] = w
+			}
+		}
 		if st, err := cg.Stat(); err == nil {
 			resident = max(resident, residentOf(st, cg.Version))
 		}
@@ -831,6 +1021,11 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 			res.MajFlt = v
 		}
 	}
+	var wait time.Duration
+	for _, w := range waits {
+		wait += w
+	}
+	res.Contention = measure.Assess(res.Wall, res.User+res.Sys, wait.Seconds(), c0.CPU, c1.CPU)
 	res.ExitCode, res.Signal, res.Failed = exitDescription(st)
 	if res.ExitCode == 0 && res.Signal == "" {
 		res.Failed = ""

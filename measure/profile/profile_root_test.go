@@ -102,7 +102,7 @@ func TestRootProfileBadCommands(t *testing.T) {
 			}
 			t.Logf("%v", err)
 			hosttest.Unchanged(t, before)
-			if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+			if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
 				t.Errorf("the journal still lists %q", left)
 			}
 		})
@@ -146,7 +146,7 @@ func TestRootProfileInterrupted(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(o.StateDir); len(left) != 0 {
+	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
 		t.Errorf("the journal still lists %q", left)
 	}
 }

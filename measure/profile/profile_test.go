@@ -143,7 +143,11 @@ func syntheticPhases() (*ProfilePhase, *ProfilePhase) {
 		for i := range s {
 			s[i] = wall / 10
 		}
-		return ProfilePoint{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s}
+		runs := make([]ProfileRun, n)
+		for i := range runs {
+			runs[i] = ProfileRun{Fit: fit, Rep: i + 1, Wall: wall, MajFlt: int64(faults), SwapIn: int64(ins), Slowdown: wall / 10}
+		}
+		return ProfilePoint{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s, Runs: runs}
 	}
 	a := &ProfilePhase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
 		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},

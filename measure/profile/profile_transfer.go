@@ -33,10 +33,18 @@ const DefaultTransfer = TransferFaults
 // swapped in on its backend, and which form carries the curve to other
 // devices.
 type TransferSummary struct {
-	// PerFault is the extra wall time per major fault over all fit ratios
-	// (excess runtime / major faults).
-	PerFault float64 `json:"measured_us_per_fault"`
-	// PerPage is the extra wall time per page swapped in.
+	// PerFault is the extra wall time per major fault: the least-squares
+	// slope, over every complete constrained run, of its excess over the
+	// in-RAM runs next to it on its major faults (measure.FitPerFault);
+	// PerFaultSE is its standard error. 0 when the runs were not slower.
+	PerFault   float64 `json:"measured_us_per_fault"`
+	PerFaultSE float64 `json:"measured_us_per_fault_se,omitempty"`
+	// FaultsCounted and FitRuns are the major faults and the runs the fit
+	// rests on.
+	FaultsCounted float64 `json:"major_faults_counted"`
+	FitRuns       int     `json:"fit_runs"`
+	// PerPage is the extra wall time per page swapped in, fitted the same
+	// way.
 	PerPage float64 `json:"measured_us_per_page"`
 	// DeviceTime is the backend's own share of PerPage by the model: read
 	// latency + dirty share x write latency on zram, faults per page x read
@@ -114,14 +122,42 @@ func phaseReadahead(ph *ProfilePhase) model.Readahead {
 	return model.Readahead{Faults: measure.Round4(math.Min(1, faults/pages)), Pages: 1}
 }
 
+// phaseFit fits every complete constrained run's excess wall time over the
+// in-RAM runs next to it on its major faults, and on its pages swapped in
+// (major faults where the kernel counted no swap-ins): the cost of a fault
+// and of a page over all runs, so that no single point's mean sets it.
+func phaseFit(ph *ProfilePhase) (perFault, perPage measure.Regression) {
+	seq, wall, _ := inRAMSeries(ph)
+	var faults, pages, excess []float64
+	for _, pt := range ph.Points {
+		for _, r := range pt.Runs {
+			if !r.ok() || r.Censored {
+				continue
+			}
+			b := measure.PairedBase(r.Seq, seq, wall)
+			if b <= 0 {
+				b = ph.Baseline()
+			}
+			n := float64(r.SwapIn)
+			if n <= 0 {
+				n = float64(r.MajFlt)
+			}
+			faults = append(faults, float64(r.MajFlt))
+			pages = append(pages, n)
+			excess = append(excess, r.Wall-b)
+		}
+	}
+	return measure.FitPerFault(faults, excess), measure.FitPerFault(pages, excess)
+}
+
 // overheadPerPage is the software time per page swapped in: what the
-// excess runtime leaves after the device's time, over all fit ratios.
+// fitted cost of a page leaves after the device's time.
 func overheadPerPage(a *ProfilePhase, dirty float64, ra model.Readahead) float64 {
-	excess, _, pages := phaseTotals(a)
-	if pages <= 0 {
+	_, perPage := phaseFit(a)
+	if perPage.Slope <= 0 {
 		return 0
 	}
-	return math.Max(0, excess/pages-serviceTime(a, dirty, 0, ra))
+	return math.Max(0, perPage.Slope-serviceTime(a, dirty, 0, ra))
 }
 
 func transferSummary(a *ProfilePhase, dirty float64, rr *ReadaheadReport) TransferSummary {
@@ -136,10 +172,11 @@ func transferSummary(a *ProfilePhase, dirty float64, rr *ReadaheadReport) Transf
 	default:
 		t.ReadaheadSource = "not measured: one major fault per page on block devices"
 	}
-	excess, faults, pages := phaseTotals(a)
-	if faults > 0 && excess > 0 {
-		t.PerFault = us(excess / faults)
-		t.PerPage = us(excess / pages)
+	perFault, perPage := phaseFit(a)
+	t.FaultsCounted, t.FitRuns = perFault.Faults, perFault.Runs
+	if perFault.Slope > 0 && perPage.Slope > 0 {
+		t.PerFault, t.PerFaultSE = us(perFault.Slope), us(perFault.SE)
+		t.PerPage = us(perPage.Slope)
 	}
 	t.DeviceTime = us(serviceTime(a, dirty, 0, t.Readahead))
 	t.Calibrated = us(overheadPerPage(a, dirty, t.Readahead))
@@ -160,7 +197,12 @@ func (t *TransferSummary) choose(v *Validation) {
 	}
 	if t.PerFault == 0 {
 		t.Method = TransferRatio
-		t.Why = "no major faults were measured, so there is nothing to calibrate; the model's service-time ratio applies"
+		if t.FaultsCounted == 0 {
+			t.Why = "the constrained runs counted no major faults, so there is nothing to calibrate; the model's service-time ratio applies"
+		} else {
+			t.Why = fmt.Sprintf("%.0f major faults were counted over %d runs, but the runs were not slower than the in-RAM runs next to them, so there is nothing to calibrate; the model's service-time ratio applies",
+				t.FaultsCounted, t.FitRuns)
+		}
 	}
 	o := t.ModelOverhead
 	if t.Method == TransferFaults {

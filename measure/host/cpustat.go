@@ -1,0 +1,103 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+)
+
+// clockTick is USER_HZ, the unit of /proc/stat: 100 on every Linux
+// architecture memplan runs on (the kernel's ABI fixes it for user space).
+const clockTick = 100
+
+// parseCPUStat reads the aggregate "cpu" line of /proc/stat (proc(5)):
+// busy time is user + nice + system + irq + softirq (guest time is already
+// inside user), idle is idle + iowait; and counts the per-CPU lines.
+func parseCPUStat(file string, r io.Reader) (measure.CPUTimes, error) {
+	var t measure.CPUTimes
+	sc := bufio.NewScanner(r)
+	n, seen := 0, false
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
+			continue
+		}
+		if f[0] != "cpu" {
+			t.CPUs++
+			continue
+		}
+		if len(f) < 9 {
+			return t, parseErr(file, n, line, "expected cpu user nice system idle iowait irq softirq steal")
+		}
+		var v [8]float64
+		for i := range v {
+			x, err := strconv.ParseUint(f[i+1], 10, 64)
+			if err != nil {
+				return t, parseErr(file, n, line, fmt.Sprintf("field %d is not a count of clock ticks", i+1))
+			}
+			v[i] = float64(x) / clockTick
+		}
+		t.Busy = v[0] + v[1] + v[2] + v[5] + v[6]
+		t.Idle = v[3] + v[4]
+		t.Steal = v[7]
+		seen = true
+	}
+	if err := sc.Err(); err != nil {
+		return t, err
+	}
+	if !seen {
+		return t, parseErr(file, n, "", "no aggregate \"cpu\" line")
+	}
+	return t, nil
+}
+
+// ReadCPUTimes reads the host's CPU time so far (/proc/stat).
+func ReadCPUTimes(h Host) (measure.CPUTimes, error) {
+	b, err := h.ReadFile("/proc/stat")
+	if err != nil {
+		return measure.CPUTimes{}, err
+	}
+	return parseCPUStat("/proc/stat", bytes.NewReader(b))
+}
+
+// parseSchedstat reads /proc/PID/schedstat: time on a CPU, time waiting on
+// a run queue (run_delay), and time slices, in nanoseconds.
+func parseSchedstat(file string, b []byte) (onCPU, waited time.Duration, err error) {
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, 0, parseErr(file, 1, strings.TrimSpace(string(b)), "expected \"cputime_ns run_delay_ns timeslices\"")
+	}
+	c, err1 := strconv.ParseInt(f[0], 10, 64)
+	w, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, parseErr(file, 1, strings.TrimSpace(string(b)), "expected two counts of nanoseconds")
+	}
+	return time.Duration(c), time.Duration(w), nil
+}
+
+// ReadRunDelay reads how long process pid has waited for a CPU so far
+// (/proc/PID/schedstat's run_delay; the kernel keeps it with
+// CONFIG_SCHED_INFO, on by default).
+func ReadRunDelay(h Host, pid int) (time.Duration, error) {
+	name := fmt.Sprintf("/proc/%d/schedstat", pid)
+	b, err := h.ReadFile(name)
+	if err != nil {
+		return 0, err
+	}
+	_, w, err := parseSchedstat(name, b)
+	return w, err
+}
+
+// ReadOwnRunDelay is ReadRunDelay for the calling thread's process, read
+// without a Host: the workload child reports its own.
+func ReadOwnRunDelay() (time.Duration, error) {
+	return ReadRunDelay(NewOSHost(), selfPID())
+}

@@ -1,0 +1,173 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+)
+
+// The measurement design both the probe and the profiler follow on a
+// shared, noisy host (docs/probe.md, "Busy hosts"):
+//
+//   - every run records what the rest of the host did meanwhile
+//     (Contention): the job's own CPU time, the host's busy and stolen CPU
+//     time, and how long the job's processes waited for a CPU;
+//   - a run whose job waited for a CPU for more than DisturbedWait of its
+//     wall time, or lost more than DisturbedSteal to the hypervisor, is
+//     flagged as disturbed;
+//   - next to the wall-clock slowdown, the slowdown the job would have had
+//     on an idle host is estimated from the run's wall time less that wait
+//     (IdleWall);
+//   - a constrained run is compared with the in-RAM runs next to it in
+//     time (PairedBase), not with an average over the whole session;
+//   - a slowdown below one is reported as "indistinguishable from 1" or as
+//     a disturbed measurement (Verdict), never as a speed-up.
+
+// CPUTimes is the host's CPU time so far, in seconds summed over CPUs.
+type CPUTimes struct {
+	Busy, Idle, Steal float64
+	CPUs              int
+}
+
+// Thresholds of a disturbed run.
+const (
+	// DisturbedWait is the share of a run's wall time its processes may
+	// wait for a CPU before the run counts as disturbed: an idle host
+	// answers a runnable task within the scheduler's latency (a few ms per
+	// second of run time).
+	DisturbedWait = 0.05
+	// DisturbedSteal is the share of the run's CPU time the hypervisor may
+	// steal.
+	DisturbedSteal = 0.02
+)
+
+// Contention is what the rest of the host did during one run.
+type Contention struct {
+	JobCPU    float64 `json:"job_cpu_s"`    // user + system time of the job
+	HostBusy  float64 `json:"host_busy_s"`  // busy CPU time of the whole host
+	OthersCPU float64 `json:"others_cpu_s"` // HostBusy - JobCPU: other work and the kernel
+	Steal     float64 `json:"steal_s,omitempty"`
+	CPUWait   float64 `json:"cpu_wait_s"` // time the job's processes waited for a CPU
+	// IdleWall is the wall time the run would have taken on an idle host:
+	// the wall time less the wait (never below the job's CPU time spread
+	// over the host's CPUs). For a job of parallel processes the summed
+	// wait overstates what its critical path lost, so IdleWall is a lower
+	// estimate there.
+	IdleWall  float64 `json:"idle_host_wall_s"`
+	Disturbed bool    `json:"disturbed,omitempty"`
+	Why       string  `json:"disturbed_why,omitempty"`
+}
+
+// Assess works out a run's Contention from its wall time, the job's CPU
+// time and wait, and the host's CPU times at the run's edges.
+func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
+	c := Contention{JobCPU: jobCPU, CPUWait: math.Max(0, wait)}
+	c.HostBusy = math.Max(0, after.Busy-before.Busy)
+	c.OthersCPU = math.Max(0, c.HostBusy-jobCPU)
+	c.Steal = math.Max(0, after.Steal-before.Steal)
+	floor := 0.0
+	if n := max(after.CPUs, 1); jobCPU > 0 {
+		floor = jobCPU / float64(n)
+	}
+	c.IdleWall = math.Max(wall-c.CPUWait, math.Min(wall, floor))
+	if wall <= 0 {
+		return c
+	}
+	switch {
+	case c.CPUWait > DisturbedWait*wall:
+		c.Disturbed = true
+		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU)
+	case jobCPU > 0 && c.Steal > DisturbedSteal*math.Max(jobCPU, wall):
+		c.Disturbed = true
+		c.Why = fmt.Sprintf("the hypervisor stole %.1fs of CPU time", c.Steal)
+	}
+	return c
+}
+
+// PairedBase is the in-RAM time a constrained run at position seq is
+// compared with: the mean of the good in-RAM runs immediately before and
+// after it in the session's order (one of them at the ends). baseSeq and
+// baseWall list the in-RAM runs in order. It returns 0 when there is none.
+func PairedBase(seq int, baseSeq []int, baseWall []float64) float64 {
+	prev, next := -1, -1
+	for i, s := range baseSeq {
+		if baseWall[i] <= 0 {
+			continue
+		}
+		if s < seq {
+			prev = i
+		} else if next < 0 {
+			next = i
+		}
+	}
+	switch {
+	case prev >= 0 && next >= 0:
+		return (baseWall[prev] + baseWall[next]) / 2
+	case prev >= 0:
+		return baseWall[prev]
+	case next >= 0:
+		return baseWall[next]
+	}
+	return 0
+}
+
+// Verdict says what a point's slowdown summary means when its mean is
+// below one. noise is the in-RAM runs' relative spread (SD over mean).
+// Below one within the point's interval or within twice the noise, the job
+// was not measurably slower: "indistinguishable from 1". Further below,
+// the in-RAM runs were slower than the constrained ones: the host was busier
+// during them, and the figure is not a measurement of swapping. An empty
+// verdict means the mean is a slowdown.
+func Verdict(s Summary, noise float64) string {
+	if s.N == 0 || s.Mean >= 1 {
+		return ""
+	}
+	if s.Hi >= 1 || s.Mean >= 1-2*noise {
+		return fmt.Sprintf("indistinguishable from 1: %.3f is within the noise (interval %.3f-%.3f, in-RAM runs vary by %.1f%%)", s.Mean, s.Lo, s.Hi, 100*noise)
+	}
+	return fmt.Sprintf("not a measurement: %.3f is below 1 beyond the noise (interval %.3f-%.3f, in-RAM runs vary by %.1f%%), so the in-RAM runs were disturbed; it is recorded as 1", s.Mean, s.Lo, s.Hi, 100*noise)
+}
+
+// Regression is a line through the origin of runs' excess time (over
+// their paired in-RAM time) on their major faults, fitted over all runs:
+// the cost of one fault with its standard error. Fitting all runs rather
+// than one point's mean keeps one disturbed run from setting it.
+type Regression struct {
+	Slope, SE float64 // seconds per fault
+	Runs      int
+	Faults    float64 // summed over the runs
+}
+
+// FitPerFault fits excess = slope x faults over the runs (pairs of equal
+// length) by weighted least squares with the variance of a run's excess
+// proportional to its faults (each fault costs a random time): the slope
+// is then the summed excess over the summed faults. Runs without faults
+// carry no information on the slope and are left out; Slope is 0 when no
+// run had faults.
+func FitPerFault(faults, excess []float64) Regression {
+	var sf, se float64
+	var r Regression
+	for i, f := range faults {
+		if f <= 0 {
+			continue
+		}
+		sf += f
+		se += excess[i]
+		r.Runs++
+	}
+	r.Faults = sf
+	if sf == 0 {
+		return r
+	}
+	r.Slope = se / sf
+	if r.Runs > 1 {
+		var chi float64
+		for i, f := range faults {
+			if f > 0 {
+				d := excess[i] - r.Slope*f
+				chi += d * d / f
+			}
+		}
+		r.SE = math.Sqrt(chi / float64(r.Runs-1) / sf)
+	}
+	return r
+}

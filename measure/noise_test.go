@@ -1,0 +1,84 @@
+package measure
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestAssess(t *testing.T) {
+	before := CPUTimes{Busy: 100, Idle: 500, Steal: 1, CPUs: 2}
+	// A single-threaded job: 9.8s of CPU in 10s, 0.1s waiting, the other
+	// CPU idle: not disturbed, the idle-host wall time is 9.9s.
+	quiet := Assess(10, 9.8, 0.1, before, CPUTimes{Busy: 110, Idle: 510, Steal: 1, CPUs: 2})
+	if quiet.Disturbed || quiet.OthersCPU < 0.19 || quiet.OthersCPU > 0.21 || math.Abs(quiet.IdleWall-9.9) > 1e-9 {
+		t.Errorf("quiet run: %+v", quiet)
+	}
+	// Two CPU hogs on a 2-CPU host: the job waited 4s of its 14s.
+	busy := Assess(14, 9.8, 4, before, CPUTimes{Busy: 128, Idle: 500, Steal: 1, CPUs: 2})
+	if !busy.Disturbed || !strings.Contains(busy.Why, "waited 4.0s") || math.Abs(busy.IdleWall-10) > 1e-9 || math.Abs(busy.OthersCPU-18.2) > 1e-9 {
+		t.Errorf("busy run: %+v", busy)
+	}
+	// Steal: a hypervisor taking 1s of a 10s run.
+	stolen := Assess(10, 9, 0, before, CPUTimes{Busy: 109, Idle: 510, Steal: 2, CPUs: 2})
+	if !stolen.Disturbed || !strings.Contains(stolen.Why, "stole") {
+		t.Errorf("stolen: %+v", stolen)
+	}
+	// A wait summed over parallel processes larger than the wall time: the
+	// idle-host wall time never drops below the job's CPU over the CPUs.
+	par := Assess(10, 16, 12, before, CPUTimes{Busy: 120, CPUs: 2})
+	if par.IdleWall != 8 {
+		t.Errorf("parallel job: idle wall %g, want 16s of CPU over 2 CPUs = 8", par.IdleWall)
+	}
+}
+
+func TestPairedBase(t *testing.T) {
+	seq := []int{1, 5, 9}
+	wall := []float64{10, 12, 0} // the last in-RAM run failed
+	for _, c := range []struct {
+		seq  int
+		want float64
+	}{{0, 10}, {3, 11}, {7, 12}, {10, 12}} {
+		if got := PairedBase(c.seq, seq, wall); got != c.want {
+			t.Errorf("run %d: base %g, want %g", c.seq, got, c.want)
+		}
+	}
+	if PairedBase(3, nil, nil) != 0 {
+		t.Error("no in-RAM runs: want 0")
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	if v := Verdict(Summary{N: 3, Mean: 1.2, Lo: 1.1, Hi: 1.3}, 0.02); v != "" {
+		t.Errorf("a slowdown: %q", v)
+	}
+	// 0.97 with an interval reaching 1: indistinguishable.
+	if v := Verdict(Summary{N: 3, Mean: 0.97, Lo: 0.93, Hi: 1.01}, 0.01); !strings.HasPrefix(v, "indistinguishable from 1") {
+		t.Errorf("0.97 (0.93-1.01): %q", v)
+	}
+	// 0.95, tight, but the in-RAM runs vary by 4%: within twice the noise.
+	if v := Verdict(Summary{N: 3, Mean: 0.95, Lo: 0.94, Hi: 0.96}, 0.04); !strings.HasPrefix(v, "indistinguishable from 1") {
+		t.Errorf("0.95 with 4%% noise: %q", v)
+	}
+	// The busy-host case of issue 13: 0.77, well outside the noise.
+	if v := Verdict(Summary{N: 2, Mean: 0.77, Lo: 0.74, Hi: 0.80}, 0.03); !strings.HasPrefix(v, "not a measurement") {
+		t.Errorf("0.77: %q", v)
+	}
+}
+
+func TestFitPerFault(t *testing.T) {
+	// 20us a fault, runs without faults ignored.
+	r := FitPerFault([]float64{0, 1e5, 4e5, 2e5}, []float64{0.3, 2, 8, 4})
+	if r.Runs != 3 || r.Faults != 7e5 || math.Abs(r.Slope-20e-6) > 1e-12 || r.SE != 0 {
+		t.Errorf("exact: %+v", r)
+	}
+	// Noisy: the slope is the summed excess over the summed faults and the
+	// standard error is not zero.
+	r = FitPerFault([]float64{1e5, 1e5, 4e5}, []float64{1.5, 2.5, 8})
+	if math.Abs(r.Slope-12.0/6e5) > 1e-12 || r.SE <= 0 {
+		t.Errorf("noisy: %+v", r)
+	}
+	if r := FitPerFault([]float64{0, 0}, []float64{1, 2}); r.Slope != 0 || r.Runs != 0 {
+		t.Errorf("no faults: %+v", r)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +46,31 @@ sys.exit(code)
 		t.Fatal(err)
 	}
 	return []string{"python3", script, strconv.Itoa(mib), strconv.Itoa(seconds), strconv.Itoa(code)}
+}
+
+// memWork is a job of fixed work (unlike memHog, whose loop runs for a
+// fixed time): it fills mib MiB, then reads visits pages chosen at random
+// (a fixed seed), so a busy host stretches it rather than shrinking its
+// work.
+func memWork(t *testing.T, mib, visits int) []string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "work.py")
+	src := `import random, sys
+mib, visits = int(sys.argv[1]), int(sys.argv[2])
+data = bytearray(mib << 20)
+pages = len(data) // 4096
+for i in range(0, len(data), 4096):
+    data[i] = i % 251
+rng = random.Random(1)
+s = 0
+for _ in range(visits):
+    s += data[rng.randrange(pages) * 4096]
+print(s)
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"python3", script, strconv.Itoa(mib), strconv.Itoa(visits)}
 }
 
 func profileOptions(t *testing.T, cmd []string) ProfileOptions {
@@ -192,5 +219,107 @@ func TestRootProfileSmall(t *testing.T) {
 	}
 	if p := ff.Curves[0].Points[1]; p.PageRate <= 0 || p.BlockFaultRate <= 0 {
 		t.Errorf("fit 0.5 point without counts: %+v", p)
+	}
+}
+
+// TestRootProfileBusyHost profiles the same small job on a quiet host and
+// while CPU hogs this test starts (one per CPU, stopped by PID) compete
+// with it: the busy runs are flagged as disturbed, the slowdowns stay
+// within the quiet run's intervals (each run is compared with the in-RAM
+// runs next to it), and nothing below 1 is reported as a slowdown.
+func TestRootProfileBusyHost(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	cmd := memWork(t, 96, 500000)
+	opts := func() ProfileOptions {
+		o := profileOptions(t, cmd)
+		o.Fits = []float64{0.9, 0.6}
+		o.Runs = 3
+		o.DeviceProfile, o.Readahead = false, false
+		return o
+	}
+	quiet, err := Profile(context.Background(), host.NewOSHost(), opts(), &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hogs []*exec.Cmd
+	for i := 0; i < runtime.NumCPU(); i++ {
+		h := exec.Command("sh", "-c", "while :; do :; done")
+		if err := h.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hogs = append(hogs, h)
+	}
+	stopHogs := func() {
+		for _, h := range hogs {
+			_ = h.Process.Kill()
+			_, _ = h.Process.Wait()
+		}
+		hogs = nil
+	}
+	defer stopHogs()
+	busy, err := Profile(context.Background(), host.NewOSHost(), opts(), &hosttest.Progress{T: t})
+	stopHogs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+
+	count := func(rep *ProfileReport) (disturbed, runs int) {
+		ph := rep.Phases[0]
+		for _, r := range ph.InRAMRuns {
+			runs++
+			if r.Contention.Disturbed {
+				disturbed++
+			}
+		}
+		for _, pt := range ph.Points {
+			for _, r := range pt.Runs {
+				runs++
+				if r.Contention.Disturbed {
+					disturbed++
+				}
+			}
+		}
+		return disturbed, runs
+	}
+	for _, rep := range []*ProfileReport{quiet, busy} {
+		ph := rep.Phases[0]
+		for _, r := range append(append([]ProfileRun(nil), ph.InRAMRuns...), ph.Points[len(ph.Points)-1].Runs...) {
+			c := r.Contention
+			t.Logf("  fit %g rep %d: wall %.2fs, cpu %.2fs, wait %.2fs, others %.1f CPU-s, idle-host wall %.2fs, disturbed %v",
+				r.Fit, r.Rep, r.Wall, c.JobCPU, c.CPUWait, c.OthersCPU, c.IdleWall, c.Disturbed)
+		}
+	}
+	qd, qn := count(quiet)
+	bd, bn := count(busy)
+	t.Logf("disturbed runs: quiet %d of %d, busy %d of %d", qd, qn, bd, bn)
+	if bd*2 < bn {
+		t.Errorf("with %d CPU hogs only %d of %d runs were flagged as disturbed", runtime.NumCPU(), bd, bn)
+	}
+	for i := range quiet.Phases[0].Points {
+		q, b := quiet.Phases[0].Points[i], busy.Phases[0].Points[i]
+		t.Logf("fit %g: quiet %.3f (%.3f-%.3f), idle-host %.3f; busy %.3f (%.3f-%.3f), idle-host %.3f (%.3f-%.3f); verdicts %q %q",
+			q.Fit, q.Slowdown.Mean, q.Slowdown.Lo, q.Slowdown.Hi, q.IdleHost.Mean,
+			b.Slowdown.Mean, b.Slowdown.Lo, b.Slowdown.Hi, b.IdleHost.Mean, b.IdleHost.Lo, b.IdleHost.Hi, q.Verdict, b.Verdict)
+		if b.Slowdown.Lo > q.Slowdown.Hi || b.Slowdown.Hi < q.Slowdown.Lo {
+			t.Errorf("fit %g: busy %.3f (%.3f-%.3f) is outside the quiet run's %.3f (%.3f-%.3f)",
+				q.Fit, b.Slowdown.Mean, b.Slowdown.Lo, b.Slowdown.Hi, q.Slowdown.Mean, q.Slowdown.Lo, q.Slowdown.Hi)
+		}
+		for _, pt := range []ProfilePoint{q, b} {
+			if pt.Slowdown.Mean < 1 && pt.Verdict == "" {
+				t.Errorf("fit %g: %.3f is reported as a slowdown without a verdict", pt.Fit, pt.Slowdown.Mean)
+			}
+		}
+	}
+	for _, rep := range []*ProfileReport{quiet, busy} {
+		for _, c := range rep.Factors("test").Curves {
+			for _, p := range c.Points {
+				if p.Slowdown < 1 {
+					t.Errorf("the factor file records %g at fit %g", p.Slowdown, p.Fit)
+				}
+			}
+		}
 	}
 }

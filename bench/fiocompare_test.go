@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 )
 
@@ -34,7 +35,7 @@ func writeFiles(t *testing.T, iops, p50 float64) (mp, fio string) {
 	dir := t.TempDir()
 	p := device.Profile{RandReadQD1: &device.Test{
 		Name: "rand-read-4k-qd1", Pattern: "random", Op: "read", BlockBytes: 4096, QueueDepth: 1,
-		IOPS: iops, Latency: device.LatencySummary{P50Us: p50, P99Us: 80, P999Us: 300, MeanUs: 41},
+		IOPS: iops, Latency: measure.LatencySummary{P50Us: p50, P99Us: 80, P999Us: 300, MeanUs: 41},
 	}}
 	b, err := json.Marshal(p)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 
 	mrand "math/rand/v2"
@@ -343,7 +344,7 @@ func (r *runner) run(ctx context.Context, t *Test, random, write bool, budget ti
 	st := newStopper(ctx, budget)
 	defer st.release()
 	var (
-		h       hist
+		h       measure.Hist
 		elapsed time.Duration
 		err     error
 	)
@@ -364,19 +365,19 @@ func (r *runner) run(ctx context.Context, t *Test, random, write bool, budget ti
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.Ops = h.n
-	t.Latency = h.summary()
+	t.Ops = h.Count()
+	t.Latency = h.Summary()
 	if elapsed > 0 {
 		t.Seconds = elapsed.Seconds()
-		t.IOPS = float64(h.n) / t.Seconds
-		t.MBPerSec = float64(h.n) * float64(t.BlockBytes) / 1e6 / t.Seconds
+		t.IOPS = float64(h.Count()) / t.Seconds
+		t.MBPerSec = float64(h.Count()) * float64(t.BlockBytes) / 1e6 / t.Seconds
 	}
 	return nil
 }
 
 // runSync issues one operation at a time, as fio's psync engine.
-func (r *runner) runSync(st *stopper, random, write bool, bs, stream int) (hist, time.Duration, error) {
-	var h hist
+func (r *runner) runSync(st *stopper, random, write bool, bs, stream int) (measure.Hist, time.Duration, error) {
+	var h measure.Hist
 	bufs, release, err := buffers(1, bs)
 	if err != nil {
 		return h, 0, err
@@ -409,7 +410,7 @@ func (r *runner) runSync(st *stopper, random, write bool, bs, stream int) (hist,
 		if err != nil {
 			return h, 0, fmt.Errorf("at offset %d: %w", off, err)
 		}
-		h.add(t1.Sub(t0).Nanoseconds())
+		h.Add(t1.Sub(t0).Nanoseconds())
 		last = t1
 	}
 	return h, last.Sub(start), nil
@@ -421,11 +422,11 @@ func (r *runner) runSync(st *stopper, random, write bool, bs, stream int) (hist,
 // scheduler hands a blocked thread's processor to the next goroutine only
 // after a sysmon tick, so on few CPUs this falls short of qd; the profile
 // warns when it is used.
-func (r *runner) runThreads(st *stopper, random, write bool, bs, qd int) (hist, time.Duration, error) {
+func (r *runner) runThreads(st *stopper, random, write bool, bs, qd int) (measure.Hist, time.Duration, error) {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
-		total hist
+		total measure.Hist
 		first error
 	)
 	var end time.Duration
@@ -439,7 +440,7 @@ func (r *runner) runThreads(st *stopper, random, write bool, bs, qd int) (hist, 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			total.merge(&h)
+			total.Merge(&h)
 			end = max(end, el)
 			if first == nil {
 				first = err
@@ -501,8 +502,8 @@ func aioProbe() error {
 	return nil
 }
 
-func (r *runner) runAIO(st *stopper, random, write bool, bs, qd int) (hist, time.Duration, error) {
-	var h hist
+func (r *runner) runAIO(st *stopper, random, write bool, bs, qd int) (measure.Hist, time.Duration, error) {
+	var h measure.Hist
 	bufs, release, err := buffers(qd, bs)
 	if err != nil {
 		return h, 0, err
@@ -566,7 +567,7 @@ func (r *runner) runAIO(st *stopper, random, write bool, bs, qd int) (hist, time
 			case ev.res != int64(bs):
 				fail(fmt.Errorf("at offset %d: short transfer: %d of %d bytes", iocbs[s].offset, ev.res, bs))
 			default:
-				h.add(now.Sub(submitted[s]).Nanoseconds())
+				h.Add(now.Sub(submitted[s]).Nanoseconds())
 			}
 			last = now
 		}

@@ -87,12 +87,12 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 }
 
 func TestDeriveRefusesEmptyRun(t *testing.T) {
-	s := Samples{Discarded: 1}
+	s := Samples{Sweeps: 1}
 	for _, w := range DefaultLadder {
 		s.Rungs = append(s.Rungs, Rung{Window: w})
 	}
 	_, err := Derive(Info{}, s, DefaultCosts())
-	if err == nil || !strings.Contains(err.Error(), "no window was completed") {
+	if err == nil || !strings.Contains(err.Error(), "no window was read") {
 		t.Errorf("empty run: %v", err)
 	}
 }

@@ -67,15 +67,22 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 			continue
 		}
 		w := math.Max(r.Reuse.Mean, m.W[len(m.W)-1])
-		m.Tau = append(m.Tau, r.Window.Seconds())
+		tau := r.Window.Seconds()
+		if r.Actual.N > 0 {
+			tau = r.Actual.Mean
+		}
+		if tau <= m.Tau[len(m.Tau)-1] {
+			continue // a read that took longer than the gap to the next rung
+		}
+		m.Tau = append(m.Tau, tau)
 		m.W = append(m.W, w)
 		m.SE = append(m.SE, r.Reuse.SE())
 		ref += r.Ref.Mean * float64(r.Ref.N)
 		anon += r.RefAnon.Mean * float64(r.RefAnon.N)
 	}
 	if len(m.Tau) < 2 {
-		return nil, fmt.Errorf("onepass: no window was completed (%d discarded): the job ended before the shortest window (%v); a one-pass profile needs a job that runs for at least a few windows",
-			s.Discarded, firstWindow(s))
+		return nil, fmt.Errorf("onepass: no window was read (%d sweeps, %d reads skipped for the duty cycle): the job ended before the shortest window (%v) or before the sampler's budget allowed a read; a one-pass profile needs a job that runs for seconds at least",
+			s.Sweeps, s.Skipped, firstWindow(s))
 	}
 	if peak <= 0 {
 		return nil, fmt.Errorf("onepass: the job's resident peak is 0: nothing was resident to profile")

@@ -97,6 +97,9 @@ func (m Moments) SE() float64 {
 // job's processes.
 type Rung struct {
 	Window time.Duration `json:"window"`
+	// Actual is the window really observed (s): from the middle of the
+	// clearing to the middle of the read.
+	Actual Moments `json:"actual_s"`
 	// Ref: pages referenced during the window; RefAnon and RefFile split it.
 	Ref     Moments `json:"referenced"`
 	RefAnon Moments `json:"referenced_anon"`
@@ -116,23 +119,26 @@ type Samples struct {
 	Method string `json:"method"`
 	// Split says how referenced pages were split into anonymous and
 	// file-backed: per-mapping smaps, smaps_rollup proportion, or both.
-	Split     string        `json:"split"`
-	DAMON     DAMON         `json:"damon"`
-	Procs     string        `json:"cgroup_procs"`
-	Started   time.Time     `json:"started"`
-	Elapsed   time.Duration `json:"elapsed"`
-	Rungs     []Rung        `json:"rungs"`
-	Windows   int           `json:"windows"`
-	Discarded int           `json:"discarded"` // windows cut short by the end of the run
+	Split   string        `json:"split"`
+	DAMON   DAMON         `json:"damon"`
+	Procs   string        `json:"cgroup_procs"`
+	Started time.Time     `json:"started"`
+	Elapsed time.Duration `json:"elapsed"`
+	Rungs   []Rung        `json:"rungs"`
+	Windows int           `json:"windows"` // reads made
+	Sweeps  int           `json:"sweeps"`  // clearings
+	Skipped int           `json:"skipped"` // reads left out to keep the duty cycle
 	// Processes counts processes seen (a pid absent from the sample before
 	// counts again); MaxProcesses the most at once.
 	Processes    int   `json:"processes"`
 	MaxProcesses int   `json:"max_processes"`
 	PeakRss      int64 `json:"peak_rss"`
 	PeakAnon     int64 `json:"peak_anon"`
-	// Cost is the wall time of one sample's clearing and reading, seconds;
-	// CostShare the share of the elapsed time spent on it.
-	Cost      Moments `json:"cost_s"`
+	// Cost is the wall time of one read of every process, ClearCost of one
+	// clearing, seconds; CostShare the share of the elapsed time spent on
+	// both.
+	Cost      Moments `json:"read_cost_s"`
+	ClearCost Moments `json:"clear_cost_s"`
 	CostShare float64 `json:"cost_share"`
 	Duty      float64 `json:"duty"`
 	// Errors counts reads that failed for another reason than the process
@@ -196,23 +202,18 @@ func New(cfg Config) (*Sampler, error) {
 	return s, nil
 }
 
-// nextRung balances the wall time spent in windows across the ladder: the
-// next window is of the rung whose time spent plus one more window is
-// least. Short rungs therefore come first and often, and every rung gets
-// the same share of a long run; a rung of window w is first sampled once
-// the shorter ones have spent about w each.
-func nextRung(spent []time.Duration, windows []time.Duration) int {
-	best := 0
-	for k := range windows {
-		if spent[k]+windows[k] < spent[best]+windows[best] {
-			best = k
-		}
-	}
-	return best
-}
-
 // Run samples until ctx ends (or, with StopWhenEmpty, the cgroup empties).
-// A window the end cuts short is discarded.
+//
+// It samples in sweeps: one clear_refs of every process, then a read of
+// every process's referenced pages at each window length of the ladder in
+// turn. Reading does not reset the accessed bits, so one clear serves all
+// rungs, and the reads of a sweep cost a fraction of a window each (the
+// ladder is geometric: a sweep lasts about its longest window). A sweep
+// the job's end cuts short keeps the reads it made. Each read is made only
+// if the sampler's time so far, with this read's expected cost, stays
+// within Duty of the time elapsed since Run started; a read that does not
+// fit is skipped (Samples.Skipped), so a large job reads fewer rungs per
+// sweep and the duty cycle holds for every size.
 func (s *Sampler) Run(ctx context.Context) error {
 	start := time.Now()
 	s.mu.Lock()
@@ -227,14 +228,19 @@ func (s *Sampler) Run(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}()
+	budget := func(next time.Duration) time.Duration { // wait before spending next
+		due := start.Add(time.Duration(float64(cost+next) / s.cfg.Duty))
+		return time.Until(due)
+	}
+	var clearEst, readEst time.Duration
 	seen := false
-	spent := make([]time.Duration, len(s.cfg.Windows))
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
-		k := nextRung(spent, s.cfg.Windows)
-		w := s.cfg.Windows[k]
+		if wait := budget(clearEst + readEst); wait > 0 && !sleep(ctx, wait) {
+			return nil
+		}
 		t0 := time.Now()
 		pids, err := cgroupPIDs(s.cfg.Procs, s.pids[:0])
 		s.pids = pids
@@ -264,37 +270,45 @@ func (s *Sampler) Run(ctx context.Context) error {
 				s.startRss[pid] = pages * s.pageBytes
 			}
 		}
-		c1 := time.Since(t0)
-		if !sleep(ctx, w) {
-			s.mu.Lock()
-			s.out.Discarded++
-			s.mu.Unlock()
-			return nil
-		}
-		t1 := time.Now()
-		s.endWindow(k)
-		c := c1 + time.Since(t1)
-		cost += c
+		clearEst = time.Since(t0)
+		cost += clearEst
+		mid0 := t0.Add(clearEst / 2)
 		s.mu.Lock()
-		s.out.Cost.Add(c.Seconds())
+		s.out.Sweeps++
+		s.out.ClearCost.Add(clearEst.Seconds())
 		s.mu.Unlock()
-		spent[k] += w
-		// Keep the sampler's time under Duty of the elapsed time, counted
-		// over the whole run: wait until cost/elapsed falls to Duty.
-		due := start.Add(time.Duration(float64(cost) / s.cfg.Duty))
-		if wait := time.Until(due); wait > 0 && !sleep(ctx, wait) {
-			return nil
+		for k, w := range s.cfg.Windows {
+			if !sleep(ctx, time.Until(mid0.Add(w))) {
+				return nil
+			}
+			if budget(readEst) > 0 {
+				s.mu.Lock()
+				s.out.Skipped++
+				s.mu.Unlock()
+				continue
+			}
+			t1 := time.Now()
+			got := s.endWindow(k, mid0)
+			readEst = time.Since(t1)
+			cost += readEst
+			if got {
+				s.mu.Lock()
+				s.out.Cost.Add(readEst.Seconds())
+				s.mu.Unlock()
+			}
 		}
 	}
 }
 
-// endWindow reads every process's referenced pages and adds the window.
-func (s *Sampler) endWindow(k int) {
+// endWindow reads every process's referenced pages and adds the window
+// (started at mid0, the middle of the sweep's clearing) to rung k.
+func (s *Sampler) endWindow(k int, mid0 time.Time) bool {
+	t1 := time.Now()
 	pids, err := cgroupPIDs(s.cfg.Procs, s.pids[:0])
 	s.pids = pids
 	if err != nil {
 		s.note(err)
-		return
+		return false
 	}
 	var tot usage
 	var newBytes int64
@@ -336,10 +350,17 @@ func (s *Sampler) endWindow(k int) {
 		}
 	}
 	s.prevPIDs = now
+	if len(now) == 0 {
+		return false
+	}
+	// The window each process saw runs from its clearing to its read: the
+	// middles of both passes stand for all.
+	actual := time.Now().Sub(t1)/2 + t1.Sub(mid0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := &s.out
 	r := &o.Rungs[k]
+	r.Actual.Add(actual.Seconds())
 	r.Ref.Add(float64(tot.Ref))
 	r.RefAnon.Add(float64(tot.RefAnon))
 	r.RefFile.Add(float64(tot.RefFile))
@@ -359,6 +380,7 @@ func (s *Sampler) endWindow(k int) {
 	case [2]bool{true, true}:
 		o.Split = "per-mapping smaps, smaps_rollup proportion for processes with more than " + fmt.Sprint(s.cfg.PerMappingMax) + " mappings"
 	}
+	return true
 }
 
 func boolInt(b bool) int64 {

@@ -154,16 +154,22 @@ func (m *MRC) RateAt(x float64) Rate {
 	switch {
 	case x >= top:
 		// Beyond the longest window: the job came back to fewer than x
-		// bytes within it. The rate is at most the last chord's
-		// (concavity); the central value lets it fall linearly from there
-		// to 0 at the peak, where nothing is needed back.
+		// bytes within it. The central value lets the last chord's rate
+		// fall linearly to 0 at the peak, where nothing is needed back.
 		r.Where = "beyond"
 		s := math.Max(m.Slope[n-1], 0)
 		share := 0.0
 		if m.Peak > top {
 			share = math.Max(0, (m.Peak-x)/(m.Peak-top))
 		}
-		r.Central, r.Low, r.High = s*share, 0, s+2*chordSE(n-1)
+		// A page the job comes back to only after more than the longest
+		// window is needed back at most once per that window: however flat
+		// W looks, the pages beyond it may be reused later.
+		hi := s + 2*chordSE(n-1)
+		if m.Peak > top {
+			hi = math.Max(hi, (m.Peak-top)/m.Tau[n-1])
+		}
+		r.Central, r.Low, r.High = s*share, 0, hi
 	default:
 		i := sort.Search(n, func(i int) bool { return m.W[i] > x }) // W[i-1] <= x < W[i]
 		if i == 0 {

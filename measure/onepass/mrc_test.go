@@ -99,8 +99,13 @@ func TestSweepBeyondLadder(t *testing.T) {
 func TestNoReuse(t *testing.T) {
 	m := curveOf(func(float64) float64 { return 0 }, 1000)
 	r := m.RateAt(500 * page)
-	if r.Central != 0 || r.High != 0 {
+	if r.Central != 0 || r.Low != 0 {
 		t.Errorf("no reuse: rate %g [%g, %g], want 0", r.Central, r.Low, r.High)
+	}
+	// Pages not reused within the longest window may still be reused
+	// after it, at most once per window: the band says so.
+	if want := 1000 / DefaultLadder[len(DefaultLadder)-1].Seconds() * Widen; math.Abs(r.High-want) > 1e-9 {
+		t.Errorf("no reuse: upper end %g, want peak pages / longest window x %g = %g", r.High, Widen, want)
 	}
 }
 

@@ -103,7 +103,7 @@ func TestSamplerFakeProc(t *testing.T) {
 		writeFile(t, filepath.Join(root, pid, "clear_refs"), "")
 	}
 	windows := []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}
-	s, err := New(Config{Procs: cg, Windows: windows, Duty: 0.5, Proc: root})
+	s, err := New(Config{Procs: cg, Windows: windows, Duty: 0.5, Proc: root, ReTouch: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	StopWhenEmpty bool
 	// Proc is the proc file system ("/proc" when empty).
 	Proc string
+	// ReTouch is what one cleared page costs the job when it touches it
+	// again (0: calibrated by New).
+	ReTouch time.Duration
 }
 
 // Defaults.
@@ -39,6 +42,9 @@ const (
 	// the job TLB refills and mmap-lock waits that the sampler cannot time.
 	DefaultDuty          = 0.02
 	DefaultPerMappingMax = 2000
+	// DefaultReTouch is what a cleared page costs the job when touched
+	// again, where calibration fails.
+	DefaultReTouch = time.Microsecond
 )
 
 // DefaultLadder is the window ladder: 0.1 s by factors of sqrt(2) up to
@@ -139,8 +145,13 @@ type Samples struct {
 	// both.
 	Cost      Moments `json:"read_cost_s"`
 	ClearCost Moments `json:"clear_cost_s"`
-	CostShare float64 `json:"cost_share"`
-	Duty      float64 `json:"duty"`
+	// ClearCharge is what a clear was charged: its time plus ReTouch (s
+	// per page, ReTouchSource says how it was found) per resident page.
+	ClearCharge   Moments `json:"clear_charge_s"`
+	ReTouch       float64 `json:"retouch_s_per_page"`
+	ReTouchSource string  `json:"retouch_source"`
+	CostShare     float64 `json:"cost_share"`
+	Duty          float64 `json:"duty"`
 	// Errors counts reads that failed for another reason than the process
 	// having exited; LastError is the latest.
 	Errors    int    `json:"errors,omitempty"`
@@ -163,6 +174,7 @@ type Sampler struct {
 	pids      []int
 	pageBytes int64
 	splitSeen [2]bool
+	reTouch   time.Duration
 }
 
 // New checks the configuration and the cgroup.
@@ -196,6 +208,11 @@ func New(cfg Config) (*Sampler, error) {
 	s := &Sampler{cfg: cfg, r: newProcReader(cfg.Proc), perMap: map[int]bool{}, startRss: map[int]int64{},
 		prevPIDs: map[int]bool{}, pageBytes: int64(os.Getpagesize())}
 	s.out = Samples{Method: MethodAccessedBits, DAMON: DetectDAMON(), Procs: cfg.Procs, Duty: cfg.Duty}
+	s.reTouch, s.out.ReTouchSource = cfg.ReTouch, "given"
+	if s.reTouch == 0 {
+		s.reTouch, s.out.ReTouchSource = calibrateReTouch(cfg.Proc)
+	}
+	s.out.ReTouch = s.reTouch.Seconds()
 	for _, w := range cfg.Windows {
 		s.out.Rungs = append(s.out.Rungs, Rung{Window: w})
 	}
@@ -207,13 +224,19 @@ func New(cfg Config) (*Sampler, error) {
 // It samples in sweeps: one clear_refs of every process, then a read of
 // every process's referenced pages at each window length of the ladder in
 // turn. Reading does not reset the accessed bits, so one clear serves all
-// rungs, and the reads of a sweep cost a fraction of a window each (the
-// ladder is geometric: a sweep lasts about its longest window). A sweep
-// the job's end cuts short keeps the reads it made. Each read is made only
-// if the sampler's time so far, with this read's expected cost, stays
-// within Duty of the time elapsed since Run started; a read that does not
-// fit is skipped (Samples.Skipped), so a large job reads fewer rungs per
-// sweep and the duty cycle holds for every size.
+// the rungs of a sweep. A sweep the job's end cuts short keeps the reads
+// it made.
+//
+// The duty cycle counts what sampling costs the job, not only the
+// sampler's own time. A clear costs the job far more than the sampler: every
+// page it touches afterwards takes a page walk to set its accessed bit
+// again (under a hypervisor, a nested one). Run charges a clear its own
+// time plus ReTouch (calibrated at New) times the job's resident pages; a
+// read its own time. The charges so far must stay within Duty of the time
+// elapsed since Run started: a read that does not fit is skipped
+// (Samples.Skipped), and a new sweep starts as soon as its clear fits, so
+// sweeps of a small job are short and many (window starts spread over the
+// run), and those of a large one long and few.
 func (s *Sampler) Run(ctx context.Context) error {
 	start := time.Now()
 	s.mu.Lock()
@@ -228,17 +251,14 @@ func (s *Sampler) Run(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}()
-	budget := func(next time.Duration) time.Duration { // wait before spending next
-		due := start.Add(time.Duration(float64(cost+next) / s.cfg.Duty))
-		return time.Until(due)
+	// affordable: whether spending next now keeps cost within Duty.
+	affordable := func(next time.Duration) bool {
+		return float64(cost+next) <= s.cfg.Duty*float64(time.Since(start))
 	}
 	var clearEst, readEst time.Duration
 	seen := false
 	for {
 		if ctx.Err() != nil {
-			return nil
-		}
-		if wait := budget(clearEst + readEst); wait > 0 && !sleep(ctx, wait) {
 			return nil
 		}
 		t0 := time.Now()
@@ -250,8 +270,10 @@ func (s *Sampler) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("onepass: reading the job's processes: %w", err)
 		}
-		if len(pids) == 0 {
-			if seen && s.cfg.StopWhenEmpty {
+		resident := s.resident(pids)
+		charge := clearEst + time.Duration(float64(resident)/float64(s.pageBytes)*float64(s.reTouch))
+		if len(pids) == 0 || !affordable(charge+readEst) {
+			if len(pids) == 0 && seen && s.cfg.StopWhenEmpty {
 				return nil
 			}
 			if !sleep(ctx, 20*time.Millisecond) {
@@ -271,33 +293,87 @@ func (s *Sampler) Run(ctx context.Context) error {
 			}
 		}
 		clearEst = time.Since(t0)
-		cost += clearEst
+		charge = clearEst + time.Duration(float64(resident)/float64(s.pageBytes)*float64(s.reTouch))
+		cost += charge
 		mid0 := t0.Add(clearEst / 2)
 		s.mu.Lock()
 		s.out.Sweeps++
 		s.out.ClearCost.Add(clearEst.Seconds())
+		s.out.ClearCharge.Add(charge.Seconds())
 		s.mu.Unlock()
 		for k, w := range s.cfg.Windows {
 			if !sleep(ctx, time.Until(mid0.Add(w))) {
 				return nil
 			}
-			if budget(readEst) > 0 {
+			if !affordable(readEst) {
 				s.mu.Lock()
 				s.out.Skipped++
 				s.mu.Unlock()
-				continue
+			} else {
+				t1 := time.Now()
+				got := s.endWindow(k, mid0)
+				readEst = time.Since(t1)
+				cost += readEst
+				if got {
+					s.mu.Lock()
+					s.out.Cost.Add(readEst.Seconds())
+					s.mu.Unlock()
+				}
 			}
-			t1 := time.Now()
-			got := s.endWindow(k, mid0)
-			readEst = time.Since(t1)
-			cost += readEst
-			if got {
-				s.mu.Lock()
-				s.out.Cost.Add(readEst.Seconds())
-				s.mu.Unlock()
+			// Start over when the next clear is affordable: a new start
+			// sees pages the job allocated since this one.
+			next := clearEst + time.Duration(float64(s.resident(s.pids))/float64(s.pageBytes)*float64(s.reTouch))
+			if k+1 < len(s.cfg.Windows) && affordable(next+2*readEst) && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)] {
+				break
 			}
 		}
 	}
+}
+
+// resident is the job's resident bytes from statm (cheap).
+func (s *Sampler) resident(pids []int) int64 {
+	var n int64
+	for _, pid := range pids {
+		if pages, err := s.r.statmResident(pid); err == nil {
+			n += pages * s.pageBytes
+		}
+	}
+	return n
+}
+
+// calibrateReTouch times what a clear costs a process that then touches
+// its pages: one write per page of a 32 MiB buffer of this process after
+// a clear_refs of this process, against the same writes without. It is the
+// per-page cost Run charges each clear (DefaultReTouch when it cannot be
+// measured, e.g. without /proc/self/clear_refs).
+func calibrateReTouch(proc string) (time.Duration, string) {
+	const size = 32 << 20
+	buf := make([]byte, size)
+	ps := os.Getpagesize()
+	touch := func() time.Duration {
+		t := time.Now()
+		for i := 0; i < size; i += ps {
+			buf[i]++
+		}
+		return time.Since(t)
+	}
+	touch()
+	r := newProcReader(proc)
+	var best time.Duration = -1
+	for rep := 0; rep < 3; rep++ {
+		plain := touch()
+		if err := r.clearRefs(os.Getpid()); err != nil {
+			return DefaultReTouch, "default (clear_refs of the sampler itself failed: " + err.Error() + ")"
+		}
+		after := touch()
+		if d := after - plain; best < 0 || d < best {
+			best = d
+		}
+	}
+	per := time.Duration(float64(max(best, 0)) / float64(size/ps))
+	// Timer resolution and a quiet cache can make the difference vanish;
+	// never charge less than the default's tenth.
+	return max(per, DefaultReTouch/10), "calibrated: 32 MiB written after a clear_refs of the sampler, against without"
 }
 
 // endWindow reads every process's referenced pages and adds the window

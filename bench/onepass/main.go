@@ -105,8 +105,8 @@ func main() {
 			if withSampler {
 				sampled = append(sampled, wall.Seconds())
 				last, lastWall = s, wall
-				fmt.Printf("rep %d sampled %7.3fs  (%d reads in %d sweeps, %d skipped; read %.1f ms, clear %.1f ms; sampler %.2f%% of the run; %d processes)\n",
-					i+1, wall.Seconds(), s.Windows, s.Sweeps, s.Skipped, 1e3*s.Cost.Mean, 1e3*s.ClearCost.Mean, 100*s.CostShare, s.Processes)
+				fmt.Printf("rep %d sampled %7.3fs  (%d reads in %d sweeps, %d restarted, %d skipped; read %.1f ms, clear %.1f ms; sampler %.2f%% of the run; %d processes)\n",
+					i+1, wall.Seconds(), s.Windows, s.Sweeps, s.Restarts, s.Skipped, 1e3*s.Cost.Mean, 1e3*s.ClearCost.Mean, 100*s.CostShare, s.Processes)
 			} else {
 				bare = append(bare, wall.Seconds())
 				fmt.Printf("rep %d bare    %7.3fs\n", i+1, wall.Seconds())

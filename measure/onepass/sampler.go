@@ -134,6 +134,9 @@ type Samples struct {
 	Windows int           `json:"windows"` // reads made
 	Sweeps  int           `json:"sweeps"`  // clearings
 	Skipped int           `json:"skipped"` // reads left out to keep the duty cycle
+	// Restarts counts sweeps ended early because the job had more than
+	// doubled its resident size since their clear.
+	Restarts int `json:"restarts"`
 	// Processes counts processes seen (a pid absent from the sample before
 	// counts again); MaxProcesses the most at once.
 	Processes    int   `json:"processes"`
@@ -305,6 +308,16 @@ func (s *Sampler) Run(ctx context.Context) error {
 			if !sleep(ctx, time.Until(mid0.Add(w))) {
 				return nil
 			}
+			// A sweep that started when the job held less than half of
+			// what it holds now sees mostly pages allocated since: its
+			// reads would spend the budget on new pages. Restart instead.
+			now := s.resident(s.pids)
+			if now > 2*resident && now > 16<<20 {
+				s.mu.Lock()
+				s.out.Restarts++
+				s.mu.Unlock()
+				break
+			}
 			if !affordable(readEst) {
 				s.mu.Lock()
 				s.out.Skipped++
@@ -322,7 +335,7 @@ func (s *Sampler) Run(ctx context.Context) error {
 			}
 			// Start over when the next clear is affordable: a new start
 			// sees pages the job allocated since this one.
-			next := clearEst + time.Duration(float64(s.resident(s.pids))/float64(s.pageBytes)*float64(s.reTouch))
+			next := clearEst + time.Duration(float64(now)/float64(s.pageBytes)*float64(s.reTouch))
 			if k+1 < len(s.cfg.Windows) && affordable(next+2*readEst) && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)] {
 				break
 			}

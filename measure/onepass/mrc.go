@@ -17,6 +17,11 @@ import (
 // where a cgroup limit is a fixed one.
 const Widen = 1.5
 
+// DefaultSpread is the relative spread assumed for a rung read once when no
+// rung was read twice: the working set of the dictionary workload moved by
+// this much between sweeps of one run here.
+const DefaultSpread = 0.5
+
 // MRC is the job's miss-ratio curve in working-set form: the mean reuse
 // working set (pages referenced in a window that were resident before it)
 // against the window length, from which the rate of pages needed back at a
@@ -33,6 +38,10 @@ type MRC struct {
 	Slope []float64 `json:"slope"`
 	// Peak is the resident size fit ratios divide (bytes).
 	Peak float64 `json:"peak_bytes"`
+	// Spread is the relative standard deviation of a rung's reuse working
+	// set across sweeps, pooled; it stands in for the standard error of
+	// rungs read once.
+	Spread float64 `json:"spread"`
 	// AnonShare is the share of the referenced pages that were anonymous
 	// (what swap takes; the rest is file-backed and is re-read from its file).
 	AnonShare float64 `json:"anon_share"`
@@ -61,6 +70,22 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		peak = float64(s.PeakRss)
 	}
 	m := &MRC{PageSize: 4096, Tau: []float64{0}, W: []float64{0}, SE: []float64{0}, Peak: peak}
+	// A rung read once has no spread of its own. It gets the relative
+	// spread pooled over the rungs read more than once (or DefaultSpread
+	// when none was): a zero would claim a single window is exact.
+	spread, nspread := 0.0, 0
+	for _, r := range s.Rungs {
+		if r.Reuse.N >= 2 && r.Reuse.Mean > 0 {
+			spread += math.Pow(r.Reuse.SD()/r.Reuse.Mean, 2)
+			nspread++
+		}
+	}
+	if nspread > 0 {
+		spread = math.Sqrt(spread / float64(nspread))
+	} else {
+		spread = DefaultSpread
+	}
+	m.Spread = spread
 	var ref, anon float64
 	for _, r := range s.Rungs {
 		if r.Reuse.N == 0 {
@@ -76,7 +101,11 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		}
 		m.Tau = append(m.Tau, tau)
 		m.W = append(m.W, w)
-		m.SE = append(m.SE, r.Reuse.SE())
+		se := r.Reuse.SE()
+		if r.Reuse.N < 2 {
+			se = spread * r.Reuse.Mean
+		}
+		m.SE = append(m.SE, se)
 		ref += r.Ref.Mean * float64(r.Ref.N)
 		anon += r.RefAnon.Mean * float64(r.RefAnon.N)
 	}

@@ -23,8 +23,10 @@
 // 17 rungs). A read does not reset the bits, so one clear serves every
 // rung of a sweep; the window a read stands for is measured (from the
 // middle of the clearing to the middle of the read). A sweep restarts as
-// soon as the next clear is affordable, so window starts spread over the
-// run: a window that starts with the job sees only pages it allocates.
+// soon as the next clear is affordable, and at once when the job has more
+// than doubled its resident size since the sweep's clear, so window starts
+// spread over the run: a window that starts with the job sees only pages
+// it allocates.
 //
 // Anonymous and file-backed pages: smaps_rollup has only process totals,
 // so the sampler reads the per-mapping smaps and splits each mapping's
@@ -82,7 +84,9 @@
 // Band: for a concave W (a stationary job's mean working set is concave in
 // tau) the derivative within a segment lies between the chord slopes of the
 // segments after and before it. Each end moves out by two standard errors
-// of that chord (the spread of the rung means over the sweeps), and then by
+// of that chord (the spread of the rung means over the sweeps; a rung read
+// once takes the relative spread pooled over the others, DefaultSpread 50%
+// when no rung was read twice), and then by
 // the factor Widen (1.5) on both sides. Below the shortest window the upper
 // end is twice the first chord (a stated guess: nothing bounds it); beyond
 // the longest it is at least (peak - W(top)) / top, since a page reused

@@ -111,7 +111,12 @@ func TestSamplerFakeProc(t *testing.T) {
 	defer cancel()
 	go func() {
 		time.Sleep(150 * time.Millisecond)
-		writeFile(t, cg, "42\n") // 43 exits
+		// 43 exits; replaced whole, as the kernel's file reads, never
+		// caught half-written.
+		writeFile(t, cg+".new", "42\n")
+		if err := os.Rename(cg+".new", cg); err != nil {
+			t.Error(err)
+		}
 	}()
 	if err := s.Run(ctx); err != nil {
 		t.Fatal(err)

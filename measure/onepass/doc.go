@@ -1,0 +1,156 @@
+// Package onepass infers a job's slowdown curve from one ordinary run
+// (memplan profile --one-pass, issue 15). It samples which pages the job
+// references over windows of many lengths while the job runs without a
+// memory limit, derives from the working-set sizes how many pages a second
+// the job would need back from swap at each resident size (its miss-ratio
+// curve), and turns that, with the per-page costs of the transfer model,
+// into slowdowns at the usual fit ratios on every device class. The result
+// is a profile in the factor-file format memplan profile writes, with
+// method: one-pass and bands that say it was inferred.
+//
+// # Sampling (Sampler)
+//
+// The sampler is given the cgroup.procs of the job's cgroup (v1 or v2; it
+// never creates or joins the cgroup: it runs in the caller's process) and
+// follows every process listed there and in the cgroups below it, re-read
+// at every clear and every read, so helpers the job forks are followed from
+// the first read after they appear. Per window it writes 1 to
+// /proc/PID/clear_refs (clearing the accessed bits of every page and the
+// pages' referenced flags), waits, and reads Referenced from /proc/PID/smaps.
+//
+// Windows come in sweeps: one clear, then a read at each window length of
+// the ladder in turn (DefaultLadder: 0.1 s by factors of sqrt 2 to 25.6 s,
+// 17 rungs). A read does not reset the bits, so one clear serves every
+// rung of a sweep; the window a read stands for is measured (from the
+// middle of the clearing to the middle of the read). A sweep restarts as
+// soon as the next clear is affordable, and at once when the job has more
+// than doubled its resident size since the sweep's clear, so window starts
+// spread over the run: a window that starts with the job sees only pages
+// it allocates.
+//
+// Anonymous and file-backed pages: smaps_rollup has only process totals,
+// so the sampler reads the per-mapping smaps and splits each mapping's
+// Referenced in the proportion of that mapping's Anonymous to its Rss (an
+// anonymous mapping is all anonymous and a file mapping without
+// copy-on-write pages all file-backed, so the split is exact for both; only
+// private file mappings with some copied pages are approximated). A process
+// with more than PerMappingMax mappings is read from smaps_rollup instead,
+// with its process-wide Anonymous/Rss share. Samples.Split says which.
+//
+// Pages allocated during a window are referenced in it but were never
+// needed back: the sampler reads each process's resident size (statm) at
+// the clear, and counts the positive growth by the read as new (a process
+// born in the window counts all its pages, which overcounts the
+// copy-on-write pages a fork shares). The reuse working set is
+// W(tau) = referenced - new.
+//
+// DAMON: the kernel's virtual-address DAMON could replace the accessed-bit
+// sampling. DetectDAMON looks without creating a kdamond: an existing
+// context's avail_operations, else the kernel config. This project's
+// test host offers paddr only (CONFIG_DAMON_VADDR is not set), so only
+// the accessed-bit method is implemented; Samples.Method and Samples.DAMON
+// say what was used and what the kernel offered.
+//
+// # Bounded cost
+//
+// Memory: one fixed-size record per rung (Welford mean and variance,
+// extremes) plus maps of the processes alive at once; nothing grows with
+// the run's length. The root test reads the sampler's heap throughout.
+//
+// Time: the duty cycle (DefaultDuty 2%, half the issue's 5%) charges a read
+// its wall time and a clear its wall time plus ReTouch per resident page,
+// the job's own cost of setting its accessed bits again, which New
+// calibrates on the sampler's own pages (on this host it is below the
+// 0.1 us floor it is charged at). Reads that do not fit are skipped; a
+// sweep starts when its clear fits. Reading costs about 0.1 ms per MiB
+// resident here (smaps walks every page table entry), so a 300 MiB job
+// gets a read every second or two and a 48 GiB job one every few minutes:
+// the number of reads, not the memory, is what the budget limits.
+//
+// # Miss-ratio curve (MRC, RateAt)
+//
+// Working-set theory (Denning): with x bytes resident, an LRU-like memory
+// keeps the pages referenced in the last tau(x) seconds, where
+// W(tau(x)) = x, and a page is needed back when it is referenced after
+// being absent longer than that. The rate at which pages enter the
+// working set at window tau is dW/dtau, so the rate of pages needed back
+// at x is dW/dtau at tau(x), per page. W is the mean reuse working set per
+// rung, made non-decreasing; the rate at x is the chord slope of the ladder
+// segment x falls in (W linear between rungs), which keeps an LRU cliff
+// (a sweep: W = min(rate x tau, N)) sharp. Beyond the longest window (the
+// job came back to less than x within it) the central rate falls from the
+// last chord's to 0 at the peak.
+//
+// Band: for a concave W (a stationary job's mean working set is concave in
+// tau) the derivative within a segment lies between the chord slopes of the
+// segments after and before it. Each end moves out by two standard errors
+// of that chord (the spread of the rung means over the sweeps; a rung read
+// once takes the relative spread pooled over the others, DefaultSpread 50%
+// when no rung was read twice), and then by
+// the factor Widen (1.5) on both sides. Below the shortest window the upper
+// end is twice the first chord (a stated guess: nothing bounds it); beyond
+// the longest it is at least (peak - W(top)) / top, since a page reused
+// only after more than the longest window is needed back at most once per
+// window. The slowdown band is the low rate at the low end of the fault
+// overhead's range and the high rate at its high end.
+//
+// # Slowdown and the profile (Derive, Result.Factors)
+//
+// S(fit) = 1 + rate(fit x peak) x PageTime on each device (model.Path:
+// software overhead per page plus the device's read, and on zram the
+// re-compression). Costs default to the model's: fault_overhead 20 us over
+// 10-50 us, the zram compressors of its software list, the reference
+// devices of its published curves; Costs.Measured and Costs.WithDevice put
+// in what the probe or a multi-run profile measured on the host. Block
+// devices are charged one fault per page (readahead cannot be seen
+// without swapping), so sequential jobs come out too slow there.
+//
+// Result.Factors writes a model.FactorFile: one curve for each device
+// marked Curve (zram-lz4 by default), its points carrying the inferred
+// page_rate and the band as ci, transfer_from that curve (the model then
+// derives every other class from the page rates, as for a multi-run
+// profile), fault_overhead only when measured, and extra.profile.method:
+// one-pass with the samples, the curve, the costs and the predictions
+// under extra.one_pass. The factor format knows no provenance between
+// measured and derived, so the curves say measured and their source says
+// inferred by one pass; the file is loaded back before it is returned.
+//
+// # Where it fails
+//
+//   - Short jobs. A job of seconds gets a handful of reads within the duty
+//     cycle, and the first sweep, started with the job, sees no reuse. The
+//     curve of a 3 s job is mostly band.
+//   - Phases. W is averaged over the run; a phase that needs more memory
+//     than the average hides behind the others, so a job whose phases
+//     differ (load, then compute, then write) is predicted too fast.
+//   - The kernel is not LRU. Reclaim keeps active and inactive lists,
+//     prefers file pages, and reads ahead; a merge sort, whose windows
+//     sweep hundreds of MiB in a second, has a working-set cliff that the
+//     kernel's reclaim softens (the multi-run profile of sort needs 5-10x
+//     fewer pages back than the cliff says).
+//   - Shared pages count once per process that maps them (Referenced has
+//     no proportional form), so forked workers sharing memory overstate W.
+//   - Pages read through read() are page cache, not mapped: they are not
+//     in W, and neither are their refaults.
+//
+// # Wiring into memplan profile --one-pass
+//
+// The caller (measure/profile after the split) creates and journals the
+// job's cgroup and starts the command in it as for a multi-run profile's
+// unconstrained run; then:
+//
+//	s, err := onepass.New(onepass.Config{Procs: filepath.Join(cgroupDir, "cgroup.procs")})
+//	ctx, cancel := context.WithCancel(ctx)
+//	go func() { done <- s.Run(ctx) }()
+//	// ... wait for the command ...
+//	cancel(); <-done
+//	res, err := onepass.Derive(onepass.Info{Command: argv, Version: version, Host: &hostFacts,
+//		Started: t0, Runtime: wall, ExitCode: code, Peak: residentPeak, PeakSource: "memory.stat",
+//		Fits: opts.Fits, Cgroup: cgroupDir}, s.Samples(), costs)
+//	f, err := res.Factors(info) // *model.FactorFile, method: one-pass
+//
+// where costs is onepass.DefaultCosts(), or .Measured(o, source) with a
+// fault overhead the probe measured, and .WithDevice for the host's swap
+// file as the device profile measured it. The sampler makes no change to
+// the host that needs undoing (clear_refs only resets accessed bits).
+package onepass

@@ -1,0 +1,202 @@
+package onepass
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
+)
+
+// Method is what a one-pass profile says it was obtained by, in
+// extra.profile.method (a multi-run profile has no method key).
+const Method = "one-pass"
+
+// Info is what the caller (memplan profile --one-pass) knows about the run
+// that the sampler does not.
+type Info struct {
+	Command  []string
+	Version  string
+	Host     *model.HostFacts
+	Started  time.Time
+	Runtime  time.Duration // the job's wall time in its one run
+	ExitCode int
+	// Peak is the resident peak fit ratios divide (measure samples the
+	// cgroup's memory.stat: anon + shmem + mapped file); 0 takes the
+	// sampler's peak of the processes' summed Rss.
+	Peak       int64
+	PeakSource string
+	Fits       []float64 // DefaultFits when empty
+	Cgroup     string
+	Notes      []string
+}
+
+// DefaultFits are the fit ratios a one-pass profile predicts at: the
+// multi-run profile's (0.9, 0.75, 0.5) and the probe's 0.6.
+var DefaultFits = []float64{0.9, 0.75, 0.6, 0.5}
+
+// Result is everything a one-pass profile derived, for the profile's
+// extra.one_pass and for a caller that prints a table.
+type Result struct {
+	Samples     Samples      `json:"samples"`
+	Curve       *MRC         `json:"curve"`
+	Costs       Costs        `json:"costs"`
+	Predictions []Prediction `json:"predictions"`
+	Widen       float64      `json:"band_widening"`
+}
+
+// Derive turns samples into predictions at info's fit ratios.
+func Derive(info Info, s Samples, c Costs) (*Result, error) {
+	fits := info.Fits
+	if len(fits) == 0 {
+		fits = DefaultFits
+	}
+	m, err := s.Curve(float64(info.Peak))
+	if err != nil {
+		return nil, err
+	}
+	preds, err := m.Predict(fits, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Samples: s, Curve: m, Costs: c, Predictions: preds, Widen: Widen}, nil
+}
+
+// Factors writes the result as a profile: the factor-file format memplan
+// profile writes, one curve per device marked Curve (zram-lz4 by default)
+// whose points carry the inferred page rate, transfer_from that curve (so
+// the model derives every other class from this job's page rates), and
+// under extra.profile method: one-pass. The curves say measured (the
+// factor format has no other provenance for a job's own curve); their
+// source says inferred, and every point's interval is the one-pass band.
+// The file is checked by loading it back.
+func (r *Result) Factors(info Info) (*model.FactorFile, error) {
+	host := "unknown-host"
+	if info.Host != nil && info.Host.Hostname != "" {
+		host = info.Host.Hostname
+	}
+	started := info.Started
+	if started.IsZero() {
+		started = r.Samples.Started
+	}
+	today := units.Date{Time: started.UTC().Truncate(24 * time.Hour)}
+	name := "job"
+	if len(info.Command) > 0 {
+		name = filepath.Base(info.Command[0])
+	}
+	cmd := quote(info.Command)
+	m := r.Curve
+	f := &model.FactorFile{
+		Name: fmt.Sprintf("memplan-profile --one-pass %s on %s %s", name, host, today),
+		Date: today,
+		Source: fmt.Sprintf("inferred by memplan profile --one-pass %s on %s from one run of %s: resident peak %s, %.2fs in RAM; working sets by %s over %d windows of %v to %v",
+			info.Version, host, cmd, units.Bytes(m.Peak), info.Runtime.Seconds(), r.Samples.Method, r.Samples.Windows,
+			firstWindow(r.Samples), lastWindow(r.Samples)),
+		Host: info.Host,
+	}
+	if !strings.HasPrefix(r.Costs.OverheadSource, "the model's default") && r.Costs.Overhead > 0 {
+		f.FaultOverhead = units.Duration(r.Costs.Overhead)
+	}
+	for _, p := range r.Predictions {
+		dc := r.Costs.device(p.Class)
+		if dc == nil || !dc.Curve {
+			continue
+		}
+		c := model.Curve{Class: p.Class, Provenance: model.Measured, Host: host, MeasuredAt: today,
+			Source: fmt.Sprintf("inferred by one pass (working-set sampling, not a run under a memory limit) of %s: rate of pages needed back x time per page on %s (%s); the intervals are the one-pass band", cmd, p.Device, dc.Source),
+			Reference: model.Reference{Device: p.Device, ReadLatency: units.Duration(dc.Dev.ReadLatency), WriteLatency: units.Duration(dc.Dev.WriteLatency),
+				ReadIOPS: dc.Dev.ReadIOPS, WriteIOPS: dc.Dev.WriteIOPS, WriteBandwidth: units.Bytes(dc.Dev.WriteBW), Drives: dc.Dev.Drives,
+				Concurrency: 1, DirtyShare: units.Ratio(r.Costs.Dirty)}}
+		for _, pt := range p.Points {
+			s := round4(math.Max(1, pt.Slowdown))
+			c.Points = append(c.Points, model.Point{Fit: pt.Fit, Slowdown: s,
+				CI:       []float64{round4(math.Min(pt.Low, s)), round4(math.Max(pt.High, s))},
+				PageRate: round4(pt.Rate.Central)})
+		}
+		f.Curves = append(f.Curves, c)
+		if f.TransferFrom == "" {
+			f.TransferFrom = c.Class
+		}
+	}
+	if len(f.Curves) == 0 {
+		return nil, fmt.Errorf("onepass: no device in Costs is marked Curve: nothing to write as the profile's curve")
+	}
+	prof := map[string]any{
+		"method": Method, "command": info.Command, "command_line": cmd, "exit_status": info.ExitCode,
+		"peak_resident_bytes": int64(m.Peak), "peak_source": info.PeakSource, "runtime_in_ram_s": round4(info.Runtime.Seconds()),
+		"fits": info.Fits, "sampling_method": r.Samples.Method, "split": r.Samples.Split, "damon": r.Samples.DAMON,
+		"cgroup": info.Cgroup, "started": started, "sampler_cost_share": round4(r.Samples.CostShare),
+	}
+	if len(info.Fits) == 0 {
+		prof["fits"] = DefaultFits
+	}
+	notes := append([]string{
+		"one-pass: the curve is inferred from which pages the job referenced over windows of different lengths in one unconstrained run (working-set theory), not measured under memory limits; see the band in each point's ci",
+		"block devices: one fault per page needed back is assumed (readahead cannot be seen without swapping); sequential jobs take fewer faults there, so block-device predictions err high",
+	}, info.Notes...)
+	f.Extra = map[string]any{"profile": prof, "one_pass": toMap(r), "notes": notes}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	back, err := model.ParseFactors("one-pass profile", data)
+	if err != nil {
+		return nil, fmt.Errorf("onepass: the profile does not load back: %w", err)
+	}
+	back.File = ""
+	return f, nil
+}
+
+func (c Costs) device(class string) *DeviceCost {
+	for i := range c.Devices {
+		if c.Devices[i].Class == class {
+			return &c.Devices[i]
+		}
+	}
+	return nil
+}
+
+func lastWindow(s Samples) time.Duration {
+	var w time.Duration
+	for _, r := range s.Rungs {
+		if r.Reuse.N > 0 {
+			w = r.Window
+		}
+	}
+	return w
+}
+
+func toMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	return m
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// quote renders argv as a person would type it.
+func quote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString(strconv.Quote(a))
+	}
+	return b.String()
+}

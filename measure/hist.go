@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/bits"
 
@@ -192,3 +194,58 @@ func (h *Hist) buckets() []LatencyBucket {
 
 // Count is the number of values added.
 func (h *Hist) Count() int64 { return h.n }
+
+// AddN adds n values of ns.
+func (h *Hist) AddN(ns, n int64) {
+	for range n {
+		h.Add(ns)
+	}
+}
+
+// Above is the part of the histogram above ns (whole buckets: those whose
+// lower bound is at least ns), each value taken at its bucket's midpoint.
+func (h *Hist) Above(ns int64) Hist {
+	var out Hist
+	start := histIndex(ns)
+	for i := start; i < histBuckets; i++ {
+		if c := h.counts[i]; c > 0 {
+			lo, hi := histBounds(i)
+			out.AddN(lo+(hi-lo)/2, c)
+		}
+	}
+	return out
+}
+
+// histJSON is a Hist on the wire (the workload child reports its own):
+// the non-empty buckets as index/count pairs and the exact moments.
+type histJSON struct {
+	Buckets  [][2]int64 `json:"b"`
+	N        int64      `json:"n"`
+	Min, Max int64
+	Mean, M2 float64
+}
+
+func (h Hist) MarshalJSON() ([]byte, error) {
+	j := histJSON{N: h.n, Min: h.min, Max: h.max, Mean: h.mean, M2: h.m2}
+	for i, c := range h.counts {
+		if c > 0 {
+			j.Buckets = append(j.Buckets, [2]int64{int64(i), c})
+		}
+	}
+	return json.Marshal(j)
+}
+
+func (h *Hist) UnmarshalJSON(b []byte) error {
+	var j histJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*h = Hist{n: j.N, min: j.Min, max: j.Max, mean: j.Mean, m2: j.M2}
+	for _, bc := range j.Buckets {
+		if bc[0] < 0 || bc[0] >= histBuckets {
+			return fmt.Errorf("histogram bucket %d out of range", bc[0])
+		}
+		h.counts[bc[0]] = bc[1]
+	}
+	return nil
+}

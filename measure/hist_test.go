@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -104,5 +105,32 @@ func TestHistMerge(t *testing.T) {
 	}
 	if math.Abs(m.mean-all.mean) > 1e-6 || math.Abs(m.m2-all.m2)/all.m2 > 1e-9 {
 		t.Errorf("merged mean/m2 %g/%g, want %g/%g", m.mean, m.m2, all.mean, all.m2)
+	}
+}
+
+func TestHistJSONAndAbove(t *testing.T) {
+	var h Hist
+	for v := int64(100); v < 200; v++ {
+		h.Add(v) // in-RAM touches: 100-199ns
+	}
+	h.AddN(20_000, 10) // faults: 20us
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Hist
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != h {
+		t.Fatalf("round trip through %s changed the histogram", b)
+	}
+	f := back.Above(2000)
+	s := f.Summary()
+	if f.Count() != 10 || s.P50Us < 19.8 || s.P50Us > 20.2 {
+		t.Errorf("above 2us: %d values, p50 %gus; want 10 at 20us", f.Count(), s.P50Us)
+	}
+	if err := json.Unmarshal([]byte(`{"b":[[99999,1]]}`), &back); err == nil {
+		t.Error("a bucket out of range was accepted")
 	}
 }

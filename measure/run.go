@@ -69,6 +69,9 @@ type RunResult struct {
 	// Contention is what the rest of the host did during the timed phase
 	// (the probe's workload reports its CPU time and wait).
 	Contention *Contention `json:"contention,omitempty"`
+	// Touch is the probe workload's first-touch latency of every page its
+	// timed phase visited; points aggregate it.
+	Touch *Hist `json:"-"`
 }
 
 type NopProgress struct{}

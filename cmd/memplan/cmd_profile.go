@@ -41,6 +41,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.Float64SliceVar(&o.Fits, "fits", profile.DefaultProfileFits, "fit ratios (memory limit / the command's resident peak), each above 0 and at most 1")
 	f.IntVar(&o.Runs, "runs", profile.DefaultProfileRuns, "repetitions of each fit ratio and of the in-RAM run")
 	f.Var(&ratioFlag{&o.Precision}, "precision", "repeat past --runs until every point's 95% interval is within this of its mean (e.g. 5%), --budget is spent, or 100 rounds ran")
+	f.BoolVar(&o.OnePass, "one-pass", false, "run the command once without a memory limit and infer its curve from the pages it references (docs/profile.md, \"One pass\"): for jobs too long to run at every fit ratio")
 	f.DurationVar(&o.Budget, "budget", 0, "wall-time budget for the rounds --precision adds (default: none)")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
 	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the device to measure for the swap file (--backend file, --validate-backend file)")
@@ -221,6 +222,10 @@ func writeProfileSummary(w io.Writer, r *profile.ProfileReport, ff *model.Factor
 	s := r.Sizing
 	fmt.Fprintf(w, "unconstrained run: %.2fs, exit status %d, resident peak %s (cgroup peak %s with page cache), %d major faults\n",
 		s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, s.MajFlt)
+	if r.OnePass != nil {
+		writeOnePassSummary(w, r, ff)
+		return
+	}
 	a := r.Phases[0]
 	fmt.Fprintf(w, "in RAM: %.3fs (trimmed mean of %d run(s); mean %.3fs, sd %.3fs)\n", a.Baseline(), a.InRAM.N, a.InRAM.Mean, a.InRAM.SD)
 	if z := r.ZramLatency; z != nil {
@@ -384,3 +389,26 @@ func (f *ratioFlag) Set(s string) error {
 }
 
 func (f *ratioFlag) Type() string { return "share" }
+
+// writeOnePassSummary prints a one-pass profile: what was sampled and the
+// inferred curve with its bands.
+func writeOnePassSummary(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
+	sm := r.OnePass.Result.Samples
+	fmt.Fprintf(w, "one pass: %d window reads in %d sweeps (%s, %s), %d process(es) followed; the curve below is inferred, not measured\n\n",
+		sm.Windows, sm.Sweeps, sm.Method, sm.Split, sm.Processes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tfit\tslowdown\tband\t")
+	for _, c := range ff.Curves {
+		for _, p := range c.Points {
+			band := ""
+			if len(p.CI) == 2 {
+				band = fmt.Sprintf("%.2f-%.2f", p.CI[0], p.CI[1])
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t\n", c.Class, p.Fit, p.Slowdown, band)
+		}
+	}
+	tw.Flush()
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

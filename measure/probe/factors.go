@@ -70,7 +70,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			continue // nothing to scale by: the model would reject it
 		}
 		f.Curves = append(f.Curves, *c)
-		if c.Provenance == model.Measured && class == r.DeviceClass {
+		if c.Provenance == model.Measured && class == r.fileClass() {
 			f.TransferFrom = class
 		}
 	}
@@ -173,13 +173,22 @@ type extra struct {
 	Notes      []string           `json:"notes,omitempty"`
 }
 
+// fileClass is the swap file curve's class: as the run filed it, or the
+// plan's for a report made without running.
+func (r *Report) fileClass() string {
+	if r.DeviceClass != "" {
+		return r.DeviceClass
+	}
+	return r.Plan.DeviceClass
+}
+
 func (r *Report) extra() extra {
 	p := r.Plan
 	o := p.Options
 	probe := map[string]any{
 		"quick": o.Quick, "reps": o.Reps, "fits": o.Fits, "max_slowdown": o.MaxSlowdown, "seed": o.Seed,
 		"scenarios": o.Scenarios, "backends": o.Backends, "zram_algorithm": p.ZramAlg, "zswap_compressor": p.ZswapAlg,
-		"device_class": r.DeviceClass, "swap_dir": p.Swap.Dir, "swap_disk": p.Swap.Disk, "swap_file_bytes": p.SwapFileSize,
+		"device_class": r.fileClass(), "swap_dir": p.Swap.Dir, "swap_disk": p.Swap.Disk, "swap_file_bytes": p.SwapFileSize,
 		"cgroup": p.Cgroups, "root": p.Root, "started": r.Started, "elapsed_s": r.Elapsed,
 		"workload": map[string]any{
 			"data_bytes": p.Workload.DataSize, "code_bytes": p.Workload.CodeSize, "chunk_bytes": p.Workload.Chunk,

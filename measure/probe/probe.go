@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,11 @@ type Report struct {
 	BaselineRate float64             `json:"baseline_visits_per_s"`
 	NsPerVisit   float64             `json:"in_ram_ns_per_page_visit"`
 	BaselineRuns []measure.RunResult `json:"baseline_runs"`
+	// BaselineTouch is the in-RAM runs' first-touch latency; a touch slower
+	// than FaultThresholdUs (4x its p99, at least 2us) counts as a page
+	// brought back in the points' fault_latency.
+	BaselineTouch    *measure.LatencySummary `json:"baseline_touch_latency,omitempty"`
+	FaultThresholdUs float64                 `json:"fault_threshold_us,omitempty"`
 
 	Points     []PointResult      `json:"points"`
 	Swappiness []SwappinessResult `json:"swappiness,omitempty"`
@@ -61,14 +67,20 @@ type PointResult struct {
 	Disturbed int             `json:"disturbed_runs,omitempty"`
 	IdleHost  measure.Summary `json:"idle_host_slowdown"`
 	Verdict   string          `json:"verdict,omitempty"`
-	Failed    int             `json:"failed_runs,omitempty"`
-	OOMKilled int             `json:"oom_killed_runs,omitempty"`
-	MajFlt    float64         `json:"major_faults_mean"`
-	SwapIns   float64         `json:"swap_ins_mean"`
-	SwapOuts  float64         `json:"swap_outs_mean"`
-	PSISome   float64         `json:"psi_some_s_mean"`
-	PSIFull   float64         `json:"psi_full_s_mean"`
-	ZramRatio float64         `json:"zram_ratio,omitempty"`
+	// FaultLatency is the distribution of the time one page brought back
+	// from swap cost the workload: its first touches slower than the
+	// report's FaultThresholdUs (pmbench's per-access latency).
+	FaultLatency *measure.LatencySummary `json:"fault_latency,omitempty"`
+	// TouchLatency is every first touch, resident or not.
+	TouchLatency *measure.LatencySummary `json:"touch_latency,omitempty"`
+	Failed       int                     `json:"failed_runs,omitempty"`
+	OOMKilled    int                     `json:"oom_killed_runs,omitempty"`
+	MajFlt       float64                 `json:"major_faults_mean"`
+	SwapIns      float64                 `json:"swap_ins_mean"`
+	SwapOuts     float64                 `json:"swap_outs_mean"`
+	PSISome      float64                 `json:"psi_some_s_mean"`
+	PSIFull      float64                 `json:"psi_full_s_mean"`
+	ZramRatio    float64                 `json:"zram_ratio,omitempty"`
 	// FaultTime is the extra time per major fault over the in-RAM run.
 	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
 	Runs      []measure.RunResult `json:"runs"`
@@ -396,6 +408,17 @@ func (s *session) baseline(ctx context.Context) error {
 		s.note("the in-RAM baseline varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
 			100*s.rep.Baseline.SD/s.rep.Baseline.Mean, 1+2*s.rep.Baseline.SD/s.rep.Baseline.Mean)
 	}
+	var touch measure.Hist
+	for _, r := range s.rep.BaselineRuns {
+		if r.Touch != nil {
+			touch.Merge(r.Touch)
+		}
+	}
+	if touch.Count() > 0 {
+		ts := touch.Summary()
+		s.rep.BaselineTouch = &ts
+		s.rep.FaultThresholdUs = math.Max(2, 4*ts.P99Us)
+	}
 	for _, r := range s.rep.BaselineRuns {
 		if c := r.Contention; c != nil && c.Disturbed {
 			s.note("in-RAM baseline run %d was disturbed by other work on the host: it %s; the idle-host slowdowns discount such waits", r.Rep, c.Why)
@@ -609,6 +632,7 @@ func (s *session) finishPoint(pt *PointResult) {
 	var excess, faults float64
 	var t measure.Tally
 	var idle []float64
+	var touch measure.Hist
 	baseIdle := s.baselineIdleShare()
 	for _, r := range pt.Runs {
 		switch {
@@ -632,6 +656,9 @@ func (s *session) finishPoint(pt *PointResult) {
 			pt.Censored++
 			continue
 		}
+		if r.Touch != nil {
+			touch.Merge(r.Touch)
+		}
 		if c := r.Contention; c != nil && r.Timed > 0 {
 			idle = append(idle, r.Slowdown*(c.IdleWall/r.Timed)/baseIdle)
 			if c.Disturbed {
@@ -646,6 +673,15 @@ func (s *session) finishPoint(pt *PointResult) {
 	}
 	pt.Slowdown = measure.Summarize(pt.Samples)
 	pt.IdleHost = measure.Summarize(idle)
+	if touch.Count() > 0 && s.rep.FaultThresholdUs > 0 {
+		all := touch.Summary()
+		pt.TouchLatency = &all
+		f := touch.Above(int64(s.rep.FaultThresholdUs * 1e3))
+		if f.Count() > 0 {
+			fs := f.Summary()
+			pt.FaultLatency = &fs
+		}
+	}
 	noise := 0.0
 	if b := s.rep.Baseline; b.Mean > 0 {
 		noise = b.SD / b.Mean

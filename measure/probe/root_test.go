@@ -72,6 +72,27 @@ func TestRootQuickProbe(t *testing.T) {
 			t.Errorf("%s: slowdown at fit 0.5 (%.2f) is not above fit 0.9 (%.2f)", b, trimmed[b][0.5], trimmed[b][0.9])
 		}
 	}
+	// Per-fault latency (issue 13): the in-RAM first touches set the
+	// threshold, and at fit 0.5 every backend brought pages back, each
+	// costing microseconds (zram) to a disk's latency (the file).
+	if rep.BaselineTouch == nil || rep.FaultThresholdUs < 2 {
+		t.Errorf("baseline touch latency %+v, threshold %gus", rep.BaselineTouch, rep.FaultThresholdUs)
+	}
+	for _, p := range rep.Points {
+		if p.Fit != 0.5 {
+			continue
+		}
+		fl := p.FaultLatency
+		if fl == nil || p.TouchLatency == nil {
+			t.Errorf("%s at fit 0.5: no fault latency", p.Stage)
+			continue
+		}
+		t.Logf("%s at fit 0.5: %d slow touches of %d (%.0f major faults per run): p50 %.1fus, p90 %.1fus, p99 %.1fus, p99.9 %.1fus, %d histogram buckets",
+			p.Stage, fl.Count, p.TouchLatency.Count, p.MajFlt, fl.P50Us, fl.P90Us, fl.P99Us, fl.P999Us, len(fl.Buckets))
+		if fl.Count < int64(p.MajFlt)/4 || fl.P50Us < rep.FaultThresholdUs || fl.P50Us > 20000 || len(fl.Buckets) == 0 || !(fl.P50Us <= fl.P99Us && fl.P99Us <= fl.P999Us) {
+			t.Errorf("%s at fit 0.5: fault latency %+v against %.0f major faults a run", p.Stage, fl, p.MajFlt)
+		}
+	}
 	// Compressible data: zram beats the disk file.
 	var z, f float64
 	for _, fit := range QuickFits {
@@ -95,11 +116,13 @@ func TestRootQuickProbe(t *testing.T) {
 	for _, c := range loaded.Curves {
 		classes[c.Class] = c
 	}
-	file, ok := classes[rep.Plan.DeviceClass]
+	// The swap file's class is the one its measured latency says when the
+	// kernel's rotational flag contradicts it (device.Classify).
+	file, ok := classes[rep.DeviceClass]
 	if !ok || classes["zram-lz4"].Class == "" {
-		t.Fatalf("curves %v, want zram-lz4 and %s", keysOf(classes), rep.Plan.DeviceClass)
+		t.Fatalf("curves %v, want zram-lz4 and %s", keysOf(classes), rep.DeviceClass)
 	}
-	if loaded.TransferFrom != rep.Plan.DeviceClass || file.Provenance != model.Measured || file.Host == "" {
+	if loaded.TransferFrom != rep.DeviceClass || file.Provenance != model.Measured || file.Host == "" {
 		t.Errorf("file curve %+v, transfer_from %q", file, loaded.TransferFrom)
 	}
 	if rep.Device == nil {

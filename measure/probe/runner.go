@@ -360,6 +360,7 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (measure.RunResult, er
 		if res.Timed > 0 {
 			res.Rate = float64(res.Visits) / res.Timed
 		}
+		res.Touch = report.Touch
 		if haveC0 && haveC1 && report.CPU > 0 {
 			c := measure.Assess(res.Timed, report.CPU.Seconds(), report.Wait.Seconds(), c0.CPU, c1.CPU)
 			res.Contention = &c

@@ -82,8 +82,11 @@ type childReport struct {
 	Checksum uint64        `json:"checksum"`
 	// CPU and Wait are the timed phase's CPU time and time spent waiting
 	// for a CPU (schedstat run_delay): what measure.Assess needs.
-	CPU      time.Duration `json:"cpu,omitempty"`
-	Wait     time.Duration `json:"wait,omitempty"`
+	CPU  time.Duration `json:"cpu,omitempty"`
+	Wait time.Duration `json:"wait,omitempty"`
+	// Touch is the latency of the first touch of every page the timed
+	// phase visited.
+	Touch    *measure.Hist `json:"touch,omitempty"`
 	Written  units.Bytes   `json:"written,omitempty"`   // writer
 	CodeMiss int64         `json:"code_miss,omitempty"` // swapdemo
 	DataMiss int64         `json:"data_miss,omitempty"`
@@ -179,6 +182,7 @@ func runWorkload(spec WorkloadSpec, w *bufio.Writer) error {
 
 	t0 := time.Now()
 	wl.visit(spec.Warmup, func(n int64) { rep.line('w', n) }, time.Time{})
+	wl.touch = &measure.Hist{}
 	warm := time.Since(t0)
 
 	maj0, min0, cpu0 := host.Usage()
@@ -198,7 +202,7 @@ func runWorkload(spec WorkloadSpec, w *bufio.Writer) error {
 	rep.line('E', done)
 
 	out, _ := json.Marshal(childReport{Init: initDur, Warmup: warm, Timed: timed, Visits: done,
-		MajFlt: maj1 - maj0, MinFlt: min1 - min0, Checksum: wl.acc, CPU: cpu1 - cpu0, Wait: wait1 - wait0})
+		MajFlt: maj1 - maj0, MinFlt: min1 - min0, Checksum: wl.acc ^ wl.sink, CPU: cpu1 - cpu0, Wait: wait1 - wait0, Touch: wl.touch})
 	fmt.Fprintf(w, "R %s\n", out)
 	return nil
 }
@@ -217,6 +221,8 @@ type workload struct {
 	next       int64  // sequential cursor
 	codeAcc    float64
 	acc        uint64
+	sink       uint64        // first touches, kept from the compiler
+	touch      *measure.Hist // the timed phase's first touch of each page visited
 }
 
 func newWorkload(spec WorkloadSpec) (*workload, error) {
@@ -329,6 +335,14 @@ func (wl *workload) visit(n int64, progress func(int64), deadline time.Time) int
 		for ; done < end; done++ {
 			p := wl.nextPage()
 			pg := wl.data[p*words : (p+1)*words]
+			if wl.touch != nil {
+				// The first word read is where a swapped-out page faults:
+				// its time is the cost of one page brought back (pmbench's
+				// per-access latency), a cache miss when resident.
+				t0 := time.Now()
+				wl.sink ^= pg[0]
+				wl.touch.Add(int64(time.Since(t0)))
+			}
 			acc := wl.acc
 			for range passes {
 				for i := 0; i < len(pg); i += 4 {

@@ -20,6 +20,7 @@ import (
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
@@ -45,6 +46,10 @@ type ProfileOptions struct {
 	// every point's 95% interval is within this share of its mean (0.05:
 	// +-5%), or Budget is spent, or 100 repetitions are done.
 	Precision float64
+	// OnePass runs the command once, without a memory limit, and infers
+	// the curve from the pages it references (measure/onepass) instead of
+	// measuring it at each fit ratio.
+	OnePass bool
 	// Budget bounds the wall time of the repetitions past Runs (0: none,
 	// then Precision alone stops them, at 100 at most).
 	Budget time.Duration
@@ -148,6 +153,9 @@ func (o *ProfileOptions) validate() error {
 	if o.Budget < 0 {
 		return measure.OptErr("budget", "cannot be negative")
 	}
+	if o.OnePass && (o.Validate != "" || o.Precision > 0) {
+		return measure.OptErr("one-pass", "runs the command once and infers its curve; --validate and --precision need the multi-run profile (drop --one-pass)")
+	}
 	if o.Budget > 0 && o.Precision == 0 {
 		return measure.OptErr("budget", "bounds the rounds --precision adds; give --precision too, e.g. --precision 5%%")
 	}
@@ -219,6 +227,7 @@ type ProfileReport struct {
 	Device      *device.Profile   `json:"device_profile,omitempty"`
 	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
 	Transfer    TransferSummary   `json:"transfer"`
+	OnePass     *OnePassReport    `json:"one_pass,omitempty"`
 	Notes       []string          `json:"notes,omitempty"`
 }
 
@@ -363,8 +372,10 @@ type profileSession struct {
 	// fileClass is the class the device profile's latency files the swap
 	// file under when the kernel's flags say otherwise (device.Classify).
 	fileClass string
-	seq       int         // runs so far, for ProfileRun.Seq
-	cap       units.Bytes // what the command may take at most (MemAvailable - margin)
+	seq       int // runs so far, for ProfileRun.Seq
+	// sampled is what the one-pass sampler saw during the sizing run.
+	sampled onepass.Samples
+	cap     units.Bytes // what the command may take at most (MemAvailable - margin)
 }
 
 func (ps *profileSession) note(format string, args ...any) {
@@ -455,6 +466,12 @@ func Profile(ctx context.Context, h host.Host, o ProfileOptions, prog measure.Pr
 	}
 	if err := ps.sizing(ctx); err != nil {
 		return nil, err
+	}
+	if o.OnePass {
+		if err := ps.onePass(ps.sampled); err != nil {
+			return nil, err
+		}
+		return rep, nil
 	}
 	backends := []string{o.Backend}
 	if o.Validate != "" {
@@ -963,6 +980,12 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 		return res, err
 	}
 	defer closeOut()
+	var stopSampler func() (onepass.Samples, error)
+	if ps.o.OnePass && backend == "sizing" {
+		if stopSampler, err = ps.startSampler(ctx, cg); err != nil {
+			return res, err
+		}
+	}
 	c0 := ps.Counters(cg)
 	r, err := ps.launch(ps.spec, ps.o.Dir, stdout, stderr, cg)
 	if err != nil {
@@ -991,6 +1014,12 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	}
 	timedOut, err := r.wait(ctx, ps.Host, cg, timeout, sample)
 	res.Wall = time.Since(r.started).Seconds()
+	if stopSampler != nil {
+		var serr error
+		if ps.sampled, serr = stopSampler(); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		return res, err
 	}

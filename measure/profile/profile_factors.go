@@ -23,6 +23,11 @@ import (
 // compression ratio, and under Extra the command, its exit status and peak
 // memory, every run, the validation and predictions for other devices.
 func (r *ProfileReport) Factors(version string) *model.FactorFile {
+	if r.OnePass != nil {
+		if ff, err := r.OnePass.factors(version); err == nil {
+			return ff
+		}
+	}
 	host := r.Host.Hostname
 	if host == "" {
 		host = "unknown-host"

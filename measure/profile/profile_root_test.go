@@ -323,3 +323,45 @@ func TestRootProfileBusyHost(t *testing.T) {
 		}
 	}
 }
+
+// TestRootProfileOnePass runs a one-pass profile end to end: one run, the
+// sampler following the command in its cgroup, an inferred curve written
+// as a profile with method one-pass, and the host as it was.
+func TestRootProfileOnePass(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := profileOptions(t, memWork(t, 128, 1500000))
+	o.OnePass = true
+	o.Fits = []float64{0.9, 0.75, 0.5}
+	prog := &hosttest.Progress{T: t}
+	rep, err := Profile(context.Background(), host.NewOSHost(), o, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+	if len(rep.Phases) != 0 || rep.OnePass == nil || rep.Sizing.Wall <= 0 {
+		t.Fatalf("phases %d, one pass %v, sizing %+v", len(rep.Phases), rep.OnePass, rep.Sizing)
+	}
+	sm := rep.OnePass.Result.Samples
+	if sm.Windows == 0 || sm.Method == "" || sm.Processes == 0 {
+		t.Errorf("samples: %d reads, method %q, %d processes", sm.Windows, sm.Method, sm.Processes)
+	}
+	ff := rep.Factors("test")
+	if len(ff.Curves) == 0 || len(ff.Curves[0].Points) != 3 {
+		t.Fatalf("curves %+v", ff.Curves)
+	}
+	prof, _ := ff.Extra["profile"].(map[string]any)
+	if prof == nil || prof["method"] != "one-pass" {
+		t.Errorf("extra.profile %v, want method one-pass", ff.Extra["profile"])
+	}
+	for _, p := range ff.Curves[0].Points {
+		t.Logf("fit %g: %.3f (%v)", p.Fit, p.Slowdown, p.CI)
+		if p.Slowdown < 1 || len(p.CI) != 2 || p.CI[0] > p.Slowdown || p.CI[1] < p.Slowdown {
+			t.Errorf("fit %g: %+v", p.Fit, p)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "inferred") {
+		t.Errorf("no note says the curve is inferred: %q", rep.Notes)
+	}
+}

@@ -105,6 +105,9 @@ type Options struct {
 	// Exe is the binary to re-execute for the server (default
 	// /proc/self/exe); it must call ServeIfChild first thing.
 	Exe string
+	// Compensation is Config.Compensation: typically the p50 MeasureFloor
+	// returned on this host.
+	Compensation time.Duration
 	// Stderr receives the server's messages (default os.Stderr).
 	Stderr *os.File
 }
@@ -150,7 +153,7 @@ func Start(ctx context.Context, dev Device, size int64, opts Options) (e *Emulat
 			e = nil
 		}
 	}()
-	cfg := Config{Device: dev, Size: size, Mountpoint: mp, Seed: uint64(time.Now().UnixNano())}
+	cfg := Config{Device: dev, Size: size, Mountpoint: mp, Seed: uint64(time.Now().UnixNano()), Compensation: opts.Compensation}
 	if err := cfg.validate(); err != nil {
 		return e, err
 	}

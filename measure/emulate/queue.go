@@ -13,13 +13,16 @@ import (
 // drawn service time. Times are nanoseconds on CLOCK_MONOTONIC, the clock
 // the server sleeps on.
 type queue struct {
-	mu    sync.Mutex
-	dev   Device
-	rng   *rand.Rand
-	free  []int64 // per unit: when it finishes its last request
-	end   []int64 // per unit: the byte offset its last request ended at
-	gate  [2]int64
-	inUse int // requests accepted and not yet completed, for the stats
+	mu   sync.Mutex
+	dev  Device
+	rng  *rand.Rand
+	free []int64 // per unit: when it finishes its last request
+	end  []int64 // per unit: the byte offset its last request ended at
+	gate [2]int64
+	// comp is taken off every drawn service time (not below zero): the
+	// time the kernel's FUSE and loop path spend on a request outside the
+	// server, which the device's latency already includes.
+	comp int64
 }
 
 func newQueue(dev Device, seed uint64) *queue {
@@ -76,7 +79,7 @@ func (q *queue) schedule(op Op, off int64, size int, now int64) int64 {
 	if seq {
 		d = *m.Sequential
 	}
-	done := start + int64(d.Sample(q.rng)) + int64(extra)
+	done := start + max(0, int64(d.Sample(q.rng))-q.comp) + int64(extra)
 	q.free[u] = done
 	q.end[u] = off + int64(size)
 	return done

@@ -27,6 +27,12 @@ type Config struct {
 	Size       int64  `json:"size"`       // bytes, a multiple of 4 KiB
 	Mountpoint string `json:"mountpoint"` // an empty directory
 	Seed       uint64 `json:"seed"`       // of the service-time draws; the same seed gives the same sequence
+	// Compensation is taken off each drawn service time: the floor, what
+	// a request costs in the kernel's FUSE and loop path outside the
+	// server (see MeasureFloor). Draws below it are served at once, so the
+	// emulated distribution is right above the floor and clipped to it
+	// below.
+	Compensation time.Duration `json:"compensation,omitempty"`
 }
 
 // The names inside the mount and in /proc/self/mountinfo, by which Leftovers
@@ -251,6 +257,7 @@ func Serve(ctx context.Context, cfg Config, ready func()) error {
 	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("-1000"), 0)
 
 	s := &server{cfg: cfg, data: data, q: newQueue(cfg.Device, cfg.Seed)}
+	s.q.comp = int64(cfg.Compensation)
 	root := &rootNode{}
 	zero := time.Duration(0)
 	opts := &fs.Options{

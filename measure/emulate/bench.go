@@ -80,20 +80,28 @@ func Quantile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[int(q*float64(len(sorted)-1))]
 }
 
-// Floor is what the FUSE and loop path cost by themselves, measured with a
-// zero-latency device.
+// Floor is what the FUSE and loop path add to a request by themselves.
 type Floor struct {
-	P50, P99 time.Duration // of a 4 KiB O_DIRECT read at QD1
-	IOPS     float64       // at QD32: the most the emulator can serve on this host
+	At       time.Duration // the service time of the constant-latency device measured
+	P50, P99 time.Duration // of a 4 KiB O_DIRECT read at QD1, minus At
+	IOPS     float64       // at QD32 with At 0: the most the emulator can serve on this host
 }
 
-// MeasureFloor starts a zero-latency emulator, measures it and takes it
-// down again: a second or two. The P50 is the Compensation to give an
-// emulator on this host; a device whose median latency is below it cannot
-// be emulated here, nor IOPS above IOPS.
-func MeasureFloor(ctx context.Context, opts Options) (fl Floor, err error) {
+// MeasureFloor starts an emulator whose every read takes exactly at,
+// measures 4 KiB reads from its loop device and takes it down again (a
+// second or two). What the reads take beyond at is the path's own cost.
+// It depends on at: a request answered at once finds the kernel's threads
+// and the CPUs still awake, one answered later has them asleep, and waking
+// an idle CPU of a virtual machine takes tens of microseconds more the
+// longer it slept. So calibrate at the emulated device's median latency and
+// give the P50 as its Compensation; with at 0 the IOPS are the host's
+// ceiling.
+func MeasureFloor(ctx context.Context, at time.Duration, opts Options) (fl Floor, err error) {
 	const size = 16 << 20
-	e, err := Start(ctx, Zero(), size, opts)
+	dev := Zero()
+	dev.Read.Random = Dist{Median: at, P99: at}
+	dev.Write.Random = dev.Read.Random
+	e, err := Start(ctx, dev, size, opts)
 	if err != nil {
 		return fl, err
 	}
@@ -105,16 +113,24 @@ func MeasureFloor(ctx context.Context, opts Options) (fl Floor, err error) {
 	if _, err := e.AttachLoop(); err != nil {
 		return fl, err
 	}
-	if _, _, err := RandomReads(e.Loop, size, 1, 200); err != nil { // warm up
+	n := 3000
+	if at > 0 {
+		n = min(n, int(time.Second/at)+20) // about a second
+	}
+	if _, _, err := RandomReads(e.Loop, size, 1, min(200, n/5)); err != nil { // warm up
 		return fl, err
 	}
-	l, _, err := RandomReads(e.Loop, size, 1, 3000)
+	l, _, err := RandomReads(e.Loop, size, 1, n)
 	if err != nil {
 		return fl, err
 	}
-	l32, el, err := RandomReads(e.Loop, size, 32, 16000)
-	if err != nil {
-		return fl, err
+	fl = Floor{At: at, P50: Quantile(l, 0.5) - at, P99: Quantile(l, 0.99) - at}
+	if at == 0 {
+		l32, el, err := RandomReads(e.Loop, size, 32, 16000)
+		if err != nil {
+			return fl, err
+		}
+		fl.IOPS = float64(len(l32)) / el.Seconds()
 	}
-	return Floor{P50: Quantile(l, 0.5), P99: Quantile(l, 0.99), IOPS: float64(len(l32)) / el.Seconds()}, nil
+	return fl, nil
 }

@@ -81,3 +81,21 @@ func TestPresets(t *testing.T) {
 		t.Error("unknown preset accepted")
 	}
 }
+
+// simulatedIOPS runs the queue model with qd requests always outstanding at
+// random offsets and returns the reads per second it completes: what an
+// emulated device should serve at that depth, which is below the gate's
+// IOPS where units and gate both bind (a RAID 0 of two disks at QD32).
+func simulatedIOPS(dev Device, qd, n int) float64 {
+	q := newQueue(dev, 1)
+	inflight := make([]int64, qd)
+	var last, off int64
+	for i := 0; i < n; i++ {
+		s := i % qd
+		off = (off + 7919*pageBytes) % (1 << 30)
+		done := q.schedule(Read, off, pageBytes, inflight[s])
+		inflight[s] = done
+		last = max(last, done)
+	}
+	return float64(n) / (float64(last) / 1e9)
+}

@@ -3,7 +3,6 @@ package emulate
 import (
 	"math/rand/v2"
 	"sync"
-	"time"
 )
 
 // queue decides when each request completes. It is a discrete-event model
@@ -91,6 +90,3 @@ func sinceBoot() int64 {
 	clockGettime(&ts)
 	return ts.Nano()
 }
-
-// durationNS is for tests and reports.
-func durationNS(ns int64) time.Duration { return time.Duration(ns) }

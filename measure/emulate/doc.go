@@ -108,5 +108,8 @@
 //   - The server keeps one OS thread per request in service; the FUSE queue
 //     allows 128 requests in flight (MaxBackground).
 //   - If the server dies while swap is on, the swapped-out pages are lost:
-//     their owners get I/O errors; swapoff and Cleanup still succeed.
+//     their owners get I/O errors. TestKillCleanupRoot kills the server
+//     with swap on but no page swapped out; with pages out, swapoff is
+//     expected to succeed (the kernel poisons the unreadable entries) but
+//     that is not tested.
 package emulate

@@ -1,0 +1,153 @@
+package emulate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memplan/memplan/internal/roottest"
+)
+
+// hostSnapshot is what the emulator may change: swap areas, loop devices,
+// emulator mounts.
+func hostSnapshot(t *testing.T) string {
+	t.Helper()
+	// Swap areas by name only: another package's test may use its own
+	// area while this one runs, which changes its Used column.
+	swaps, _ := os.ReadFile("/proc/swaps")
+	var areas []string
+	for _, line := range strings.Split(string(swaps), "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 0 {
+			areas = append(areas, f[0])
+		}
+	}
+	loops, _ := exec.Command("losetup", "-a").CombinedOutput()
+	return fmt.Sprintf("swaps: %v\nloops:\n%s\nmounts: %v\nleftovers: %v\n", areas, loops, mounts(), Leftovers())
+}
+
+// rootHost takes the root-test lock and checks the host is the same when
+// the test ends.
+func rootHost(t *testing.T) {
+	t.Helper()
+	roottest.Require(t)
+	if err := CheckHost(); err != nil {
+		t.Fatal(err)
+	}
+	roottest.Lock(t)
+	before := hostSnapshot(t)
+	t.Cleanup(func() {
+		if after := hostSnapshot(t); after != before {
+			t.Errorf("host changed:\nbefore %s\nafter %s", before, after)
+		}
+	})
+}
+
+func startEmulator(t *testing.T, dev Device, size int64, opts Options) *Emulator {
+	t.Helper()
+	e, err := Start(context.Background(), dev, size, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := e.AttachLoop(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func reads(t *testing.T, e *Emulator, size int64, qd, n int) ([]time.Duration, time.Duration) {
+	t.Helper()
+	l, el, err := RandomReads(e.Loop, size, qd, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, el
+}
+
+// TestFloorRoot measures what FUSE and the loop device cost by themselves
+// and checks every read reached the server (no page cache in between).
+func TestFloorRoot(t *testing.T) {
+	rootHost(t)
+	for _, at := range []time.Duration{0, 50 * time.Microsecond, 85 * time.Microsecond, time.Millisecond, 8 * time.Millisecond} {
+		fl, err := MeasureFloor(context.Background(), at, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("floor of a %v device (4 KiB O_DIRECT read via loop+FUSE, QD1, beyond the %v): p50 %v p99 %v; QD32 %.0f IOPS", at, at, fl.P50, fl.P99, fl.IOPS)
+		if fl.P50 > time.Millisecond {
+			t.Errorf("floor p50 %v: the FUSE path is far slower than expected", fl.P50)
+		}
+	}
+
+	const size = 16 << 20
+	e := startEmulator(t, Zero(), size, Options{})
+	reads(t, e, size, 1, 500)
+	st, err := e.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reads < 500 {
+		t.Errorf("the server served %d of 500 reads: something in between (page cache?) answered the rest", st.Reads)
+	}
+}
+
+// TestLatencyRoot: with the floor compensated, the emulated device's QD1
+// 4 KiB read p50 is within 20% of the model's and QD32 saturates at the
+// model's IOPS, where the host can serve that many.
+func TestLatencyRoot(t *testing.T) {
+	rootHost(t)
+	ceil, err := MeasureFloor(context.Background(), 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("floor at 0: QD1 p50 %v p99 %v, QD32 %.0f IOPS", ceil.P50, ceil.P99, ceil.IOPS)
+	for _, tc := range []struct {
+		dev     Device
+		n1, n32 int
+	}{
+		{X25M(), 2000, 16000},
+		{HDDRAID0(), 120, 640},
+	} {
+		t.Run(tc.dev.Name, func(t *testing.T) {
+			const size = 32 << 20
+			want := tc.dev.Read.Random.Quantiles(0.5)[0]
+			fl, err := MeasureFloor(context.Background(), want, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("floor at %v: p50 %v p99 %v", want, fl.P50, fl.P99)
+			e := startEmulator(t, tc.dev, size, Options{Compensation: fl.P50})
+			reads(t, e, size, 1, 20)
+			l, _ := reads(t, e, size, 1, tc.n1)
+			p50 := Quantile(l, 0.5)
+			t.Logf("QD1: p50 %v (model %v, %+.1f%%), p99 %v (model %v)", p50, want, 100*(float64(p50)/float64(want)-1), Quantile(l, 0.99), tc.dev.Read.Random.Quantiles(0.99)[0])
+			if float64(fl.P50) > 0.8*float64(want) {
+				t.Logf("the floor %v is above 80%% of the model's median %v: this host cannot emulate its distribution; p50 not asserted", fl.P50, want)
+			} else if r := float64(p50) / float64(want); r < 0.8 || r > 1.2 {
+				t.Errorf("QD1 p50 %v, model %v: more than 20%% off", p50, want)
+			}
+			l32, el := reads(t, e, size, 32, tc.n32)
+			iops := float64(len(l32)) / el.Seconds()
+			limit := simulatedIOPS(tc.dev, 32, 20000)
+			t.Logf("QD32: %.0f IOPS (model %.0f at QD32, gate %.0f; %+.1f%%; host ceiling %.0f), p50 %v", iops, limit, tc.dev.Read.IOPS, 100*(iops/limit-1), ceil.IOPS, Quantile(l32, 0.5))
+			if iops > 1.05*limit {
+				t.Errorf("QD32 %.0f IOPS above the model's %.0f", iops, limit)
+			}
+			if limit > 0.8*ceil.IOPS {
+				t.Logf("the model's %.0f IOPS are beyond 80%% of what this host serves (%.0f); saturation not asserted", limit, ceil.IOPS)
+			} else if iops < 0.8*limit {
+				t.Errorf("QD32 %.0f IOPS, model %.0f: it does not saturate there", iops, limit)
+			}
+			st, _ := e.Stats()
+			t.Logf("server: %d reads, max %d in flight, wake-up lateness p50 %v p99 %v", st.Reads, st.MaxInFlight, st.LateP50, st.LateP99)
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/reports/measured"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -128,7 +129,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 		return err
 	}
 	if o.Plan {
-		writeProbePlan(stdout, plan)
+		measured.WritePlan(stdout, plan)
 		return nil
 	}
 
@@ -149,7 +150,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	}
 	ff := rep.Factors(Version())
 	o.apply(ff)
-	writeProbeSummary(stdout, rep, ff)
+	measured.WriteProbe(stdout, rep, ff)
 	if o.Out == "" {
 		return nil
 	}

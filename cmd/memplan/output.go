@@ -122,3 +122,10 @@ func termWidth(w io.Writer) int {
 	}
 	return 80
 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -67,7 +67,7 @@ func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
 	}
 }
 
-func newPricesImportCommand(stdout, stderr io.Writer) *cobra.Command {
+func newPricesImportCommand(d *deps) *cobra.Command {
 	var o pricesImportOptions
 	c := &cobra.Command{
 		Use:   "import QUOTE.xlsx|QUOTE.csv",
@@ -84,7 +84,7 @@ catalog says which figures are class defaults. See docs/import.md.`,
   memplan prices import quote.xlsx --sheet Memory --map "sku=B,desc=C,qty=D,price=F"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPricesImport(cmd.Context(), o, args[0], stdout, stderr)
+			return runPricesImport(cmd.Context(), o, args[0], d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/memplan/memplan/measure"
@@ -17,13 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 )
-
-func init() {
-	subcommands = append(subcommands, newProbeCommand)
-	// The probe re-executes memplan as its workload; that child must take
-	// over before cobra sees its arguments.
-	helpers = append(helpers, measure.WorkloadMain)
-}
 
 type probeOptions struct {
 	measure.Options
@@ -69,7 +61,7 @@ func (o *probeOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
 }
 
-func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeCommand(d *deps) *cobra.Command {
 	var o probeOptions
 	c := &cobra.Command{
 		Use:   "probe [--swap-dir DIR] [--out FILE]",
@@ -93,20 +85,20 @@ See docs/probe.md.`,
   sudo memplan probe cleanup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Command = strings.Join(os.Args, " ")
+			o.Command = strings.Join(d.Args, " ")
 			if err := o.prepare(cmd, args); err != nil {
 				return err
 			}
-			return runProbe(cmd.Context(), o, stdout, stderr)
+			return runProbe(cmd.Context(), o, d.Host(), d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
 	o.labelOptions.AddFlags(c)
-	c.AddCommand(newProbeCleanupCommand(stdout, stderr), newProbeDeviceCommand(stdout, stderr))
+	c.AddCommand(newProbeCleanupCommand(d), newProbeDeviceCommand(d))
 	return c
 }
 
-func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) error {
+func runProbe(ctx context.Context, o probeOptions, h measure.Host, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -119,7 +111,6 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	if !o.Plan && o.Out != "" && !o.Force && fileExists(o.Out) {
 		return usagef("%s exists; use --force to overwrite it, or --out another file", o.Out)
 	}
-	h := measure.NewOSHost()
 	plan, err := measure.MakePlan(h, o.Options)
 	if err != nil {
 		var oe *measure.OptionError

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newProbeCleanupCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeCleanupCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "cleanup",
 		Short: "Undo what an interrupted probe left on the host (after kill -9), from its journal",
@@ -21,7 +21,7 @@ swappiness. Changes the probe did not make are never touched. Safe to run
 when there is nothing to clean up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProbeCleanup(cmd.Context(), measure.NewOSHost(), measure.StateDir(), stdout, stderr)
+			return runProbeCleanup(cmd.Context(), d.Host(), measure.StateDir(), d.Stdout, d.Stderr)
 		},
 	}
 }

@@ -45,7 +45,7 @@ func (o *probeDeviceOptions) AddFlags(c *cobra.Command) {
 	})
 }
 
-func newProbeDeviceCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeDeviceCommand(d *deps) *cobra.Command {
 	var o probeDeviceOptions
 	c := &cobra.Command{
 		Use:   "device --path DIR",
@@ -66,7 +66,7 @@ bench/fio-compare.sh.`,
 			if !cmd.Flags().Changed("size") && o.Quick {
 				o.Size = measure.QuickDeviceSize
 			}
-			return runProbeDevice(cmd.Context(), o, stdout, stderr)
+			return runProbeDevice(cmd.Context(), o, d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)

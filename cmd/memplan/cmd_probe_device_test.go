@@ -18,7 +18,7 @@ import (
 func runProbeDeviceCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	c := newProbeDeviceCommand(&out, &errb)
+	c := newProbeDeviceCommand(processDeps(&out, &errb, nil))
 	c.SetArgs(args)
 	c.SetOut(&errb)
 	c.SetErr(&errb)

@@ -16,10 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	subcommands = append(subcommands, newProfileCommand)
-}
-
 type profileOptions struct {
 	measure.ProfileOptions
 	Out      string
@@ -55,7 +51,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
 }
 
-func newProfileCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProfileCommand(d *deps) *cobra.Command {
 	var o profileOptions
 	c := &cobra.Command{
 		Use:   "profile [flags] -- COMMAND [ARG...]",
@@ -85,8 +81,8 @@ after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 			if err := o.prepare(cmd, args); err != nil {
 				return err
 			}
-			o.Invocation = strings.Join(os.Args, " ")
-			return runProfile(cmd.Context(), o, stdout, stderr)
+			o.Invocation = strings.Join(d.Args, " ")
+			return runProfile(cmd.Context(), o, d.Host(), d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
@@ -94,7 +90,7 @@ after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 	return c
 }
 
-func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer) error {
+func runProfile(ctx context.Context, o profileOptions, h measure.Host, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -119,7 +115,7 @@ func runProfile(ctx context.Context, o profileOptions, stdout, stderr io.Writer)
 	stop := interruptNotice(stderr, "profile", measure.StateDir())
 	defer stop()
 	prog := newProgress(stderr, "profile")
-	rep, err := measure.Profile(ctx, measure.NewOSHost(), o.ProfileOptions, prog)
+	rep, err := measure.Profile(ctx, h, o.ProfileOptions, prog)
 	prog.Close()
 	if err != nil {
 		var oe *measure.OptionError

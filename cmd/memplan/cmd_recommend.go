@@ -19,8 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newRecommendCommand) }
-
 type recommendOptions struct {
 	inputOptions
 	Format string
@@ -44,6 +42,7 @@ type recommendOptions struct {
 	// progress while the uncertainty runs (only on a terminal).
 	now    func() time.Time
 	stderr io.Writer
+	getenv func(string) string // for $COLUMNS
 }
 
 // breakEvenAuto is the size of search up to which the break-even
@@ -86,8 +85,9 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("xlsx", "xlsx")
 }
 
-func newRecommendCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := recommendOptions{now: time.Now, stderr: stderr}
+func newRecommendCommand(d *deps) *cobra.Command {
+	o := recommendOptions{now: d.Now, stderr: d.Stderr, getenv: d.Getenv}
+	o.inputOptions.warn = d.Stderr
 	c := &cobra.Command{
 		Use:   "recommend --workload FILE",
 		Short: "Rank server configurations for a workload and recommend the cheapest that meets its deadlines",
@@ -115,7 +115,7 @@ How robust the answer is (see docs/robustness.md):
 			if fl.Changed("top") && o.Top < 0 {
 				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
 			}
-			return runRecommend(cmd.Context(), o, stdout)
+			return runRecommend(cmd.Context(), o, d.Stdout)
 		},
 	}
 	o.AddFlags(c)
@@ -173,7 +173,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	ropts.Top = defaultTop(o.Top, o.Format)
 	ropts.Wide = o.Wide
 	if toStdout(o.Out) {
-		ropts.Width = termWidth(stdout)
+		ropts.Width = termWidth(stdout, o.getenv)
 	}
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {

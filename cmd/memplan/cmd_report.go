@@ -17,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newReportCommand) }
-
 type reportOptions struct {
 	From   string
 	XLSX   string
@@ -29,6 +27,7 @@ type reportOptions struct {
 	Wide   bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
+	getenv    func(string) string // for $COLUMNS
 }
 
 func (o *reportOptions) AddFlags(c *cobra.Command) {
@@ -48,8 +47,8 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	})
 }
 
-func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
-	var o reportOptions
+func newReportCommand(d *deps) *cobra.Command {
+	o := reportOptions{getenv: d.Getenv}
 	c := &cobra.Command{
 		Use:   "report --from RESULT.json [--xlsx FILE] [--out FILE]",
 		Short: "Render a saved result again, or as an Excel workbook procurement can edit",
@@ -68,7 +67,7 @@ report does not compute them (recommend --uncertainty does).`,
 			if cmd.Flags().Changed("top") && o.Top < 0 {
 				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
 			}
-			return runReport(cmd.Context(), o, stdout, stderr)
+			return runReport(cmd.Context(), o, d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
@@ -109,7 +108,7 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 	var buf bytes.Buffer
 	width := 0
 	if toStdout(o.Out) {
-		width = termWidth(stdout)
+		width = termWidth(stdout, o.getenv)
 	}
 	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +22,9 @@ type inputOptions struct {
 	// WithEmbedded adds the embedded list prices (the default catalog) to
 	// --prices catalogs, which are otherwise the only ones priced from.
 	WithEmbedded bool
+	// warn gets what loadInputs does not refuse but a person should know
+	// (nil: nobody is told).
+	warn io.Writer
 }
 
 // catalogsFor decides what the plan is priced from. A quote is the
@@ -137,7 +141,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		}
 		files = append(files, f)
 	}
-	warnSameClass(warnings, files[1:])
+	warnSameClass(o.warn, files[1:])
 	if in.Factors, err = model.MergeFactors(files...); err != nil {
 		return in, err
 	}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/measure"
 )
 
 // Exit codes.
@@ -31,16 +32,22 @@ func main() {
 	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
 }
 
-// run executes memplan with args and returns the process exit code. A
-// SIGINT, SIGTERM or SIGHUP cancels the context every long operation
-// watches.
+// run executes memplan with args (without the program name) in this
+// process and returns the exit code.
 func run(stdout, stderr io.Writer, args []string) int {
+	return runWith(processDeps(stdout, stderr, append([]string{os.Args[0]}, args...)))
+}
+
+// runWith executes the command line d.Args and returns the process exit
+// code. A SIGINT, SIGTERM or SIGHUP cancels the context every long
+// operation watches.
+func runWith(d *deps) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	root := newRootCommand(stdout, stderr)
-	root.SetArgs(args)
+	root := newRootCommand(d)
+	root.SetArgs(d.Args[1:])
 	err := root.ExecuteContext(ctx)
-	return exitCode(ctx, stderr, err)
+	return exitCode(ctx, d.Stderr, err)
 }
 
 func exitCode(ctx context.Context, stderr io.Writer, err error) int {
@@ -87,10 +94,11 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-// helpers lets subsystems that re-execute memplan as a child (the probe's
-// workload) take over before cobra parses anything. Each returns whether
-// it handled the invocation and the exit code.
-var helpers []func() (bool, int)
+// helpers lets subsystems that re-execute memplan as a child take over
+// before cobra parses anything. Each returns whether it handled the
+// invocation and the exit code. The probe's and the profiler's workload is
+// memplan itself (measure.WorkloadMain).
+var helpers = []func() (bool, int){measure.WorkloadMain}
 
 func maybeHelper() (bool, int) {
 	for _, h := range helpers {

@@ -110,9 +110,12 @@ func writeErr(path string, err error) error {
 // termWidth is the width the table must fit when it goes to w: $COLUMNS
 // when set (the shell's idea of the width, and the way to ask for another),
 // else the terminal's, else 80 (a pipe or a file is read in a terminal of
-// unknown width later).
-func termWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+// unknown width later). getenv reads the environment (nil: none).
+func termWidth(w io.Writer, getenv func(string) string) int {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
 		return n
 	}
 	if f, ok := w.(*os.File); ok && isCharDevice(f) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -130,9 +129,4 @@ func newPricesValidateCommand(d *deps) *cobra.Command {
 			return joinErrors(failed)
 		},
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/prices"
@@ -160,12 +159,4 @@ func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdo
 	}
 	fmt.Fprintf(stderr, "wrote %s; review it, then use it with --prices %s\n", o.Out, o.Out)
 	return nil
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
 }

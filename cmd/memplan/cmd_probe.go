@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"github.com/memplan/memplan/reports/measured"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 )
 
 type probeOptions struct {
@@ -161,46 +158,4 @@ func runProbe(ctx context.Context, o probeOptions, h measure.Host, stdout, stder
 	}
 	fmt.Fprintf(stdout, "\nwrote %s; use it with: memplan recommend --workload FILE --factors %s\n", o.Out, o.Out)
 	return nil
-}
-
-// encodeFactors renders the factor file as YAML for .yaml/.yml, else JSON.
-func encodeFactors(name string, ff *model.FactorFile) ([]byte, error) {
-	lower := strings.ToLower(name)
-	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
-		var b strings.Builder
-		b.WriteString("# Slowdown factors measured by memplan probe; see docs/probe.md.\n")
-		enc := yaml.NewEncoder(&b)
-		enc.SetIndent(2)
-		if err := enc.Encode(ff); err != nil {
-			return nil, err
-		}
-		if err := enc.Close(); err != nil {
-			return nil, err
-		}
-		return []byte(b.String()), nil
-	}
-	// units.Date embeds time.Time, whose MarshalJSON wins over Date's
-	// MarshalText and writes a timestamp the loader rejects; and a zero date
-	// cannot be left out. Give undated curves the file's date and put every
-	// date back the way the loader reads it.
-	c := *ff
-	c.Curves = append([]model.Curve(nil), ff.Curves...)
-	for i := range c.Curves {
-		if c.Curves[i].MeasuredAt.IsZero() {
-			c.Curves[i].MeasuredAt = c.Date
-		}
-	}
-	b, err := json.MarshalIndent(&c, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	dates := []units.Date{c.Date}
-	for _, cv := range c.Curves {
-		dates = append(dates, cv.MeasuredAt)
-	}
-	for _, d := range dates {
-		ts, _ := json.Marshal(d.Time)
-		b = bytes.ReplaceAll(b, ts, []byte(`"`+d.String()+`"`))
-	}
-	return append(b, '\n'), nil
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/model"
@@ -163,31 +162,4 @@ func isNotExist(err error) bool {
 		e = u.Unwrap()
 	}
 	return false
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failure never leaves a partial file. Errors
-// name path, never the temporary file.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return writeErr(path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return writeErr(path, err)
-	}
-	if err := f.Close(); err != nil {
-		return writeErr(path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return writeErr(path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return writeErr(path, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
@@ -142,16 +143,15 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	if o.RankBy != "" {
-		in.Workload.Options.RankBy = o.RankBy
-	}
+	in.RankBy = o.RankBy
 	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {
-		if o.RankBy == model.RankTCO && strings.Contains(err.Error(), "options.rank_by") {
+		var ie *yamlx.InputError
+		if o.RankBy != "" && errors.As(err, &ie) && ie.Field == model.FieldRankBy {
 			// The model points at options.rank_by in the workload, which
-			// the flag set; say so.
-			return fmt.Errorf("--rank-by tco: %w", err)
+			// the flag replaced; say so.
+			return fmt.Errorf("--rank-by %s: %w", o.RankBy, err)
 		}
 		return err
 	}

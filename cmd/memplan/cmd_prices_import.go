@@ -95,12 +95,12 @@ func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
 	var err error
 	if o.Map != "" {
 		if q.Map, err = quote.ParseMap(o.Map); err != nil {
-			return q, usagef("%v", err)
+			return q, err
 		}
 	}
 	if o.Date != "" {
 		if q.Date, err = units.ParseDate(o.Date); err != nil {
-			return q, usagef("--date: %v", err)
+			return q, fmt.Errorf("--date: %w", err)
 		}
 	}
 	f := quote.Fill{
@@ -121,7 +121,7 @@ func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
 	}
 	q.Fill = f
 	if err := q.Check(); err != nil {
-		return q, usagef("%v", err)
+		return q, err
 	}
 	return q, nil
 }

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/spf13/cobra"
@@ -142,14 +142,9 @@ func readResult(path string) (reports.Output, error) {
 	return out, nil
 }
 
-// inputError marks a bad input file for the exit code without changing
+// inputErr marks a bad input file for the exit code without changing
 // its message.
-type inputError struct{ err error }
-
-func inputErr(err error) error             { return &inputError{err} }
-func (e *inputError) Error() string        { return e.err.Error() }
-func (e *inputError) Unwrap() error        { return e.err }
-func (e *inputError) Is(target error) bool { return target == yamlx.ErrInput }
+func inputErr(err error) error { return usage.Wrap(err) }
 
 // firstByte returns the first byte that is not white space, or 0.
 func firstByte(r *bufio.Reader) byte {

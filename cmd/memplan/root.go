@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -41,7 +42,7 @@ are either published defaults or measured on your hardware with memplan probe.`,
 	root.SetIn(d.Stdin)
 	root.AddCommand(commands(d)...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{err.Error() + " (see '" + c.CommandPath() + " --help')"}
+		return usage.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	strictCompletion(root)
 	quietDefaults(root)

@@ -94,7 +94,11 @@ func BreakEven(in Input, res *Result) (*BreakEvenResult, error) {
 	if res.TCO != nil {
 		out.RankBy = res.TCO.RankBy
 	}
-	be := breakEvener{in: in, res: res, w: in.Workload}
+	w, err := in.workload()
+	if err != nil {
+		return nil, err
+	}
+	be := breakEvener{in: in, res: res, w: w}
 
 	dram := &priceLine{
 		kind: kindDIMM,

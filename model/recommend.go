@@ -30,6 +30,29 @@ type Input struct {
 	// values turn the check off (the model never reads the clock itself).
 	Now         time.Time
 	MaxPriceAge time.Duration
+	// RankBy, when set, replaces the workload's options.rank_by for this
+	// run (RankCapital or RankTCO): the caller's choice, such as a command
+	// line flag. An error it causes is a *yamlx.InputError whose Field is
+	// FieldRankBy, so the caller can say it was its choice.
+	RankBy string
+}
+
+// FieldRankBy is the workload field Input.RankBy stands in for.
+const FieldRankBy = "options.rank_by"
+
+// workload is the workload as this run ranks it: Input.RankBy applied to
+// a copy, the caller's workload left as it was.
+func (in Input) workload() (*Workload, error) {
+	w := in.Workload
+	if in.RankBy == "" || w == nil {
+		return w, nil
+	}
+	if in.RankBy != RankCapital && in.RankBy != RankTCO {
+		return nil, &yamlx.InputError{File: w.File, Field: FieldRankBy, Msg: fmt.Sprintf("got %q, expected %s or %s", in.RankBy, RankCapital, RankTCO)}
+	}
+	c := *w
+	c.Options.RankBy = in.RankBy
+	return &c, nil
 }
 
 // CatalogInfo records a catalog's identity for the report.
@@ -150,7 +173,10 @@ func (h *hooks) adjust(class string, est Estimate) Estimate {
 }
 
 func recommend(in Input, h *hooks) (*Result, error) {
-	w := in.Workload
+	w, err := in.workload()
+	if err != nil {
+		return nil, err
+	}
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
 	}

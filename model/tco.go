@@ -208,7 +208,7 @@ func powerPricing(w *Workload, s *prices.Set, cur string) (*TCOInfo, float64, er
 		}
 		info.Note = fmt.Sprintf("power not priced: the default electricity price %s cannot be converted to %s; set `electricity:` in the workload (e.g. in %s per kWh)", ep, cur, cur)
 		if info.RankBy == RankTCO {
-			return nil, 0, w.ErrorAt("options.rank_by", fmt.Sprintf("set `electricity: <price> %s/kWh` in the workload", cur),
+			return nil, 0, w.ErrorAt(FieldRankBy, fmt.Sprintf("set `electricity: <price> %s/kWh` in the workload", cur),
 				"ranking by total cost of ownership needs an electricity price in %s; the default %s cannot be converted", cur, ep)
 		}
 		return info, 0, nil

@@ -117,6 +117,7 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	w, _ := in.workload() // Recommend checked it
 	out := &UncertaintyResult{Runs: opts.Runs, Seed: opts.Seed, Currency: base.Currency, RankBy: RankCapital, PriceSpread: opts.PriceSpread, Method: uncertaintyMethod}
 	if opts.FixedPrices {
 		out.PriceSpread = 0
@@ -168,8 +169,8 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 				o.winner, o.label = r.ID, r.Label
 				if b != nil {
 					o.hasSaving = true
-					cb := rankCost(b, in.Workload)
-					o.saving = cb - rankCost(r, in.Workload)
+					cb := rankCost(b, w)
+					o.saving = cb - rankCost(r, w)
 					if cb > 0 {
 						o.pct = o.saving / cb * 100
 					}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memplan/memplan/internal/usage"
 	"gopkg.in/yaml.v3"
 )
 
@@ -28,6 +29,10 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%q is not %s", e.Value, e.Expected)
 }
+
+// Is makes every unit error bad input (usage.ErrInput): a value that does
+// not parse is always the person's to fix.
+func (e *Error) Is(target error) bool { return target == usage.ErrInput }
 
 func nodeError(n *yaml.Node, expected string) error {
 	return &Error{Line: n.Line, Column: n.Column, Value: n.Value, Expected: expected}

@@ -2,23 +2,20 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newFactorsCommand) }
-
-func newFactorsCommand(stdout, stderr io.Writer) *cobra.Command {
+func newFactorsCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{Use: "factors", Short: "Show and check slowdown factor files"}
 	c.AddCommand(&cobra.Command{
 		Use:   "show",
 		Short: "Print the embedded default slowdown factors (YAML, with their sources)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := stdout.Write(model.DefaultFactorsSource())
+			_, err := d.Stdout.Write(model.DefaultFactorsSource())
 			return err
 		},
 	}, &cobra.Command{
@@ -37,12 +34,12 @@ func newFactorsCommand(stdout, stderr io.Writer) *cobra.Command {
 				for _, c := range ff.Curves {
 					cs = append(cs, fmt.Sprintf("%s (%s, %d %s)", c.Class, c.Provenance, len(c.Points), plural(len(c.Points), "point", "points")))
 				}
-				fmt.Fprintf(stdout, "%s: ok: %s: %s\n", f, ff.Name, strings.Join(cs, ", "))
+				fmt.Fprintf(d.Stdout, "%s: ok: %s: %s\n", f, ff.Name, strings.Join(cs, ", "))
 			}
 			return joinErrors(failed)
 		},
 	})
-	c.AddCommand(newFactorsCrossvalCommand(stdout, stderr))
-	c.AddCommand(newFactorsMergeCommand(stdout, stderr))
+	c.AddCommand(newFactorsCrossvalCommand(d))
+	c.AddCommand(newFactorsMergeCommand(d))
 	return c
 }

@@ -12,7 +12,7 @@ type crossvalOptions struct {
 	format string
 }
 
-func newFactorsCrossvalCommand(stdout, stderr io.Writer) *cobra.Command {
+func newFactorsCrossvalCommand(d *deps) *cobra.Command {
 	var o crossvalOptions
 	c := &cobra.Command{
 		Use:   "crossval [FILE...]",
@@ -22,7 +22,7 @@ func newFactorsCrossvalCommand(stdout, stderr io.Writer) *cobra.Command {
 point's own device and load, and say whether it falls inside the predicted
 band. A user who probed three devices sees how far memplan's transfer of a
 curve to another device can be trusted on their own data.`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runCrossval(stdout, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCrossval(d.Stdout, o, args) },
 	}
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table or json")
 	return c

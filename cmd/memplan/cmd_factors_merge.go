@@ -23,7 +23,7 @@ type factorsMergeOptions struct {
 	Level float64
 }
 
-func newFactorsMergeCommand(stdout, stderr io.Writer) *cobra.Command {
+func newFactorsMergeCommand(d *deps) *cobra.Command {
 	var o factorsMergeOptions
 	c := &cobra.Command{
 		Use:   "merge --by class DIR|FILE... --out DIR",
@@ -45,7 +45,7 @@ docs/fleet.md.`,
   memplan recommend -w eda.yaml --factors merged/gen5-nvme.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFactorsMerge(o, args, stdout, stderr)
+			return runFactorsMerge(o, args, d.Stdout, d.Stderr)
 		},
 	}
 	f := c.Flags()

@@ -16,9 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newFleetCommand) }
-
-func newFleetCommand(stdout, stderr io.Writer) *cobra.Command {
+func newFleetCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fleet",
 		Short: "Probe many hosts through Ansible, Slurm or LSF, and check what came back",
@@ -28,7 +26,7 @@ or an LSF job array. memplan fleet collect checks a run's results and lists
 the hosts that failed or sent nothing; memplan factors merge then pools them
 per hardware class. See docs/fleet.md.`,
 	}
-	c.AddCommand(newFleetInitCommand(stdout, stderr), newFleetCollectCommand(stdout, stderr))
+	c.AddCommand(newFleetInitCommand(d), newFleetCollectCommand(d))
 	return c
 }
 
@@ -46,8 +44,8 @@ type fleetInitOptions struct {
 	explicitTasks                       bool
 }
 
-func newFleetInitCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := fleetInitOptions{now: time.Now, stdout: stdout, stderr: stderr}
+func newFleetInitCommand(d *deps) *cobra.Command {
+	o := fleetInitOptions{now: d.Now, stdout: d.Stdout, stderr: d.Stderr}
 	c := &cobra.Command{
 		Use:   "init --engine ansible|slurm|lsf [flags] [-- COMMAND ARG... to profile]",
 		Short: "Write an Ansible playbook, a Slurm or an LSF job array that probes many hosts",
@@ -79,7 +77,7 @@ depends on the host's RAM, and files of different sizes do not merge.`,
 				return usagef("fleet init: unexpected %q; put a command to profile after --", args[0])
 			}
 			o.profile = args
-			o.invocation = strings.Join(os.Args[2:], " ")
+			o.invocation = strings.Join(d.Args[2:], " ")
 			return runFleetInit(o)
 		},
 	}
@@ -241,7 +239,7 @@ func writeFileMode(path string, data []byte, mode os.FileMode) error {
 	return os.Chmod(path, mode)
 }
 
-func newFleetCollectCommand(stdout, stderr io.Writer) *cobra.Command {
+func newFleetCollectCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "collect RESULTS_DIR",
 		Short: "Check a fleet run's results: every factor file, and the hosts that failed or sent nothing",
@@ -253,7 +251,7 @@ List the hosts that failed (<host>.failed), could not be reached
 cover, sent nothing back. Exits 1 when any host has no usable file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFleetCollect(args[0], stdout)
+			return runFleetCollect(args[0], d.Stdout)
 		},
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -11,15 +10,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newPricesCommand) }
-
-func newPricesCommand(stdout, stderr io.Writer) *cobra.Command {
+func newPricesCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "prices",
 		Short: "List, show and check price catalogs",
 	}
-	c.AddCommand(newPricesListCommand(stdout), newPricesShowCommand(stdout), newPricesValidateCommand(stdout))
-	c.AddCommand(newPricesImportCommand(stdout, stderr))
+	c.AddCommand(newPricesListCommand(d), newPricesShowCommand(d), newPricesValidateCommand(d))
+	c.AddCommand(newPricesImportCommand(d))
 	return c
 }
 
@@ -28,7 +25,7 @@ type pricesListOptions struct {
 	Files    []string
 }
 
-func newPricesListCommand(stdout io.Writer) *cobra.Command {
+func newPricesListCommand(d *deps) *cobra.Command {
 	var o pricesListOptions
 	c := &cobra.Command{
 		Use:   "list",
@@ -37,7 +34,7 @@ func newPricesListCommand(stdout io.Writer) *cobra.Command {
   memplan prices list --catalog intel-2009
   memplan prices list --prices quote.yaml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runPricesList(o, stdout) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runPricesList(o, d.Stdout) },
 	}
 	c.Flags().StringArrayVar(&o.Catalogs, "catalog", nil, "embedded catalog to list (default: all of them); one of "+strings.Join(prices.EmbeddedNames(), ", "))
 	c.Flags().StringArrayVar(&o.Files, "prices", nil, "price catalog file to list as well; repeatable")
@@ -96,7 +93,7 @@ func runPricesList(o pricesListOptions, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func newPricesShowCommand(stdout io.Writer) *cobra.Command {
+func newPricesShowCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:       "show NAME",
 		Short:     "Print an embedded catalog as YAML (a starting point for your own)",
@@ -107,13 +104,13 @@ func newPricesShowCommand(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return usagef("no embedded catalog %q; embedded catalogs are %s", args[0], strings.Join(prices.EmbeddedNames(), ", "))
 			}
-			_, err = stdout.Write(data)
+			_, err = d.Stdout.Write(data)
 			return err
 		},
 	}
 }
 
-func newPricesValidateCommand(stdout io.Writer) *cobra.Command {
+func newPricesValidateCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check price catalog files and report the first problem in each",
@@ -126,15 +123,10 @@ func newPricesValidateCommand(stdout io.Writer) *cobra.Command {
 					failed = append(failed, err)
 					continue
 				}
-				fmt.Fprintf(stdout, "%s: ok: catalog %s, %s, %s: %d %s, %d %s, %d %s\n", f, c.Name, c.Currency, c.Date,
+				fmt.Fprintf(d.Stdout, "%s: ok: catalog %s, %s, %s: %d %s, %d %s, %d %s\n", f, c.Name, c.Currency, c.Date,
 					len(c.DIMMs), plural(len(c.DIMMs), "DIMM", "DIMMs"), len(c.Drives), plural(len(c.Drives), "drive", "drives"), len(c.Platforms), plural(len(c.Platforms), "platform", "platforms"))
 			}
 			return joinErrors(failed)
 		},
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

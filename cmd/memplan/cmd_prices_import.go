@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/prices/quote"
+	"github.com/memplan/memplan/reports/measured"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +66,7 @@ func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
 	}
 }
 
-func newPricesImportCommand(stdout, stderr io.Writer) *cobra.Command {
+func newPricesImportCommand(d *deps) *cobra.Command {
 	var o pricesImportOptions
 	c := &cobra.Command{
 		Use:   "import QUOTE.xlsx|QUOTE.csv",
@@ -83,7 +83,7 @@ catalog says which figures are class defaults. See docs/import.md.`,
   memplan prices import quote.xlsx --sheet Memory --map "sku=B,desc=C,qty=D,price=F"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPricesImport(cmd.Context(), o, args[0], stdout, stderr)
+			return runPricesImport(cmd.Context(), o, args[0], d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
@@ -95,12 +95,12 @@ func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
 	var err error
 	if o.Map != "" {
 		if q.Map, err = quote.ParseMap(o.Map); err != nil {
-			return q, usagef("%v", err)
+			return q, err
 		}
 	}
 	if o.Date != "" {
 		if q.Date, err = units.ParseDate(o.Date); err != nil {
-			return q, usagef("--date: %v", err)
+			return q, fmt.Errorf("--date: %w", err)
 		}
 	}
 	f := quote.Fill{
@@ -121,7 +121,7 @@ func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
 	}
 	q.Fill = f
 	if err := q.Check(); err != nil {
-		return q, usagef("%v", err)
+		return q, err
 	}
 	return q, nil
 }
@@ -145,7 +145,7 @@ func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdo
 	}
 	res, err := quote.Import(wb, qo)
 	if res != nil {
-		printImportReport(stderr, res)
+		measured.WriteImport(stderr, res)
 	}
 	if err != nil {
 		return err
@@ -159,84 +159,4 @@ func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdo
 	}
 	fmt.Fprintf(stderr, "wrote %s; review it, then use it with --prices %s\n", o.Out, o.Out)
 	return nil
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
-}
-
-func printImportReport(w io.Writer, r *quote.Result) {
-	where := r.File
-	if r.Sheet != "" {
-		where += fmt.Sprintf(", sheet %q", r.Sheet)
-	}
-	switch {
-	case r.HeaderFirst == 0:
-		where += ", no header row"
-	case r.HeaderFirst == r.HeaderLast:
-		where += fmt.Sprintf(", header row %d", r.HeaderFirst)
-	default:
-		where += fmt.Sprintf(", header rows %d-%d", r.HeaderFirst, r.HeaderLast)
-	}
-	fmt.Fprintf(w, "read %s; columns %s\n", where, r.Columns)
-	var dimms, drives, defaults int
-	for _, p := range r.Parts {
-		switch p.Kind {
-		case quote.KindDIMM:
-			dimms++
-		case quote.KindDrive:
-			drives++
-		}
-		for _, n := range p.Notes {
-			if strings.Contains(n, "class default") {
-				defaults++
-				break
-			}
-		}
-	}
-	fmt.Fprintf(w, "recognised %d %s (%d %s, %d %s)", len(r.Parts), plural(len(r.Parts), "part", "parts"), dimms, plural(dimms, "DIMM", "DIMMs"), drives, plural(drives, "drive", "drives"))
-	if r.Currency != "" && len(r.Parts) > 0 && r.CurrencyFrom != "" {
-		fmt.Fprintf(w, " in %s (from %s)", r.Currency, r.CurrencyFrom)
-	}
-	if !r.Date.IsZero() {
-		fmt.Fprintf(w, ", prices of %s (from %s)", r.Date, r.DateFrom)
-	}
-	fmt.Fprintln(w)
-	if defaults > 0 {
-		fmt.Fprintf(w, "class-default figures (latency, IOPS or endurance), not from the quote, in %d %s; the catalog's source: fields say which\n", defaults, plural(defaults, "drive", "drives"))
-	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(w, "check (%d %s):\n", len(r.Warnings), rowsWord(len(r.Warnings)))
-		for _, n := range r.Warnings {
-			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
-		}
-	}
-	if len(r.Unclassified) > 0 {
-		fmt.Fprintf(w, "not recognised (%d %s):\n", len(r.Unclassified), rowsWord(len(r.Unclassified)))
-		for _, n := range r.Unclassified {
-			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
-		}
-	}
-	if len(r.Skipped) > 0 {
-		fmt.Fprintf(w, "skipped (%d %s):\n", len(r.Skipped), rowsWord(len(r.Skipped)))
-		for _, n := range r.Skipped {
-			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
-		}
-	}
-	if r.Blank > 0 {
-		fmt.Fprintf(w, "%d blank %s ignored\n", r.Blank, rowsWord(r.Blank))
-	}
-}
-
-func rowsWord(n int) string { return plural(n, "row", "rows") }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,27 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/reports/measured"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 )
-
-func init() {
-	subcommands = append(subcommands, newProbeCommand)
-}
 
 type probeOptions struct {
 	probe.Options
@@ -67,7 +60,7 @@ func (o *probeOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
 }
 
-func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeCommand(d *deps) *cobra.Command {
 	var o probeOptions
 	c := &cobra.Command{
 		Use:   "probe [--swap-dir DIR] [--out FILE]",
@@ -91,25 +84,25 @@ See docs/probe.md.`,
   sudo memplan probe cleanup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Command = strings.Join(os.Args, " ")
+			o.Command = strings.Join(d.Args, " ")
 			if err := o.prepare(cmd, args); err != nil {
 				return err
 			}
-			return runProbe(cmd.Context(), o, stdout, stderr)
+			if o.StateDir == "" {
+				o.StateDir = host.StateDir(d.Getenv)
+			}
+			return runProbe(cmd.Context(), o, d.Host(), d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
 	o.labelOptions.AddFlags(c)
-	c.AddCommand(newProbeCleanupCommand(stdout, stderr), newProbeDeviceCommand(stdout, stderr))
+	c.AddCommand(newProbeCleanupCommand(d), newProbeDeviceCommand(d))
 	return c
 }
 
-func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) error {
+func runProbe(ctx context.Context, o probeOptions, h host.Host, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	if o.StateDir == "" {
-		o.StateDir = host.StateDir(os.Getenv)
 	}
 	if o.SwapDir == "" {
 		o.SwapDir = o.StateDir
@@ -120,7 +113,6 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	if !o.Plan && o.Out != "" && !o.Force && fileExists(o.Out) {
 		return usagef("%s exists; use --force to overwrite it, or --out another file", o.Out)
 	}
-	h := host.NewOSHost()
 	plan, err := probe.MakePlan(h, o.Options)
 	if err != nil {
 		var oe *measure.OptionError
@@ -130,7 +122,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 		return err
 	}
 	if o.Plan {
-		writeProbePlan(stdout, plan)
+		measured.WritePlan(stdout, plan)
 		return nil
 	}
 
@@ -151,7 +143,7 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	}
 	ff := rep.Factors(Version())
 	o.apply(ff)
-	writeProbeSummary(stdout, rep, ff)
+	measured.WriteProbe(stdout, rep, ff)
 	if o.Out == "" {
 		return nil
 	}
@@ -171,46 +163,4 @@ func runProbe(ctx context.Context, o probeOptions, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s; use it with: memplan recommend --workload FILE --factors %s\n", o.Out, o.Out)
 	return nil
-}
-
-// encodeFactors renders the factor file as YAML for .yaml/.yml, else JSON.
-func encodeFactors(name string, ff *model.FactorFile) ([]byte, error) {
-	lower := strings.ToLower(name)
-	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
-		var b strings.Builder
-		b.WriteString("# Slowdown factors measured by memplan probe; see docs/probe.md.\n")
-		enc := yaml.NewEncoder(&b)
-		enc.SetIndent(2)
-		if err := enc.Encode(ff); err != nil {
-			return nil, err
-		}
-		if err := enc.Close(); err != nil {
-			return nil, err
-		}
-		return []byte(b.String()), nil
-	}
-	// units.Date embeds time.Time, whose MarshalJSON wins over Date's
-	// MarshalText and writes a timestamp the loader rejects; and a zero date
-	// cannot be left out. Give undated curves the file's date and put every
-	// date back the way the loader reads it.
-	c := *ff
-	c.Curves = append([]model.Curve(nil), ff.Curves...)
-	for i := range c.Curves {
-		if c.Curves[i].MeasuredAt.IsZero() {
-			c.Curves[i].MeasuredAt = c.Date
-		}
-	}
-	b, err := json.MarshalIndent(&c, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	dates := []units.Date{c.Date}
-	for _, cv := range c.Curves {
-		dates = append(dates, cv.MeasuredAt)
-	}
-	for _, d := range dates {
-		ts, _ := json.Marshal(d.Time)
-		b = bytes.ReplaceAll(b, ts, []byte(`"`+d.String()+`"`))
-	}
-	return append(b, '\n'), nil
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/memplan/memplan/measure/host"
 	"github.com/spf13/cobra"
 )
 
-func newProbeCleanupCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeCleanupCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "cleanup",
 		Short: "Undo what an interrupted probe left on the host (after kill -9), from its journal",
@@ -22,7 +21,7 @@ swappiness. Changes the probe did not make are never touched. Safe to run
 when there is nothing to clean up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProbeCleanup(cmd.Context(), host.NewOSHost(), host.StateDir(os.Getenv), stdout, stderr)
+			return runProbeCleanup(cmd.Context(), d.Host(), host.StateDir(d.Getenv), d.Stdout, d.Stderr)
 		},
 	}
 }

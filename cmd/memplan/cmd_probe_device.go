@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/reports/measured"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
@@ -44,7 +45,7 @@ func (o *probeDeviceOptions) AddFlags(c *cobra.Command) {
 	})
 }
 
-func newProbeDeviceCommand(stdout, stderr io.Writer) *cobra.Command {
+func newProbeDeviceCommand(d *deps) *cobra.Command {
 	var o probeDeviceOptions
 	c := &cobra.Command{
 		Use:   "device --path DIR",
@@ -65,7 +66,7 @@ bench/fio-compare.sh.`,
 			if !cmd.Flags().Changed("size") && o.Quick {
 				o.Size = device.QuickSize
 			}
-			return runProbeDevice(cmd.Context(), o, stdout, stderr)
+			return runProbeDevice(cmd.Context(), o, d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
@@ -114,7 +115,7 @@ func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io
 		out.Write(b)
 		out.WriteByte('\n')
 	} else {
-		writeDeviceTable(&out, p)
+		measured.WriteDevice(&out, p)
 	}
 	if o.Out != "" {
 		if err := writeAtomic(o.Out, []byte(out.String())); err != nil {
@@ -125,70 +126,4 @@ func runProbeDevice(ctx context.Context, o probeDeviceOptions, stdout, stderr io
 	}
 	_, err = io.WriteString(stdout, out.String())
 	return err
-}
-
-// writeDeviceTable renders a profile in at most 80 columns.
-func writeDeviceTable(w io.Writer, p *device.Profile) {
-	dev := p.DeviceName()
-	if d := p.Device; d != nil {
-		var facts []string
-		if d.Model != "" {
-			facts = append(facts, d.Name)
-		}
-		if d.Rotational != nil {
-			facts = append(facts, map[bool]string{true: "rotational", false: "non-rotational"}[*d.Rotational])
-		}
-		if len(d.Stack) > 0 {
-			facts = append(facts, "via "+strings.Join(d.Stack, ", "))
-		}
-		if len(facts) > 0 {
-			dev += ", " + strings.Join(facts, ", ")
-		}
-	}
-	direct := "O_DIRECT"
-	if !p.DirectIO {
-		direct = "NOT DIRECT (see warnings)"
-	}
-	fmt.Fprintf(w, "Device profile of %s\n", p.Path)
-	fmt.Fprintf(w, "  %s on %s\n", p.Filesystem, dev)
-	fmt.Fprintf(w, "  %s, %v test file, %v per test, %s\n\n", direct, p.FileSize, p.DurationPerTest, p.Elapsed)
-	fmt.Fprintf(w, "%-16s %3s %9s %8s %9s %9s %9s %9s\n", "test", "QD", "IOPS", "MB/s", "p50", "p99", "p99.9", "mean")
-	for _, t := range p.Tests() {
-		name := map[string]string{"random": "rand ", "sequential": "seq "}[t.Pattern] + t.Op + " " + units.Bytes(t.BlockBytes).String()
-		l := t.Latency
-		fmt.Fprintf(w, "%-16s %3d %9.0f %8.1f %9s %9s %9s %9s\n", name, t.QueueDepth, t.IOPS, t.MBPerSec,
-			probeDeviceUs(l.P50Us), probeDeviceUs(l.P99Us), probeDeviceUs(l.P999Us), probeDeviceUs(l.MeanUs))
-	}
-	r := p.Reference()
-	fmt.Fprintf(w, "\nFor the model (4 KiB): latency read %v, write %v (mean at QD1);\n", r.ReadLatency, r.WriteLatency)
-	fmt.Fprintf(w, "  IOPS read %.0f, write %.0f (QD32)\n", r.ReadIOPS, r.WriteIOPS)
-	for _, warn := range p.Warnings {
-		fmt.Fprint(w, probeDeviceWrap("warning: "+warn, 78, "  "))
-	}
-}
-
-// probeDeviceWrap breaks s into lines of at most width columns at spaces, indenting
-// every line after the first.
-func probeDeviceWrap(s string, width int, indent string) string {
-	var b strings.Builder
-	line := 0
-	for i, word := range strings.Fields(s) {
-		switch {
-		case i == 0:
-		case line+1+len(word) > width:
-			b.WriteString("\n" + indent)
-			line = len(indent)
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(word)
-		line += len(word)
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
-
-func probeDeviceUs(us float64) string {
-	return units.Duration(time.Duration(us * 1e3).Round(10 * time.Nanosecond)).String()
 }

@@ -12,13 +12,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/measure/device"
 )
 
 func runProbeDeviceCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	c := newProbeDeviceCommand(&out, &errb)
+	c := newProbeDeviceCommand(processDeps(&out, &errb, nil))
 	c.SetArgs(args)
 	c.SetOut(&errb)
 	c.SetErr(&errb)
@@ -106,8 +107,7 @@ func TestProbeDeviceErrors(t *testing.T) {
 			t.Errorf("%v: got %v, want an error containing %q", c.args, err, c.want)
 			continue
 		}
-		var ue *usageError
-		if c.usage && !errors.As(err, &ue) {
+		if c.usage && !errors.Is(err, usage.ErrInput) {
 			t.Errorf("%v: %v is not a usage error (exit 2)", c.args, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
@@ -18,8 +19,6 @@ import (
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
-
-func init() { subcommands = append(subcommands, newRecommendCommand) }
 
 type recommendOptions struct {
 	inputOptions
@@ -44,6 +43,7 @@ type recommendOptions struct {
 	// progress while the uncertainty runs (only on a terminal).
 	now    func() time.Time
 	stderr io.Writer
+	getenv func(string) string // for $COLUMNS
 }
 
 // breakEvenAuto is the size of search up to which the break-even
@@ -86,8 +86,9 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagFilename("xlsx", "xlsx")
 }
 
-func newRecommendCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := recommendOptions{now: time.Now, stderr: stderr}
+func newRecommendCommand(d *deps) *cobra.Command {
+	o := recommendOptions{now: d.Now, stderr: d.Stderr, getenv: d.Getenv}
+	o.inputOptions.warn = d.Stderr
 	c := &cobra.Command{
 		Use:   "recommend --workload FILE",
 		Short: "Rank server configurations for a workload and recommend the cheapest that meets its deadlines",
@@ -115,7 +116,7 @@ How robust the answer is (see docs/robustness.md):
 			if fl.Changed("top") && o.Top < 0 {
 				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
 			}
-			return runRecommend(cmd.Context(), o, stdout)
+			return runRecommend(cmd.Context(), o, d.Stdout)
 		},
 	}
 	o.AddFlags(c)
@@ -142,16 +143,15 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	if o.RankBy != "" {
-		in.Workload.Options.RankBy = o.RankBy
-	}
+	in.RankBy = o.RankBy
 	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {
-		if o.RankBy == model.RankTCO && strings.Contains(err.Error(), "options.rank_by") {
+		var ie *yamlx.InputError
+		if o.RankBy != "" && errors.As(err, &ie) && ie.Field == model.FieldRankBy {
 			// The model points at options.rank_by in the workload, which
-			// the flag set; say so.
-			return fmt.Errorf("--rank-by tco: %w", err)
+			// the flag replaced; say so.
+			return fmt.Errorf("--rank-by %s: %w", o.RankBy, err)
 		}
 		return err
 	}
@@ -173,7 +173,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	ropts.Top = defaultTop(o.Top, o.Format)
 	ropts.Wide = o.Wide
 	if toStdout(o.Out) {
-		ropts.Width = termWidth(stdout)
+		ropts.Width = termWidth(stdout, o.getenv)
 	}
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {

@@ -11,13 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/spf13/cobra"
 )
-
-func init() { subcommands = append(subcommands, newReportCommand) }
 
 type reportOptions struct {
 	From   string
@@ -29,6 +27,7 @@ type reportOptions struct {
 	Wide   bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
+	getenv    func(string) string // for $COLUMNS
 }
 
 func (o *reportOptions) AddFlags(c *cobra.Command) {
@@ -48,8 +47,8 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	})
 }
 
-func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
-	var o reportOptions
+func newReportCommand(d *deps) *cobra.Command {
+	o := reportOptions{getenv: d.Getenv}
 	c := &cobra.Command{
 		Use:   "report --from RESULT.json [--xlsx FILE] [--out FILE]",
 		Short: "Render a saved result again, or as an Excel workbook procurement can edit",
@@ -68,7 +67,7 @@ report does not compute them (recommend --uncertainty does).`,
 			if cmd.Flags().Changed("top") && o.Top < 0 {
 				return usagef("--top %d: expected 0 (all) or a positive number", o.Top)
 			}
-			return runReport(cmd.Context(), o, stdout, stderr)
+			return runReport(cmd.Context(), o, d.Stdout, d.Stderr)
 		},
 	}
 	o.AddFlags(c)
@@ -109,7 +108,7 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 	var buf bytes.Buffer
 	width := 0
 	if toStdout(o.Out) {
-		width = termWidth(stdout)
+		width = termWidth(stdout, o.getenv)
 	}
 	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
 		return err
@@ -143,14 +142,9 @@ func readResult(path string) (reports.Output, error) {
 	return out, nil
 }
 
-// inputError marks a bad input file for the exit code without changing
+// inputErr marks a bad input file for the exit code without changing
 // its message.
-type inputError struct{ err error }
-
-func inputErr(err error) error             { return &inputError{err} }
-func (e *inputError) Error() string        { return e.err.Error() }
-func (e *inputError) Unwrap() error        { return e.err }
-func (e *inputError) Is(target error) bool { return target == yamlx.ErrInput }
+func inputErr(err error) error { return usage.Wrap(err) }
 
 // firstByte returns the first byte that is not white space, or 0.
 func firstByte(r *bufio.Reader) byte {

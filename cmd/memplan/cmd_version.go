@@ -2,22 +2,19 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newVersionCommand) }
-
-func newVersionCommand(stdout, _ io.Writer) *cobra.Command {
+func newVersionCommand(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print memplan's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(stdout, "memplan %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(d.Stdout, "memplan %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}

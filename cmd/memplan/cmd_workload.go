@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/memplan/memplan/model"
@@ -12,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newWorkloadCommand) }
-
-func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
+func newWorkloadCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{Use: "workload", Short: "Check workload descriptions"}
 	c.AddCommand(&cobra.Command{
 		Use:   "validate FILE...",
@@ -31,7 +28,7 @@ func newWorkloadCommand(stdout, stderr io.Writer) *cobra.Command {
 					failed = append(failed, err)
 					continue
 				}
-				fmt.Fprintf(stdout, "%s: ok: %s\n", f, describeWorkload(w))
+				fmt.Fprintf(d.Stdout, "%s: ok: %s\n", f, describeWorkload(w))
 			}
 			return joinErrors(failed)
 		},

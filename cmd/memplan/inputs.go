@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/memplan/memplan/model"
@@ -21,6 +21,9 @@ type inputOptions struct {
 	// WithEmbedded adds the embedded list prices (the default catalog) to
 	// --prices catalogs, which are otherwise the only ones priced from.
 	WithEmbedded bool
+	// warn gets what loadInputs does not refuse but a person should know
+	// (nil: nobody is told).
+	warn io.Writer
 }
 
 // catalogsFor decides what the plan is priced from. A quote is the
@@ -137,7 +140,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		}
 		files = append(files, f)
 	}
-	warnSameClass(warnings, files[1:])
+	warnSameClass(o.warn, files[1:])
 	if in.Factors, err = model.MergeFactors(files...); err != nil {
 		return in, err
 	}
@@ -159,31 +162,4 @@ func isNotExist(err error) bool {
 		e = u.Unwrap()
 	}
 	return false
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a failure never leaves a partial file. Errors
-// name path, never the temporary file.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return writeErr(path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return writeErr(path, err)
-	}
-	if err := f.Close(); err != nil {
-		return writeErr(path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return writeErr(path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return writeErr(path, err)
-	}
-	return nil
 }

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/measure/profile"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes.
@@ -33,23 +34,39 @@ func main() {
 	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
 }
 
-// run executes memplan with args and returns the process exit code. A
-// SIGINT, SIGTERM or SIGHUP cancels the context every long operation
-// watches.
+// run executes memplan with args (without the program name) in this
+// process and returns the exit code.
 func run(stdout, stderr io.Writer, args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	root := newRootCommand(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return exitCode(ctx, stderr, err)
+	return runWith(processDeps(stdout, stderr, append([]string{os.Args[0]}, args...)))
 }
 
+// runWith executes the command line d.Args and returns the process exit
+// code. A SIGINT, SIGTERM or SIGHUP cancels the context every long
+// operation watches.
+func runWith(d *deps) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	root := newRootCommand(d)
+	var started bool
+	cobraRefusals(root, &started)
+	root.SetArgs(d.Args[1:])
+	err := root.ExecuteContext(ctx)
+	if err != nil && !started {
+		err = usage.Wrap(err)
+	}
+	return exitCode(ctx, d.Stderr, err)
+}
+
+// exitCode prints err and says how memplan ends: 2 for the person's
+// mistake, 1 for a failure, 130 when interrupted. A mistake is an error
+// that matches usage.ErrInput (every package's bad-input errors, the
+// commands' own checks, and what cobra refused before a command ran; see
+// runWith), or a file the person named that does not exist or is a
+// directory.
 func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	var ue *usageError
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		// The user pressed Ctrl-C (or sent SIGTERM): say so in words.
 		fmt.Fprintln(stderr, "memplan:", strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
@@ -57,7 +74,7 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 	}
 	fmt.Fprintln(stderr, "memplan:", message(err))
 	switch {
-	case errors.Is(err, yamlx.ErrInput), errors.As(err, &ue), isCobraUsage(err), errors.Is(err, fs.ErrNotExist),
+	case errors.Is(err, usage.ErrInput), errors.Is(err, fs.ErrNotExist),
 		errors.Is(err, syscall.EISDIR): // a directory where a file was expected is bad input
 		return exitUsage
 	}
@@ -68,31 +85,40 @@ func exitCode(ctx context.Context, stderr io.Writer, err error) int {
 // input for the exit code ("invalid input: ") says nothing the message
 // does not, and errors wrapped on the way up would repeat it.
 func message(err error) string {
-	return strings.ReplaceAll(err.Error(), yamlx.ErrInput.Error()+": ", "")
+	return strings.ReplaceAll(err.Error(), usage.ErrInput.Error()+": ", "")
 }
 
-// isCobraUsage recognises cobra's own argument errors, which carry no type.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least ", "invalid argument "} {
-		if strings.HasPrefix(msg, p) {
-			return true
+// usagef is a mistake in how memplan was called (exit status 2).
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
+
+// cobraRefusals marks what cobra itself refuses (an unknown command, the
+// wrong number of arguments, a required flag left out) as bad input. Those
+// errors carry no type, but cobra returns them before it runs a command,
+// so every command's Run records that it started, and an error from a
+// command line on which none started is cobra's. Flag values that do not
+// parse reach the root's flag error function instead (newRootCommand).
+func cobraRefusals(c *cobra.Command, started *bool) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			*started = true
+			return run(cmd, args)
 		}
 	}
-	return false
+	if run := c.Run; run != nil {
+		c.Run = func(cmd *cobra.Command, args []string) {
+			*started = true
+			run(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		cobraRefusals(sub, started)
+	}
 }
 
-// usageError marks a mistake in how memplan was called.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// helpers let the subsystems that re-execute memplan as a child (the
-// profile's launcher, the probe's workload) take over before cobra parses
-// anything. Each returns whether it handled the invocation and the exit
-// code.
+// helpers lets subsystems that re-execute memplan as a child take over
+// before cobra parses anything. Each returns whether it handled the
+// invocation and the exit code: the profile's launcher (which checks it is
+// in its cgroup, then execs the command) and the probe's workload.
 var helpers = []func() (bool, int){profile.LauncherMain, probe.WorkloadMain}
 
 func maybeHelper() (bool, int) {

@@ -1,5 +1,9 @@
 package main
 
+// What memplan writes and where: standard output or an --out file written
+// atomically, the checks before anything is read (outputs that would
+// overwrite each other or an existing file), and the helpers for paths.
+
 import (
 	"errors"
 	"fmt"
@@ -110,9 +114,12 @@ func writeErr(path string, err error) error {
 // termWidth is the width the table must fit when it goes to w: $COLUMNS
 // when set (the shell's idea of the width, and the way to ask for another),
 // else the terminal's, else 80 (a pipe or a file is read in a terminal of
-// unknown width later).
-func termWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+// unknown width later). getenv reads the environment (nil: none).
+func termWidth(w io.Writer, getenv func(string) string) int {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
 		return n
 	}
 	if f, ok := w.(*os.File); ok && isCharDevice(f) {
@@ -121,4 +128,56 @@ func termWidth(w io.Writer) int {
 		}
 	}
 	return 80
+}
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// fileExists reports whether p names something that exists (a file or a
+// directory): what refusing to overwrite without --force checks.
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// absPath is p made absolute, or p itself when that fails (no working
+// directory): for comparing two paths the person gave.
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a failure never leaves a partial file. Errors
+// name path, never the temporary file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return writeErr(path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return writeErr(path, err)
+	}
+	if err := f.Close(); err != nil {
+		return writeErr(path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return writeErr(path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return writeErr(path, err)
+	}
+	return nil
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"io"
 	"strings"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -11,11 +11,23 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// subcommands registers constructors for top-level commands; each command's
-// file adds itself in init so the root does not need editing.
-var subcommands []func(stdout, stderr io.Writer) *cobra.Command
+// commands are memplan's top-level commands, each built from d: the one
+// list of what memplan can do (help sorts them by name).
+func commands(d *deps) []*cobra.Command {
+	return []*cobra.Command{
+		newRecommendCommand(d),
+		newReportCommand(d),
+		newWorkloadCommand(d),
+		newPricesCommand(d),
+		newFactorsCommand(d),
+		newProbeCommand(d),
+		newProfileCommand(d),
+		newFleetCommand(d),
+		newVersionCommand(d),
+	}
+}
 
-func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+func newRootCommand(d *deps) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "memplan",
 		Short: "Decide between more DRAM and less DRAM plus fast swap, with measurements",
@@ -25,13 +37,12 @@ are either published defaults or measured on your hardware with memplan probe.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	for _, mk := range subcommands {
-		root.AddCommand(mk(stdout, stderr))
-	}
+	root.SetOut(d.Stdout)
+	root.SetErr(d.Stderr)
+	root.SetIn(d.Stdin)
+	root.AddCommand(commands(d)...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{err.Error() + " (see '" + c.CommandPath() + " --help')"}
+		return usage.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	strictCompletion(root)
 	quietDefaults(root)

@@ -24,7 +24,7 @@ func TestHelpStatesDefaultsOnce(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(newRootCommand(io.Discard, io.Discard))
+	walk(newRootCommand(processDeps(io.Discard, io.Discard, nil)))
 	if checked < 50 {
 		t.Errorf("only %d flag lines checked", checked)
 	}

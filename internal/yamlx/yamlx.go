@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/units"
 	"gopkg.in/yaml.v3"
 )
@@ -51,8 +52,10 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
-// ErrInput is matched by errors.Is for every InputError.
-var ErrInput = errors.New("invalid input")
+// ErrInput is matched by errors.Is for every InputError. It is
+// usage.ErrInput, the one bad-input kind of every package, under the name
+// the decoders' callers have always used.
+var ErrInput = usage.ErrInput
 
 func (e *InputError) Is(target error) bool { return target == ErrInput }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -77,8 +78,9 @@ var mapKeys = map[string]string{
 }
 
 // ParseMap reads --map "sku=B,desc=C,qty=D,price=F": column letters or
-// 1-based numbers.
-func ParseMap(s string) (Columns, error) {
+// 1-based numbers. Its errors are bad input (usage.ErrInput).
+func ParseMap(s string) (_ Columns, err error) {
+	defer func() { err = usage.Wrap(err) }()
 	var c Columns
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
@@ -206,8 +207,10 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	return res, nil
 }
 
-// Check validates the options that come from flags.
-func (o Options) Check() error {
+// Check validates the options that come from flags. Its errors are bad
+// input (usage.ErrInput).
+func (o Options) Check() (err error) {
+	defer func() { err = usage.Wrap(err) }()
 	bad := func(flag, v string, set []string) error {
 		for _, s := range set {
 			if v == s {

@@ -1,0 +1,231 @@
+package measured_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/probe"
+	"github.com/memplan/memplan/measure/profile"
+	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices/quote"
+	"github.com/memplan/memplan/reports/measured"
+)
+
+var (
+	update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from the recorded JSON")
+	record = flag.Bool("record", false, "run the real probe, profile, device benchmark and import (as root; minutes) and record their results as testdata/*.json")
+)
+
+// TestMain lets the probe and the profiler re-execute this test binary as
+// their workload while -record runs them.
+func TestMain(m *testing.M) {
+	if ok, code := profile.LauncherMain(); ok {
+		os.Exit(code)
+	}
+	if ok, code := probe.WorkloadMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// probeRecord is what WriteProbe reads: the report does not carry its plan
+// in JSON (json:"-"), so the recording keeps the two side by side, with the
+// factor file the probe made of them.
+type probeRecord struct {
+	Plan    *probe.Plan       `json:"plan"`
+	Report  *probe.Report     `json:"report"`
+	Factors *model.FactorFile `json:"factors"`
+}
+
+type profileRecord struct {
+	Report  *profile.ProfileReport `json:"report"`
+	Factors *model.FactorFile      `json:"factors"`
+}
+
+func load(t *testing.T, name string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatalf("%v (record it with `sudo go test ./reports/measured -run TestRecord -record`)", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("testdata/%s: %v", name, err)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./reports/measured -update` to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the rendered output (if the change is intended, run `go test ./reports/measured -update` and review the diff)\n--- got\n%s", path, got)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	var p probe.Plan
+	load(t, "plan.json", &p)
+	var b strings.Builder
+	measured.WritePlan(&b, &p)
+	golden(t, "plan.txt", b.String())
+
+	// Without root the plan has no cgroup layout and says why.
+	p.Cgroups, p.Root = nil, false
+	b.Reset()
+	measured.WritePlan(&b, &p)
+	golden(t, "plan-noroot.txt", b.String())
+}
+
+func TestProbe(t *testing.T) {
+	var r probeRecord
+	load(t, "probe.json", &r)
+	r.Report.Plan = r.Plan
+	var b strings.Builder
+	measured.WriteProbe(&b, r.Report, r.Factors)
+	golden(t, "probe.txt", b.String())
+}
+
+func TestDevice(t *testing.T) {
+	var p device.Profile
+	load(t, "device.json", &p)
+	var b strings.Builder
+	measured.WriteDevice(&b, &p)
+	golden(t, "device.txt", b.String())
+	for _, line := range strings.Split(b.String(), "\n") {
+		if len(line) > 80 {
+			t.Errorf("line wider than 80 columns: %q", line)
+		}
+	}
+}
+
+func TestProfile(t *testing.T) {
+	var r profileRecord
+	load(t, "profile.json", &r)
+	var b strings.Builder
+	measured.WriteProfile(&b, r.Report, r.Factors)
+	golden(t, "profile.txt", b.String())
+}
+
+func TestImport(t *testing.T) {
+	var r quote.Result
+	load(t, "import.json", &r)
+	var b strings.Builder
+	measured.WriteImport(&b, &r)
+	golden(t, "import.txt", b.String())
+}
+
+// TestRecord runs the real code and writes what the golden tests read. It
+// changes the host (swap, zram, cgroups) and undoes every change, as the
+// probe's own tests do; run it as root after changing what measure or
+// quote report: sudo go test ./reports/measured -run TestRecord -record
+func TestRecord(t *testing.T) {
+	if !*record {
+		t.Skip("records testdata/*.json only with -record")
+	}
+	t.Run("import", func(t *testing.T) {
+		wb, err := quote.ReadFile(filepath.Join("testdata", "angebot.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := quote.Import(wb, quote.Options{Source: "Muster GmbH Angebot 4711"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Catalog, res.YAML = nil, nil // the catalog is tested in prices/quote
+		save(t, "import.json", res)
+	})
+	t.Run("device", func(t *testing.T) {
+		p, err := device.Measure(context.Background(), t.TempDir(), device.Options{Size: device.QuickSize, Duration: 500e6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		save(t, "device.json", p)
+	})
+	roottest.Require(t)
+	roottest.Lock(t)
+	t.Setenv(host.StateDirEnv, t.TempDir())
+	h := host.NewOSHost()
+	t.Run("plan", func(t *testing.T) {
+		o := probe.DefaultOptions()
+		o.SwapDir = t.TempDir()
+		o.Scenarios = []string{probe.ScenarioCurves, probe.ScenarioSwappiness, probe.ScenarioPageCache, probe.ScenarioSwapdemo, probe.ScenarioCopy}
+		p, err := probe.MakePlan(h, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		save(t, "plan.json", p)
+	})
+	t.Run("probe", func(t *testing.T) {
+		o := probe.DefaultOptions()
+		o.Quick = true
+		o.SwapDir = t.TempDir()
+		o.Backends = []string{"zram", "file", "none"}
+		o.Fits = []float64{0.9, 0.5}
+		o.Reps = 2
+		o.DeviceProfile = false
+		o.Workload.DataSize = 64 << 20
+		o.Scenarios = []string{probe.ScenarioCurves, probe.ScenarioSwappiness, probe.ScenarioPageCache, probe.ScenarioSwapdemo, probe.ScenarioCopy}
+		o.PageCacheSizes = []float64{0, 1}
+		o.PageCacheRemedies = []string{"none", "dontneed"}
+		o.Swappiness = []int{60}
+		o.Limit = 128 << 20
+		o.Budget = 5e9
+		o.CopyRuns = 3
+		p, err := probe.MakePlan(h, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := probe.RunPlan(context.Background(), h, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		save(t, "probe.json", probeRecord{Plan: p, Report: rep, Factors: rep.Factors("test")})
+	})
+	t.Run("profile", func(t *testing.T) {
+		o := profile.DefaultProfileOptions()
+		o.Command = []string{"python3", "-c", "b = bytearray(200 << 20)\nfor r in range(6):\n    for i in range(0, len(b), 4096): b[i] = r"}
+		o.Runs = 2
+		o.Fits = []float64{0.9, 0.5}
+		o.SwapDir = t.TempDir()
+		o.Validate = measure.BackendFile
+		o.DeviceDuration = 500e6
+		o.MaxSlowdown = 15
+		var out bytes.Buffer
+		o.Stdout, o.Stderr = &out, &out
+		rep, err := profile.Profile(context.Background(), h, o, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		save(t, "profile.json", profileRecord{Report: rep, Factors: rep.Factors("test")})
+	})
+}
+
+func save(t *testing.T, name string, v any) {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name), append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

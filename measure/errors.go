@@ -3,6 +3,8 @@ package measure
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/memplan/memplan/internal/usage"
 )
 
 // Swap backends the probe measures.
@@ -27,6 +29,9 @@ func (e *OptionError) Error() string {
 	}
 	return "--" + e.Flag + ": " + e.Msg
 }
+
+// Is makes an OptionError bad input (usage.ErrInput): exit status 2.
+func (e *OptionError) Is(target error) bool { return target == usage.ErrInput }
 
 func OptErr(flag, format string, args ...any) error {
 	return &OptionError{Flag: flag, Msg: fmt.Sprintf(format, args...)}

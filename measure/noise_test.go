@@ -1,9 +1,13 @@
 package measure
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/internal/usage"
 )
 
 func TestAssess(t *testing.T) {
@@ -80,5 +84,15 @@ func TestFitPerFault(t *testing.T) {
 	}
 	if r := FitPerFault([]float64{0, 0}, []float64{1, 2}); r.Slope != 0 || r.Runs != 0 {
 		t.Errorf("no faults: %+v", r)
+	}
+}
+
+func TestOptionErrorIsBadInput(t *testing.T) {
+	err := fmt.Errorf("probe: %w", OptErr("fits", "fit ratio %g is out of range", 1.5))
+	if !errors.Is(err, usage.ErrInput) {
+		t.Errorf("%v does not match usage.ErrInput", err)
+	}
+	if err.Error() != "probe: --fits: fit ratio 1.5 is out of range" {
+		t.Errorf("message %q", err)
 	}
 }

@@ -3,6 +3,8 @@ package measure
 import (
 	"encoding/json"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/memplan/memplan/units"
 )
@@ -140,4 +142,20 @@ func (t *Tally) Add(majflt, swapIns, swapOuts int64, psiSome, psiFull, zramRatio
 	n := float64(t.N)
 	t.MajFlt, t.SwapIns, t.SwapOuts = t.sumMaj/n, t.sumIn/n, t.sumOut/n
 	t.PSISome, t.PSIFull = t.sumSome/n, t.sumFull/n
+}
+
+// shellQuote renders argv the way a person would type it.
+func ShellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString(strconv.Quote(a))
+	}
+	return b.String()
 }

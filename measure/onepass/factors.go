@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
@@ -89,7 +89,7 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	if len(info.Command) > 0 {
 		name = filepath.Base(info.Command[0])
 	}
-	cmd := quote(info.Command)
+	cmd := measure.ShellQuote(info.Command)
 	m := r.Curve
 	f := &model.FactorFile{
 		Name: fmt.Sprintf("memplan-profile --one-pass %s on %s %s", name, host, today),
@@ -113,10 +113,10 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 				ReadIOPS: dc.Dev.ReadIOPS, WriteIOPS: dc.Dev.WriteIOPS, WriteBandwidth: units.Bytes(dc.Dev.WriteBW), Drives: dc.Dev.Drives,
 				Concurrency: 1, DirtyShare: units.Ratio(r.Costs.Dirty)}}
 		for _, pt := range p.Points {
-			s := round4(math.Max(1, pt.Slowdown))
+			s := measure.Round4(math.Max(1, pt.Slowdown))
 			c.Points = append(c.Points, model.Point{Fit: pt.Fit, Slowdown: s,
-				CI:       []float64{round4(math.Min(pt.Low, s)), round4(math.Max(pt.High, s))},
-				PageRate: round4(pt.Rate.Central)})
+				CI:       []float64{measure.Round4(math.Min(pt.Low, s)), measure.Round4(math.Max(pt.High, s))},
+				PageRate: measure.Round4(pt.Rate.Central)})
 		}
 		f.Curves = append(f.Curves, c)
 		if f.TransferFrom == "" {
@@ -128,9 +128,9 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	}
 	prof := map[string]any{
 		"method": Method, "command": info.Command, "command_line": cmd, "exit_status": info.ExitCode,
-		"peak_resident_bytes": int64(m.Peak), "peak_source": info.PeakSource, "runtime_in_ram_s": round4(info.Runtime.Seconds()),
+		"peak_resident_bytes": int64(m.Peak), "peak_source": info.PeakSource, "runtime_in_ram_s": measure.Round4(info.Runtime.Seconds()),
 		"fits": info.Fits, "sampling_method": r.Samples.Method, "split": r.Samples.Split, "damon": r.Samples.DAMON,
-		"cgroup": info.Cgroup, "started": started, "sampler_cost_share": round4(r.Samples.CostShare),
+		"cgroup": info.Cgroup, "started": started, "sampler_cost_share": measure.Round4(r.Samples.CostShare),
 	}
 	if len(info.Fits) == 0 {
 		prof["fits"] = DefaultFits
@@ -139,7 +139,7 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 		"one-pass: the curve is inferred from which pages the job referenced over windows of different lengths in one unconstrained run (working-set theory), not measured under memory limits; see the band in each point's ci",
 		"block devices: one fault per page needed back is assumed (readahead cannot be seen without swapping); sequential jobs take fewer faults there, so block-device predictions err high",
 	}, info.Notes...)
-	f.Extra = map[string]any{"profile": prof, "one_pass": toMap(r), "notes": notes}
+	f.Extra = map[string]any{"profile": prof, "one_pass": measure.ToMap(r), "notes": notes}
 	data, err := json.Marshal(f)
 	if err != nil {
 		return nil, err
@@ -169,34 +169,4 @@ func lastWindow(s Samples) time.Duration {
 		}
 	}
 	return w
-}
-
-func toMap(v any) map[string]any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return map[string]any{"error": err.Error()}
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return map[string]any{"error": err.Error()}
-	}
-	return m
-}
-
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
-
-// quote renders argv as a person would type it.
-func quote(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteString(strconv.Quote(a))
-	}
-	return b.String()
 }

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -540,7 +539,7 @@ func (ps *profileSession) sizing(ctx context.Context) error {
 	}
 	ps.rep.Sizing = r
 	ps.prog.RunDone(r.progress())
-	name := shellQuote(ps.o.Command)
+	name := measure.ShellQuote(ps.o.Command)
 	if r.OOMKilled {
 		return fmt.Errorf("%w: %s was killed when it reached %s, which is what the host has available (%s) minus %s memplan keeps for the host; profile it on a larger host or with a smaller input",
 			ErrTooBig, name, ps.cap, ps.rep.MemAvail, ps.rep.MemAvail-ps.cap)
@@ -727,7 +726,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		}
 	}
 	if len(walls) == 0 {
-		return &CommandError{Command: shellQuote(o.Command), Stage: "in-RAM runs on " + ph.Name, ExitCode: ph.InRAMRuns[0].ExitCode,
+		return &CommandError{Command: measure.ShellQuote(o.Command), Stage: "in-RAM runs on " + ph.Name, ExitCode: ph.InRAMRuns[0].ExitCode,
 			Signal: ph.InRAMRuns[0].Signal, Text: ph.InRAMRuns[0].Failed, Stderr: ph.InRAMRuns[0].Stderr}
 	}
 	ph.InRAM = measure.Summarize(walls)
@@ -991,7 +990,7 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	if err != nil {
 		var le *launchError
 		if errors.As(err, &le) {
-			return res, fmt.Errorf("%s: %w", shellQuote(ps.o.Command), err)
+			return res, fmt.Errorf("%s: %w", measure.ShellQuote(ps.o.Command), err)
 		}
 		return res, err
 	}
@@ -1238,22 +1237,6 @@ func (ps *profileSession) reference(ph *ProfilePhase) (model.Reference, string) 
 		return ref, fallback("no device profile")
 	}
 	return ref, ""
-}
-
-// shellQuote renders argv the way a person would type it.
-func shellQuote(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteString(strconv.Quote(a))
-	}
-	return b.String()
 }
 
 func lastLines(s string, n int) string {

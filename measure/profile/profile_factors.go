@@ -33,7 +33,7 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 		host = "unknown-host"
 	}
 	today := units.Date{Time: r.Started.Truncate(24 * time.Hour)}
-	cmd := shellQuote(r.Command)
+	cmd := measure.ShellQuote(r.Command)
 	f := &model.FactorFile{
 		Name: fmt.Sprintf("memplan-profile %s on %s %s", filepath.Base(r.Command[0]), host, today),
 		Date: today,
@@ -146,7 +146,7 @@ type profileExtra struct {
 func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
 	o := r.Options
 	prof := map[string]any{
-		"command": r.Command, "command_line": shellQuote(r.Command), "executable": r.Path, "dir": r.Dir,
+		"command": r.Command, "command_line": measure.ShellQuote(r.Command), "executable": r.Path, "dir": r.Dir,
 		"exit_status": r.Sizing.ExitCode, "peak_resident_bytes": r.Footprint, "peak_charged_bytes": r.PeakCharged,
 		"max_rss_bytes": r.Sizing.MaxRSS, "runtime_in_ram_s": r.Phases[0].Baseline(), "sizing_wall_s": r.Sizing.Wall,
 		"major_faults_in_ram": r.Sizing.MajFlt, "fits": o.Fits, "runs": o.Runs, "backend": o.Backend,

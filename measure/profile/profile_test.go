@@ -281,7 +281,7 @@ func TestResidentOf(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
-	got := shellQuote([]string{"sort", "-S", "300M", "my file", ""})
+	got := measure.ShellQuote([]string{"sort", "-S", "300M", "my file", ""})
 	if got != `sort -S 300M "my file" ""` {
 		t.Errorf("got %s", got)
 	}

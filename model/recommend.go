@@ -906,62 +906,38 @@ func driveLabel(s Swap) string {
 	return fmt.Sprintf("%d x %s RAID 0", s.Drives, s.Drive.Model)
 }
 
-// rank orders the evaluated configurations into res.Configs and picks the
-// recommendation and baseline. Ties keep enumeration order (platform, DIMM
-// size, count, swap option), which is deterministic.
+// rank orders the evaluated configurations into res.Configs by the
+// ranking rule (rank.go) and picks the recommendation and baseline.
 func rank(res *Result, ps []*Config, w *Workload) {
 	type key struct {
-		tier            int
-		cost, miss, per float64
-		slow            float64
+		RankKey
+		cost, per float64
 	}
 	keys := make([]key, len(ps))
 	order := make([]int, len(ps))
-	for i, c := range ps {
-		k := key{tier: tier(c), per: c.Cost.PerServer, slow: c.MaxSlowdown}
-		if c.Meets {
-			k.cost = rankCost(c, w)
-		} else {
-			k.miss = missBy(c)
+	inParallel(len(ps), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := ps[i]
+			c.ID = configID(c)
+			keys[i] = key{RankKey: c.RankKey(), per: c.Cost.PerServer}
+			if c.Meets {
+				keys[i].cost = rankCost(c, w)
+			}
+			order[i] = i
 		}
-		keys[i], order[i] = k, i
-	}
-	sort.SliceStable(order, func(i, j int) bool {
+	})
+	sort.Slice(order, func(i, j int) bool {
 		a, b := &keys[order[i]], &keys[order[j]]
-		if a.tier != b.tier {
-			return a.tier < b.tier
-		}
-		if a.cost != b.cost {
-			return a.cost < b.cost
-		}
-		if a.miss != b.miss {
-			// Among misses, the closest to meeting first.
-			return a.miss < b.miss
-		}
-		if a.per != b.per {
-			return a.per < b.per
-		}
-		return a.slow < b.slow
+		return RankLess(a.RankKey, b.RankKey, a.cost, a.per, b.cost, b.per)
 	})
 	cs := make([]Config, len(ps))
-	fill := func(lo, hi int) {
+	inParallel(len(cs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cs[i] = *ps[order[i]]
 			cs[i].Rank = i + 1
-			cs[i].ID, cs[i].Label = configID(&cs[i]), configLabel(&cs[i])
+			cs[i].Label = configLabel(&cs[i])
 		}
-	}
-	if len(cs) < 4096 {
-		fill(0, len(cs))
-	} else {
-		var wg sync.WaitGroup
-		n := runtime.GOMAXPROCS(0)
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func(lo, hi int) { defer wg.Done(); fill(lo, hi) }(i*len(cs)/n, (i+1)*len(cs)/n)
-		}
-		wg.Wait()
-	}
+	})
 	res.Configs = cs
 	for i := range cs {
 		if cs[i].AllDRAM() && cs[i].Meets {
@@ -1029,23 +1005,23 @@ func restsOn(res *Result, in Input) string {
 	return ""
 }
 
-func tier(c *Config) int {
-	switch {
-	case c.Meets && !c.AtRisk:
-		return 0
-	case c.Meets:
-		return 1
-	}
-	return 2
-}
+// tier is the configuration's ranking tier (rank.go).
+func tier(c *Config) int { return RankTier(c.Meets, c.AtRisk) }
 
-// missBy is how far past its deadline the worst job class runs (ratio).
-func missBy(c *Config) float64 {
-	m := 0.0
-	for _, j := range c.Jobs {
-		m = math.Max(m, float64(j.Runtime)/float64(j.Deadline))
+// inParallel runs f over [0, n) in chunks, on every CPU when n is large
+// enough for that to pay.
+func inParallel(n int, f func(lo, hi int)) {
+	if n < 4096 {
+		f(0, n)
+		return
 	}
-	return m
+	var wg sync.WaitGroup
+	p := runtime.GOMAXPROCS(0)
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func(lo, hi int) { defer wg.Done(); f(lo, hi) }(i*n/p, (i+1)*n/p)
+	}
+	wg.Wait()
 }
 
 func money(v float64, cur string) string {

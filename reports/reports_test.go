@@ -727,7 +727,7 @@ func TestLabels(t *testing.T) {
 			t.Errorf("amount(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	for _, l := range wrap("see /a/very/long/path/that/does/not/fit/in/a/narrow/column/at/all and more words here", 20, "  ") {
+	for _, l := range Wrap("see /a/very/long/path/that/does/not/fit/in/a/narrow/column/at/all and more words here", 20, "  ") {
 		if utf8.RuneCountInString(l) > 20 {
 			t.Errorf("wrapped line %q is longer than 20", l)
 		}

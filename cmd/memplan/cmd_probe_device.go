@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 )
@@ -163,7 +164,7 @@ func writeDeviceTable(w io.Writer, p *measure.DeviceProfile) {
 	fmt.Fprintf(w, "\nFor the model (4 KiB): latency read %v, write %v (mean at QD1);\n", r.ReadLatency, r.WriteLatency)
 	fmt.Fprintf(w, "  IOPS read %.0f, write %.0f (QD32)\n", r.ReadIOPS, r.WriteIOPS)
 	for _, warn := range p.Warnings {
-		fmt.Fprint(w, probeDeviceWrap("warning: "+warn, 78, "  "))
+		fmt.Fprintln(w, strings.Join(reports.Wrap("warning: "+warn, 78, "  "), "\n"))
 	}
 }
 

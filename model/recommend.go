@@ -30,6 +30,8 @@ type Input struct {
 	// values turn the check off (the model never reads the clock itself).
 	Now         time.Time
 	MaxPriceAge time.Duration
+	// Flags are the caller's flags for what hints and warnings suggest.
+	Flags Flags
 }
 
 // CatalogInfo records a catalog's identity for the report.
@@ -154,7 +156,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
 	}
-	cur, err := reportCurrency(w, in.Prices)
+	cur, err := reportCurrency(w, in.Prices, in.Flags)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +309,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	return res, nil
 }
 
-func reportCurrency(w *Workload, s *prices.Set) (string, error) {
+func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 	if w.Currency != "" {
 		return w.Currency, nil
 	}
@@ -322,7 +324,7 @@ func reportCurrency(w *Workload, s *prices.Set) (string, error) {
 			continue
 		}
 		msg := fmt.Sprintf("prices in %s cannot be compared with prices in %s: no exchange rate", c, target)
-		hint := fmt.Sprintf("pass --rate %s=<amount>%s or --rates FILE, add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, c, target, w.File)
+		hint := f.rateHint(c, target) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
 		for _, cat := range s.Catalogs {
 			if cat.Currency == c {
 				return "", cat.ErrorAt("currency", hint, "%s", msg)
@@ -1145,6 +1147,13 @@ func staleWarnings(in Input, res *Result) []string {
 		c := res.Configs[0]
 		used[c.Platform.Catalog], used[c.DIMM.Catalog] = true, true
 	}
+	withPrices, accept, orAge := "", "", ""
+	if f := in.Flags.Prices; f != "" {
+		withPrices = " with " + f + " FILE"
+	}
+	if f := in.Flags.MaxPriceAge; f != "" {
+		accept, orAge = ", or pass "+f+" 0 to accept them", " or pass "+f
+	}
 	var out []string
 	for _, c := range in.Prices.Catalogs {
 		if !used[c.Name] || c.Date.IsZero() {
@@ -1153,11 +1162,11 @@ func staleWarnings(in Input, res *Result) []string {
 		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge && isEmbedded(c) {
 			// A list price built into memplan cannot be refreshed by the
 			// user: say what to do instead.
-			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote with --prices FILE (`memplan prices show %s` is a starting point), or pass --max-price-age 0 to accept them",
-				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), c.Name))
+			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote%s (`memplan prices show %s` is a starting point)%s",
+				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), withPrices, c.Name, accept))
 		} else if age > in.MaxPriceAge {
-			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote or pass --max-price-age",
-				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24)))
+			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote%s",
+				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), orAge))
 		}
 	}
 	return out

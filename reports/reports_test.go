@@ -51,7 +51,9 @@ func intelInput(t testing.TB, edit func(*model.Workload)) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf}
+	// memplan's flag names, as cmd/memplan gives them: the warnings suggest them.
+	flags := model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
+	return model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf, Flags: flags}
 }
 
 // intelResult runs the model on the Intel EDA study.

@@ -36,35 +36,35 @@ type Input struct {
 
 // CatalogInfo records a catalog's identity for the report.
 type CatalogInfo struct {
-	Name     string `json:"name"`
-	File     string `json:"file"`
-	Currency string `json:"currency"`
-	Date     string `json:"date"`
-	Source   string `json:"source"`
+	Name     string
+	File     string
+	Currency string
+	Date     string
+	Source   string
 }
 
 // FactorInfo records a factor file's identity and its curves' provenance.
 type FactorInfo struct {
-	Name         string             `json:"name"`
-	TransferFrom string             `json:"transfer_from,omitempty"` // class this file names to derive others from
-	File         string             `json:"file"`
-	Date         string             `json:"date"`
-	Source       string             `json:"source"`
-	Host         string             `json:"host,omitempty"`
-	Curves       map[string]string  `json:"curves"` // class -> provenance
-	Points       map[string][]Point `json:"points"` // class -> the curve's points as given
+	Name         string
+	TransferFrom string // class this file names to derive others from
+	File         string
+	Date         string
+	Source       string
+	Host         string
+	Curves       map[string]string  // class -> provenance
+	Points       map[string][]Point // class -> the curve's points as given
 }
 
 // Savings compares the recommendation with the all-DRAM baseline.
 type Savings struct {
-	PerServer float64 `json:"per_server"`
-	Fleet     float64 `json:"fleet"`
-	Percent   float64 `json:"percent"` // of the baseline fleet cost
+	PerServer float64
+	Fleet     float64
+	Percent   float64 // of the baseline fleet cost
 	// The same over the total cost of ownership (purchase + power over the
 	// horizon); zero when power could not be priced (see Result.TCO).
-	TCOPerServer float64 `json:"tco_per_server,omitempty"`
-	TCOFleet     float64 `json:"tco_fleet,omitempty"`
-	TCOPercent   float64 `json:"tco_percent,omitempty"`
+	TCOPerServer float64
+	TCOFleet     float64
+	TCOPercent   float64
 }
 
 // Result is the outcome of Recommend. Configs are ranked in three tiers, each
@@ -73,23 +73,23 @@ type Savings struct {
 // only on the central estimate or by extrapolating (at risk); those that miss
 // (closest first).
 type Result struct {
-	Workload     string            `json:"workload"`
-	WorkloadFile string            `json:"workload_file"`
-	Currency     string            `json:"currency"`
-	HorizonYears float64           `json:"horizon_years"`
-	Catalogs     []CatalogInfo     `json:"catalogs"`
-	Factors      []FactorInfo      `json:"factors"`
-	Evaluated    int               `json:"evaluated"`
-	Rejected     map[string]int    `json:"rejected"` // reason -> configurations not evaluated further
-	Configs      []Config          `json:"configurations"`
-	Recommended  *Config           `json:"recommended"`
-	Baseline     *Config           `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
-	Savings      *Savings          `json:"savings,omitempty"`
-	TCO          *TCOInfo          `json:"tco,omitempty"` // how power was priced and what the ranking is by
-	Verdict      string            `json:"verdict"`
-	Advice       []string          `json:"advice,omitempty"` // what would make it work, when nothing does
-	Warnings     []string          `json:"warnings,omitempty"`
-	Rates        []prices.RateUsed `json:"rates,omitempty"` // exchange rates behind the conversions made
+	Workload     string
+	WorkloadFile string
+	Currency     string
+	HorizonYears float64
+	Catalogs     []CatalogInfo
+	Factors      []FactorInfo
+	Evaluated    int
+	Rejected     map[string]int // reason -> configurations not evaluated further
+	Configs      []Config
+	Recommended  *Config
+	Baseline     *Config // cheapest all-DRAM configuration meeting every deadline
+	Savings      *Savings
+	TCO          *TCOInfo // how power was priced and what the ranking is by
+	Verdict      string
+	Advice       []string // what would make it work, when nothing does
+	Warnings     []string
+	Rates        []prices.RateUsed // exchange rates behind the conversions made
 }
 
 const pageSize = 4096

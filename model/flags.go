@@ -1,22 +1,20 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/memplan/memplan/prices"
+)
 
 // Flags are the command-line flags the caller offers for what the model's
 // hints and warnings suggest (an exchange rate, a quote, the price age to
 // accept). The model names no flag itself: cmd/memplan fills these in with
 // its flag names. A zero field leaves that suggestion out.
-type Flags struct {
-	Rate         string // one exchange rate, CUR=AMOUNT CUR: "--rate"
-	Rates        string // a file of exchange rates: "--rates"
-	Prices       string // a price catalog (a quote) to price from: "--prices"
-	WithEmbedded string // price from the embedded list prices too: "--with-embedded"
-	MaxPriceAge  string // how old prices may be before a warning: "--max-price-age"
-}
+type Flags = prices.Flags
 
 // rateHint is how to give the rate from one currency to another on the
 // command line, with a trailing ", " to go before the other remedies.
-func (f Flags) rateHint(from, to string) string {
+func rateHint(f Flags, from, to string) string {
 	switch {
 	case f.Rate != "" && f.Rates != "":
 		return fmt.Sprintf("pass %s %s=<amount>%s or %s FILE, ", f.Rate, from, to, f.Rates)

@@ -79,7 +79,8 @@ func quoteNames(qs []*prices.Catalog) string {
 // loadInputs reads the workload, the catalogs it names plus --prices files
 // (which extend or override them), and the default factors plus --factors
 // files (later ones override curves of the same class).
-// modelFlags are the flags the model's hints and warnings may suggest.
+// modelFlags are the flags the hints and warnings of model and prices may
+// suggest.
 var modelFlags = model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
 
 func loadInputs(o inputOptions) (model.Input, error) {
@@ -96,7 +97,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	set, err := prices.Merge(cats...)
+	set, err := prices.MergeWith(modelFlags, cats...)
 	if err != nil {
 		return in, err
 	}

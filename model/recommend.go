@@ -324,7 +324,7 @@ func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 			continue
 		}
 		msg := fmt.Sprintf("prices in %s cannot be compared with prices in %s: no exchange rate", c, target)
-		hint := rateHint(f, c, target) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
+		hint := f.RateHint(c, target, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
 		for _, cat := range s.Catalogs {
 			if cat.Currency == c {
 				return "", cat.ErrorAt("currency", hint, "%s", msg)

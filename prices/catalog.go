@@ -546,7 +546,7 @@ func (s *Set) Rate(from, to string) (float64, bool) {
 func (s *Set) Convert(m units.Money, to string) (float64, error) {
 	r, ok := s.Rate(m.Currency, to)
 	if !ok {
-		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.rateHint(m.Currency, to), m.Currency, to)
+		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.RateHint(m.Currency, to, true), m.Currency, to)
 	}
 	return m.Amount * r, nil
 }

@@ -15,12 +15,16 @@ type Flags struct {
 	MaxPriceAge  string // how old prices may be before a warning: "--max-price-age"
 }
 
-// rateHint is how to give the rate from one currency to another on the
-// command line, with a trailing ", " to go before the other remedies.
-func (f Flags) rateHint(from, to string) string {
+// RateHint suggests the caller's flags for the exchange rate from one
+// currency to another, followed by ", " to go before the other remedies:
+// "pass --rate EUR=<amount>USD or --rates FILE, " (with parens, "(or
+// --rates FILE)"); empty when the caller offers no rate flag.
+func (f Flags) RateHint(from, to string, parens bool) string {
 	switch {
-	case f.Rate != "" && f.Rates != "":
+	case f.Rate != "" && f.Rates != "" && parens:
 		return fmt.Sprintf("pass %s %s=<amount>%s (or %s FILE), ", f.Rate, from, to, f.Rates)
+	case f.Rate != "" && f.Rates != "":
+		return fmt.Sprintf("pass %s %s=<amount>%s or %s FILE, ", f.Rate, from, to, f.Rates)
 	case f.Rate != "":
 		return fmt.Sprintf("pass %s %s=<amount>%s, ", f.Rate, from, to)
 	}

@@ -17,7 +17,7 @@ import (
 //   - among misses, the closest to meeting first: the smaller ratio of
 //     runtime to deadline of the worst job class (a fleet that cannot
 //     carry the day's volume while every job meets its deadline misses by
-//     a ratio of at most 1, so it ranks before every deadline miss);
+//     a ratio of at most 1, so it ranks ahead of the deadline misses);
 //   - then cost per server, then the lower slowdown, then the ID.
 //
 // Everything but the costs is in RankKey. Its figures are the ones the

@@ -15,34 +15,7 @@ import (
 // embedded catalog, after edits.
 func edaOutput(t testing.TB, edits ...func(*prices.Catalog, *model.Workload)) (reports.Output, *model.Result) {
 	t.Helper()
-	w, err := model.LoadWorkload("../../examples/eda.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := prices.Embedded("current")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, edit := range edits {
-		edit(cat, w)
-	}
-	set, err := prices.Merge(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := model.MergeFactors(model.DefaultFactors())
-	if err != nil {
-		t.Fatal(err)
-	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reports.NewOutput(res, reports.Options{Version: "test"}), res
+	return modelOutput(t, "../../examples/eda.yaml", "current", 0, false, edits...)
 }
 
 // multiClass tightens both job classes' deadlines and fixes the fleet

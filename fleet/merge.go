@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MergeKey is the key of the merge record in a merged file's extra section.
@@ -250,7 +250,6 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 			mf.Readahead.Pages = mf.Readahead.Faults
 		}
 	}
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-o.Level)/2)
 	for _, c0 := range first.Curves {
 		cs := CurveStats{Class: c0.Class}
 		curves := make([]*model.Curve, n)
@@ -275,7 +274,7 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 			}
 			ps.Mean, ps.SD = stat.MeanStdDev(xs, nil)
 			ps.CV = ps.SD / ps.Mean
-			h := tq * ps.SD * math.Sqrt(1+1/float64(n))
+			h := stats.PredictionHalfWidth(ps.SD, n, o.Level)
 			ps.PI = [2]float64{ps.Mean - h, ps.Mean + h}
 			pt := model.Point{Fit: p0.Fit, Slowdown: round4(math.Max(1, ps.Mean))}
 			pt.CI = []float64{round4(math.Min(pt.Slowdown, math.Max(1, ps.PI[0]))), round4(math.Max(pt.Slowdown, ps.PI[1]))}
@@ -318,11 +317,10 @@ func outliers(curve string, fit float64, hosts []string, xs []float64, level flo
 		return nil
 	}
 	var out []Outlier
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - (1-level)/2)
 	for i := range xs {
 		others := append(append([]float64(nil), xs[:i]...), xs[i+1:]...)
 		m, sd := stat.MeanStdDev(others, nil)
-		h := tq * sd * math.Sqrt(1+1/float64(n-1))
+		h := stats.PredictionHalfWidth(sd, len(others), level)
 		// Identical others (sd 0) predict exactly their value; measurements
 		// are never that exact, so allow 1% before calling a host odd.
 		h = math.Max(h, 0.01*m)

@@ -1,11 +1,10 @@
 package measure
 
 import (
-	"math"
 	"sort"
 
+	"github.com/memplan/memplan/internal/stats"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Summary describes repeated measurements of one quantity.
@@ -36,12 +35,7 @@ func Summarize(xs []float64) Summary {
 	sorted := append([]float64(nil), xs...)
 	sort.Float64s(sorted)
 	s.Min, s.Max = sorted[0], sorted[n-1]
-	s.Lo, s.Hi = s.Mean, s.Mean
-	if n >= 2 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-		h := t * s.SD / math.Sqrt(float64(n))
-		s.Lo, s.Hi = s.Mean-h, s.Mean+h
-	}
+	s.Lo, s.Hi = stats.MeanInterval(xs, 0.95)
 	s.Trimmed = s.Mean
 	if n >= 3 {
 		s.Trimmed = stat.Mean(sorted[1:n-1], nil)

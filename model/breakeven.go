@@ -14,60 +14,60 @@ var ErrNoRecommendation = errors.New("no configuration meets every deadline: not
 // cheapest configuration that meets the deadlines. Prices are in Currency;
 // the cost compared is the one configurations are ranked by (RankBy).
 type BreakEvenResult struct {
-	Currency         string `json:"currency"`
-	RankBy           string `json:"rank_by"` // capital or tco
-	Recommended      string `json:"recommended"`
-	RecommendedLabel string `json:"recommended_label"`
+	Currency         string
+	RankBy           string // capital or tco
+	Recommended      string
+	RecommendedLabel string
 	// DRAM scales every DIMM price in the catalogs by one factor (a market
 	// move); Drive scales the price of the recommendation's swap drive
 	// model only, and is nil when the recommendation has no swap drive.
-	DRAM  PriceBreakEven  `json:"dram"`
-	Drive *PriceBreakEven `json:"drive,omitempty"`
+	DRAM  PriceBreakEven
+	Drive *PriceBreakEven
 }
 
 // PriceBreakEven is the break-even of one price.
 type PriceBreakEven struct {
-	Scaled string      `json:"scaled"` // what is scaled, for people
-	Parts  []PartPrice `json:"parts"`  // today's prices of the parts the points below involve
+	Scaled string      // what is scaled, for people
+	Parts  []PartPrice // today's prices of the parts the points below involve
 	// Falls and Rises are where the recommendation stops winning as the
 	// price falls or rises, against every configuration (Exists false: it
 	// keeps winning in that direction, checked to 1/1000 and 1000 x today).
-	Falls BreakEvenPoint `json:"falls"`
-	Rises BreakEvenPoint `json:"rises"`
+	Falls BreakEvenPoint
+	Rises BreakEvenPoint
 	// Pairwise comparisons: where the recommendation and the all-DRAM
 	// baseline (or the runner-up, the next configuration in the ranking that
 	// meets every deadline) cost the same. Nil when there is no such
 	// configuration or it is the recommendation itself.
-	VsBaseline *BreakEvenPoint `json:"vs_baseline,omitempty"`
-	VsRunnerUp *BreakEvenPoint `json:"vs_runner_up,omitempty"`
+	VsBaseline *BreakEvenPoint
+	VsRunnerUp *BreakEvenPoint
 }
 
 // BreakEvenPoint is one price at which another configuration takes over.
 type BreakEvenPoint struct {
-	Exists bool `json:"exists"`
+	Exists bool
 	// Factor multiplies today's price: 0.33 means "at a third of today's
 	// price". Direction is "falls" (the other configuration wins below the
 	// point) or "rises" (above it).
-	Factor         float64     `json:"factor,omitempty"`
-	Direction      string      `json:"direction"`
-	TakesOver      string      `json:"takes_over,omitempty"` // configuration ID that wins beyond the point
-	TakesOverLabel string      `json:"takes_over_label,omitempty"`
-	Prices         []PartPrice `json:"prices,omitempty"` // the scaled parts' prices at the point
+	Factor         float64
+	Direction      string
+	TakesOver      string // configuration ID that wins beyond the point
+	TakesOverLabel string
+	Prices         []PartPrice // the scaled parts' prices at the point
 	// Method is "analytic" (fleet costs are linear in a price, so the point
 	// is where two lines cross) or "bisection" (the ranking was re-run at
 	// trial prices because the set of configurations changes with the
 	// price, e.g. a drive stops being dominated).
-	Method string `json:"method,omitempty"`
-	Note   string `json:"note,omitempty"` // why there is no point, when Exists is false
+	Method string
+	Note   string // why there is no point, when Exists is false
 }
 
 // PartPrice is a part's price: per unit and per nominal GB (GiB for DIMMs,
 // whose "64 GB" holds 64 GiB; decimal GB for drives, as vendors rate them).
 type PartPrice struct {
-	SKU   string  `json:"sku"`
-	Model string  `json:"model"`
-	Unit  float64 `json:"unit_price"`
-	PerGB float64 `json:"per_gb"`
+	SKU   string
+	Model string
+	Unit  float64
+	PerGB float64
 }
 
 // Directions of a break-even point.

@@ -10,10 +10,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Provenance of a slowdown curve.
@@ -288,7 +288,7 @@ func (f *FactorFile) validate() error {
 				}
 			}
 			if len(pt.CI) == 0 && len(pt.Samples) >= 2 {
-				lo, hi := TInterval(pt.Samples, 0.95)
+				lo, hi := stats.MeanInterval(pt.Samples, 0.95)
 				pt.CI = []float64{lo, hi}
 			}
 			if r := pt.FitRange; len(r) != 0 && (len(r) != 2 || !(r[0] > 0 && r[0] <= pt.Fit && pt.Fit <= r[1] && r[1] <= 1)) {
@@ -320,17 +320,9 @@ func (f *FactorFile) validate() error {
 	return checkCurves(f) // curvecheck.go
 }
 
-// TInterval is the two-sided Student-t confidence interval of the mean.
-func TInterval(xs []float64, level float64) (lo, hi float64) {
-	n := float64(len(xs))
-	m, sd := stat.MeanStdDev(xs, nil)
-	if len(xs) < 2 {
-		return m, m
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - (1-level)/2)
-	h := t * sd / math.Sqrt(n)
-	return m - h, m + h
-}
+// TInterval is the two-sided Student-t confidence interval of the mean
+// (internal/stats owns it; this name is kept for callers outside).
+func TInterval(xs []float64, level float64) (lo, hi float64) { return stats.MeanInterval(xs, level) }
 
 // Factors is the merged set of curves the model uses: later files override
 // curves of the same class from earlier ones.

@@ -57,8 +57,12 @@ func quoteWarnings(in Input, res *Result) []string {
 				best = q
 			}
 		}
-		out = append(out, fmt.Sprintf("the embedded list price of the %s %s (%s, catalog %s) is below your quote of %s (%s, catalog %s), so the plan is priced with the list price; remove %s from catalogs: (or drop --with-embedded) to price only your quote",
-			kind, used.Model, money2(used.Price, res.Currency), used.Catalog, best.Model, money2(best.Price, res.Currency), best.Catalog, used.Catalog))
+		drop := ""
+		if f := in.Flags.WithEmbedded; f != "" {
+			drop = " (or drop " + f + ")"
+		}
+		out = append(out, fmt.Sprintf("the embedded list price of the %s %s (%s, catalog %s) is below your quote of %s (%s, catalog %s), so the plan is priced with the list price; remove %s from catalogs:%s to price only your quote",
+			kind, used.Model, money2(used.Price, res.Currency), used.Catalog, best.Model, money2(best.Price, res.Currency), best.Catalog, used.Catalog, drop))
 	}
 	var dimms []Part
 	anyDIMM, anyDrive := false, false

@@ -35,6 +35,8 @@ type Input struct {
 	// line flag. An error it causes is a *yamlx.InputError whose Field is
 	// FieldRankBy, so the caller can say it was its choice.
 	RankBy string
+	// Flags are the caller's flags for what hints and warnings suggest.
+	Flags Flags
 }
 
 // FieldRankBy is the workload field Input.RankBy stands in for.
@@ -57,35 +59,35 @@ func (in Input) workload() (*Workload, error) {
 
 // CatalogInfo records a catalog's identity for the report.
 type CatalogInfo struct {
-	Name     string `json:"name"`
-	File     string `json:"file"`
-	Currency string `json:"currency"`
-	Date     string `json:"date"`
-	Source   string `json:"source"`
+	Name     string
+	File     string
+	Currency string
+	Date     string
+	Source   string
 }
 
 // FactorInfo records a factor file's identity and its curves' provenance.
 type FactorInfo struct {
-	Name         string             `json:"name"`
-	TransferFrom string             `json:"transfer_from,omitempty"` // class this file names to derive others from
-	File         string             `json:"file"`
-	Date         string             `json:"date"`
-	Source       string             `json:"source"`
-	Host         string             `json:"host,omitempty"`
-	Curves       map[string]string  `json:"curves"` // class -> provenance
-	Points       map[string][]Point `json:"points"` // class -> the curve's points as given
+	Name         string
+	TransferFrom string // class this file names to derive others from
+	File         string
+	Date         string
+	Source       string
+	Host         string
+	Curves       map[string]string  // class -> provenance
+	Points       map[string][]Point // class -> the curve's points as given
 }
 
 // Savings compares the recommendation with the all-DRAM baseline.
 type Savings struct {
-	PerServer float64 `json:"per_server"`
-	Fleet     float64 `json:"fleet"`
-	Percent   float64 `json:"percent"` // of the baseline fleet cost
+	PerServer float64
+	Fleet     float64
+	Percent   float64 // of the baseline fleet cost
 	// The same over the total cost of ownership (purchase + power over the
 	// horizon); zero when power could not be priced (see Result.TCO).
-	TCOPerServer float64 `json:"tco_per_server,omitempty"`
-	TCOFleet     float64 `json:"tco_fleet,omitempty"`
-	TCOPercent   float64 `json:"tco_percent,omitempty"`
+	TCOPerServer float64
+	TCOFleet     float64
+	TCOPercent   float64
 }
 
 // Result is the outcome of Recommend. Configs are ranked in three tiers, each
@@ -94,23 +96,23 @@ type Savings struct {
 // only on the central estimate or by extrapolating (at risk); those that miss
 // (closest first).
 type Result struct {
-	Workload     string            `json:"workload"`
-	WorkloadFile string            `json:"workload_file"`
-	Currency     string            `json:"currency"`
-	HorizonYears float64           `json:"horizon_years"`
-	Catalogs     []CatalogInfo     `json:"catalogs"`
-	Factors      []FactorInfo      `json:"factors"`
-	Evaluated    int               `json:"evaluated"`
-	Rejected     map[string]int    `json:"rejected"` // reason -> configurations not evaluated further
-	Configs      []Config          `json:"configurations"`
-	Recommended  *Config           `json:"recommended"`
-	Baseline     *Config           `json:"baseline"` // cheapest all-DRAM configuration meeting every deadline
-	Savings      *Savings          `json:"savings,omitempty"`
-	TCO          *TCOInfo          `json:"tco,omitempty"` // how power was priced and what the ranking is by
-	Verdict      string            `json:"verdict"`
-	Advice       []string          `json:"advice,omitempty"` // what would make it work, when nothing does
-	Warnings     []string          `json:"warnings,omitempty"`
-	Rates        []prices.RateUsed `json:"rates,omitempty"` // exchange rates behind the conversions made
+	Workload     string
+	WorkloadFile string
+	Currency     string
+	HorizonYears float64
+	Catalogs     []CatalogInfo
+	Factors      []FactorInfo
+	Evaluated    int
+	Rejected     map[string]int // reason -> configurations not evaluated further
+	Configs      []Config
+	Recommended  *Config
+	Baseline     *Config // cheapest all-DRAM configuration meeting every deadline
+	Savings      *Savings
+	TCO          *TCOInfo // how power was priced and what the ranking is by
+	Verdict      string
+	Advice       []string // what would make it work, when nothing does
+	Warnings     []string
+	Rates        []prices.RateUsed // exchange rates behind the conversions made
 }
 
 const pageSize = 4096
@@ -180,7 +182,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
 	}
-	cur, err := reportCurrency(w, in.Prices)
+	cur, err := reportCurrency(w, in.Prices, in.Flags)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +335,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	return res, nil
 }
 
-func reportCurrency(w *Workload, s *prices.Set) (string, error) {
+func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 	if w.Currency != "" {
 		return w.Currency, nil
 	}
@@ -348,7 +350,7 @@ func reportCurrency(w *Workload, s *prices.Set) (string, error) {
 			continue
 		}
 		msg := fmt.Sprintf("prices in %s cannot be compared with prices in %s: no exchange rate", c, target)
-		hint := fmt.Sprintf("pass --rate %s=<amount>%s or --rates FILE, add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, c, target, w.File)
+		hint := f.RateHint(c, target, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in %s and give rates for it", c, target, w.File)
 		for _, cat := range s.Catalogs {
 			if cat.Currency == c {
 				return "", cat.ErrorAt("currency", hint, "%s", msg)
@@ -932,62 +934,38 @@ func driveLabel(s Swap) string {
 	return fmt.Sprintf("%d x %s RAID 0", s.Drives, s.Drive.Model)
 }
 
-// rank orders the evaluated configurations into res.Configs and picks the
-// recommendation and baseline. Ties keep enumeration order (platform, DIMM
-// size, count, swap option), which is deterministic.
+// rank orders the evaluated configurations into res.Configs by the
+// ranking rule (rank.go) and picks the recommendation and baseline.
 func rank(res *Result, ps []*Config, w *Workload) {
 	type key struct {
-		tier            int
-		cost, miss, per float64
-		slow            float64
+		RankKey
+		cost, per float64
 	}
 	keys := make([]key, len(ps))
 	order := make([]int, len(ps))
-	for i, c := range ps {
-		k := key{tier: tier(c), per: c.Cost.PerServer, slow: c.MaxSlowdown}
-		if c.Meets {
-			k.cost = rankCost(c, w)
-		} else {
-			k.miss = missBy(c)
+	inParallel(len(ps), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := ps[i]
+			c.ID = configID(c)
+			keys[i] = key{RankKey: c.RankKey(), per: c.Cost.PerServer}
+			if c.Meets {
+				keys[i].cost = rankCost(c, w)
+			}
+			order[i] = i
 		}
-		keys[i], order[i] = k, i
-	}
-	sort.SliceStable(order, func(i, j int) bool {
+	})
+	sort.Slice(order, func(i, j int) bool {
 		a, b := &keys[order[i]], &keys[order[j]]
-		if a.tier != b.tier {
-			return a.tier < b.tier
-		}
-		if a.cost != b.cost {
-			return a.cost < b.cost
-		}
-		if a.miss != b.miss {
-			// Among misses, the closest to meeting first.
-			return a.miss < b.miss
-		}
-		if a.per != b.per {
-			return a.per < b.per
-		}
-		return a.slow < b.slow
+		return RankLess(a.RankKey, b.RankKey, a.cost, a.per, b.cost, b.per)
 	})
 	cs := make([]Config, len(ps))
-	fill := func(lo, hi int) {
+	inParallel(len(cs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cs[i] = *ps[order[i]]
 			cs[i].Rank = i + 1
-			cs[i].ID, cs[i].Label = configID(&cs[i]), configLabel(&cs[i])
+			cs[i].Label = configLabel(&cs[i])
 		}
-	}
-	if len(cs) < 4096 {
-		fill(0, len(cs))
-	} else {
-		var wg sync.WaitGroup
-		n := runtime.GOMAXPROCS(0)
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func(lo, hi int) { defer wg.Done(); fill(lo, hi) }(i*len(cs)/n, (i+1)*len(cs)/n)
-		}
-		wg.Wait()
-	}
+	})
 	res.Configs = cs
 	for i := range cs {
 		if cs[i].AllDRAM() && cs[i].Meets {
@@ -1055,23 +1033,23 @@ func restsOn(res *Result, in Input) string {
 	return ""
 }
 
-func tier(c *Config) int {
-	switch {
-	case c.Meets && !c.AtRisk:
-		return 0
-	case c.Meets:
-		return 1
-	}
-	return 2
-}
+// tier is the configuration's ranking tier (rank.go).
+func tier(c *Config) int { return RankTier(c.Meets, c.AtRisk) }
 
-// missBy is how far past its deadline the worst job class runs (ratio).
-func missBy(c *Config) float64 {
-	m := 0.0
-	for _, j := range c.Jobs {
-		m = math.Max(m, float64(j.Runtime)/float64(j.Deadline))
+// inParallel runs f over [0, n) in chunks, on every CPU when n is large
+// enough for that to pay.
+func inParallel(n int, f func(lo, hi int)) {
+	if n < 4096 {
+		f(0, n)
+		return
 	}
-	return m
+	var wg sync.WaitGroup
+	p := runtime.GOMAXPROCS(0)
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func(lo, hi int) { defer wg.Done(); f(lo, hi) }(i*n/p, (i+1)*n/p)
+	}
+	wg.Wait()
 }
 
 func money(v float64, cur string) string {
@@ -1195,6 +1173,13 @@ func staleWarnings(in Input, res *Result) []string {
 		c := res.Configs[0]
 		used[c.Platform.Catalog], used[c.DIMM.Catalog] = true, true
 	}
+	withPrices, accept, orAge := "", "", ""
+	if f := in.Flags.Prices; f != "" {
+		withPrices = " with " + f + " FILE"
+	}
+	if f := in.Flags.MaxPriceAge; f != "" {
+		accept, orAge = ", or pass "+f+" 0 to accept them", " or pass "+f
+	}
 	var out []string
 	for _, c := range in.Prices.Catalogs {
 		if !used[c.Name] || c.Date.IsZero() {
@@ -1203,11 +1188,11 @@ func staleWarnings(in Input, res *Result) []string {
 		if age := in.Now.Sub(c.Date.Time); age > in.MaxPriceAge && isEmbedded(c) {
 			// A list price built into memplan cannot be refreshed by the
 			// user: say what to do instead.
-			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote with --prices FILE (`memplan prices show %s` is a starting point), or pass --max-price-age 0 to accept them",
-				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), c.Name))
+			out = append(out, fmt.Sprintf("the embedded catalog %s holds list prices of %s, %d days old (more than %d); price your own quote%s (`memplan prices show %s` is a starting point)%s",
+				c.Name, c.Date.Format("2006-01"), int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), withPrices, c.Name, accept))
 		} else if age > in.MaxPriceAge {
-			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote or pass --max-price-age",
-				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24)))
+			out = append(out, fmt.Sprintf("prices in catalog %s (%s) are from %s, %d days old (more than %d): DRAM and flash prices move quickly; refresh the quote%s",
+				c.Name, c.File, c.Date, int(age.Hours()/24), int(in.MaxPriceAge.Hours()/24), orAge))
 		}
 	}
 	return out

@@ -306,8 +306,12 @@ func TestRankingIsDeterministicAndTiered(t *testing.T) {
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
+// cliFlags are memplan's flag names, as cmd/memplan gives them.
+var cliFlags = model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
+
 func TestStalePricesWarn(t *testing.T) {
 	in := loadIntel(t)
+	in.Flags = cliFlags
 	in.Now = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	in.MaxPriceAge = 90 * 24 * time.Hour
 	res, err := model.Recommend(in)

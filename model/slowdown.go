@@ -68,18 +68,18 @@ func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Durat
 
 // Estimate is a predicted slowdown with its 95% band and where it came from.
 type Estimate struct {
-	Slowdown     float64 `json:"slowdown"`
-	Low          float64 `json:"low"`
-	High         float64 `json:"high"`
-	Provenance   string  `json:"provenance"` // published, measured, emulated, derived
-	Basis        string  `json:"basis"`      // human-readable origin
-	Extrapolated bool    `json:"extrapolated"`
+	Slowdown     float64
+	Low          float64
+	High         float64
+	Provenance   string // published, measured, emulated, derived
+	Basis        string // human-readable origin
+	Extrapolated bool
 	// Unsupported says why no figure is given: the fit ratio is so far
 	// below anything measured that memplan will not pretend to know.
-	Unsupported string `json:"-"`
+	Unsupported string
 	// FaultTime is the time lost per page needed back on the target device
 	// (seconds); it turns excess runtime back into a page count for wear.
-	FaultTime float64 `json:"-"`
+	FaultTime float64
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.

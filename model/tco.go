@@ -168,17 +168,17 @@ func (e *EnergyPrice) UnmarshalText(t []byte) error {
 // TCOInfo says how power was priced for the total cost of ownership and
 // what the ranking is by.
 type TCOInfo struct {
-	RankBy       string  `json:"rank_by"`             // capital or tco
-	Electricity  float64 `json:"electricity_per_kwh"` // in Result.Currency; 0 when not priced
-	Quoted       string  `json:"electricity_quoted"`  // as written (or the default), e.g. "0.15 USD/kWh"
-	Default      bool    `json:"electricity_default"` // the workload gave no electricity price
-	PUE          float64 `json:"pue"`
-	HorizonHours float64 `json:"horizon_hours"` // servers are assumed powered the whole horizon
+	RankBy       string  // capital or tco
+	Electricity  float64 // in Result.Currency; 0 when not priced
+	Quoted       string  // as written (or the default), e.g. "0.15 USD/kWh"
+	Default      bool    // the workload gave no electricity price
+	PUE          float64
+	HorizonHours float64 // servers are assumed powered the whole horizon
 	// Priced is false when the electricity price cannot be expressed in the
 	// result currency (the default is in USD); Cost.Power is then 0 and
 	// Cost.TCO equals the capital cost. Note says why.
-	Priced bool   `json:"priced"`
-	Note   string `json:"note,omitempty"`
+	Priced bool
+	Note   string
 }
 
 // powerPricing resolves the electricity price in the result currency. A

@@ -37,52 +37,52 @@ type UncertaintyOptions struct {
 // prices and slowdowns were drawn from their ranges, and the spread of the
 // saving against all-DRAM.
 type UncertaintyResult struct {
-	Runs        int     `json:"runs"`
-	Seed        uint64  `json:"seed"`
-	Currency    string  `json:"currency"`
-	RankBy      string  `json:"rank_by"`      // capital or tco: the cost compared
-	PriceSpread float64 `json:"price_spread"` // default relative half-width used (0 with FixedPrices)
+	Runs        int
+	Seed        uint64
+	Currency    string
+	RankBy      string  // capital or tco: the cost compared
+	PriceSpread float64 // default relative half-width used (0 with FixedPrices)
 	// Met is the number of runs in which some configuration met every
 	// deadline; NoneMeets the share of all runs in which none did.
-	Met       int     `json:"runs_met"`
-	NoneMeets float64 `json:"none_meets"`
+	Met       int
+	NoneMeets float64
 	// Winners are the configurations that were cheapest in at least one
 	// run, most frequent first; their shares sum to 1 over the Met runs.
-	Winners []WinShare `json:"winners"`
+	Winners []WinShare
 	// The deterministic recommendation (from today's prices and central
 	// slowdowns): the share of Met runs in which it was cheapest, and the
 	// share of runs in which it met every deadline (over the runs in which
 	// it was evaluated; a drive dominated at the drawn prices is skipped).
-	Recommended      string  `json:"recommended,omitempty"`
-	RecommendedShare float64 `json:"recommended_share"`
-	RecommendedMeets float64 `json:"recommended_meets"`
+	Recommended      string
+	RecommendedShare float64
+	RecommendedMeets float64
 	// Savings is each run's cheapest configuration against that run's
 	// cheapest all-DRAM configuration, over the runs that have both (zero
 	// when all-DRAM is itself cheapest); in Currency, for the fleet, and in
 	// percent of the all-DRAM fleet cost.
-	Savings        *Distribution `json:"savings,omitempty"`
-	SavingsPercent *Distribution `json:"savings_percent,omitempty"`
+	Savings        *Distribution
+	SavingsPercent *Distribution
 	// Method describes the draws, for the report's caveats.
-	Method string `json:"method"`
+	Method string
 }
 
 // WinShare is how often one configuration was cheapest.
 type WinShare struct {
-	ID    string  `json:"id"`
-	Label string  `json:"label"`
-	Runs  int     `json:"runs"`
-	Share float64 `json:"share"` // Runs / UncertaintyResult.Met
+	ID    string
+	Label string
+	Runs  int
+	Share float64 // Runs / UncertaintyResult.Met
 }
 
 // Distribution summarises sampled values (empirical quantiles).
 type Distribution struct {
-	N    int     `json:"n"`
-	Mean float64 `json:"mean"`
-	P5   float64 `json:"p5"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
+	N    int
+	Mean float64
+	P5   float64
+	P50  float64
+	P95  float64
+	Min  float64
+	Max  float64
 }
 
 // uncertaintyMethod is the caveat that travels with the numbers.

@@ -13,55 +13,55 @@ import (
 
 // Workload describes the work a fleet must carry.
 type Workload struct {
-	Name     string         `yaml:"name" json:"name"`
-	Notes    string         `yaml:"notes,omitempty" json:"notes,omitempty"`
-	Catalogs []string       `yaml:"catalogs,omitempty" json:"catalogs,omitempty"` // embedded catalogs to price from
-	Currency string         `yaml:"currency,omitempty" json:"currency,omitempty"`
-	Horizon  units.Duration `yaml:"horizon" json:"horizon_ns"`
-	Demand   Demand         `yaml:"demand" json:"demand"`
-	Jobs     []JobClass     `yaml:"jobs" json:"jobs"`
-	Options  Options        `yaml:"options,omitempty" json:"options"`
+	Name     string         `yaml:"name"`
+	Notes    string         `yaml:"notes,omitempty"`
+	Catalogs []string       `yaml:"catalogs,omitempty"` // embedded catalogs to price from
+	Currency string         `yaml:"currency,omitempty"`
+	Horizon  units.Duration `yaml:"horizon"`
+	Demand   Demand         `yaml:"demand"`
+	Jobs     []JobClass     `yaml:"jobs"`
+	Options  Options        `yaml:"options,omitempty"`
 	// Electricity and PUE price the power a server draws over the horizon
 	// (total cost of ownership). Defaults: DefaultElectricity, DefaultPUE.
-	Electricity *EnergyPrice `yaml:"electricity,omitempty" json:"electricity,omitempty"`
-	PUE         units.Ratio  `yaml:"pue,omitempty" json:"pue,omitempty"`
+	Electricity *EnergyPrice `yaml:"electricity,omitempty"`
+	PUE         units.Ratio  `yaml:"pue,omitempty"`
 
-	File string     `yaml:"-" json:"-"`
+	File string     `yaml:"-"`
 	doc  *yamlx.Doc `yaml:"-"`
 }
 
 // Demand is either a fixed fleet (Servers) or per-job-class daily volumes
 // (JobClass.JobsPerDay).
 type Demand struct {
-	Servers int `yaml:"servers,omitempty" json:"servers,omitempty"`
+	Servers int `yaml:"servers,omitempty"`
 }
 
 // JobClass is one kind of job. Jobs of one class run Concurrency at a time
 // on a server; different classes take turns (they are not co-scheduled).
 type JobClass struct {
-	Name            string         `yaml:"name" json:"name"`
-	Footprint       units.Bytes    `yaml:"footprint" json:"footprint_bytes"`  // peak resident memory of one job
-	Runtime         units.Duration `yaml:"runtime" json:"runtime_ns"`         // wall time fully in RAM
-	Concurrency     int            `yaml:"concurrency" json:"concurrency"`    // jobs at once per server
-	Deadline        units.Duration `yaml:"deadline" json:"deadline_ns"`       // each job must finish within
-	Window          units.Duration `yaml:"window,omitempty" json:"window_ns"` // hours per day servers work on this class (default 24h)
-	JobsPerDay      float64        `yaml:"jobs_per_day,omitempty" json:"jobs_per_day,omitempty"`
-	Compressibility units.Ratio    `yaml:"compressibility,omitempty" json:"compressibility"` // lz4 ratio of its data; 1 = incompressible
-	DirtyShare      units.Ratio    `yaml:"dirty_share,omitempty" json:"dirty_share"`         // share of evicted pages that must be written
-	Profile         string         `yaml:"profile,omitempty" json:"profile,omitempty"`       // measured factor/profile file for this job
+	Name            string         `yaml:"name"`
+	Footprint       units.Bytes    `yaml:"footprint"`        // peak resident memory of one job
+	Runtime         units.Duration `yaml:"runtime"`          // wall time fully in RAM
+	Concurrency     int            `yaml:"concurrency"`      // jobs at once per server
+	Deadline        units.Duration `yaml:"deadline"`         // each job must finish within
+	Window          units.Duration `yaml:"window,omitempty"` // hours per day servers work on this class (default 24h)
+	JobsPerDay      float64        `yaml:"jobs_per_day,omitempty"`
+	Compressibility units.Ratio    `yaml:"compressibility,omitempty"` // lz4 ratio of its data; 1 = incompressible
+	DirtyShare      units.Ratio    `yaml:"dirty_share,omitempty"`     // share of evicted pages that must be written
+	Profile         string         `yaml:"profile,omitempty"`         // measured factor/profile file for this job
 	// Access names the job's curve-shape family (uniform, cold-tail,
 	// sweep); left out, predictions span every family.
-	Access string `yaml:"access,omitempty" json:"access,omitempty"`
+	Access string `yaml:"access,omitempty"`
 }
 
 // Options restrict or widen the search.
 type Options struct {
-	Platforms  []string      `yaml:"platforms,omitempty" json:"platforms,omitempty"`   // SKUs to consider (default all)
-	ZramShares []units.Ratio `yaml:"zram_sizes,omitempty" json:"zram_sizes,omitempty"` // zram disk size as a share of RAM
-	MaxDrives  int           `yaml:"max_swap_drives,omitempty" json:"max_swap_drives"` // cap on swap drives per server
-	ZswapPool  units.Ratio   `yaml:"zswap_pool,omitempty" json:"zswap_pool"`           // zswap max_pool_percent as a share
-	NoSwap     bool          `yaml:"dram_only,omitempty" json:"dram_only,omitempty"`   // consider only all-DRAM configurations
-	RankBy     string        `yaml:"rank_by,omitempty" json:"rank_by,omitempty"`       // capital (default) or tco
+	Platforms  []string      `yaml:"platforms,omitempty"`       // SKUs to consider (default all)
+	ZramShares []units.Ratio `yaml:"zram_sizes,omitempty"`      // zram disk size as a share of RAM
+	MaxDrives  int           `yaml:"max_swap_drives,omitempty"` // cap on swap drives per server
+	ZswapPool  units.Ratio   `yaml:"zswap_pool,omitempty"`      // zswap max_pool_percent as a share
+	NoSwap     bool          `yaml:"dram_only,omitempty"`       // consider only all-DRAM configurations
+	RankBy     string        `yaml:"rank_by,omitempty"`         // capital (default) or tco
 }
 
 // Defaults applied when a field is left out.

@@ -452,7 +452,7 @@ drives:
 
 func TestRecommendCurrencyMixWithoutRate(t *testing.T) {
 	set := qaSet(t, "eu.yaml", qaEURCatalog)
-	res, err := model.Recommend(model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t)})
+	res, err := model.Recommend(model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t), Flags: cliFlags})
 	if err == nil || res != nil {
 		t.Fatalf("USD and EUR without a rate: result %v, error %v", res != nil, err)
 	}

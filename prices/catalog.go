@@ -460,14 +460,20 @@ type Set struct {
 	DIMMs     []DIMM
 	Drives    []Drive
 	Platforms []Platform
-	rates     map[[2]string]float64
-	given     map[[2]string]RateUsed // as written, by (from, to)
+	// Flags are the caller's flags for what Convert's hint suggests.
+	Flags Flags
+	rates map[[2]string]float64
+	given map[[2]string]RateUsed // as written, by (from, to)
 }
 
 // Merge combines catalogs in order; a later part with the same SKU replaces
 // an earlier one (a user catalog overrides an embedded price).
-func Merge(cats ...*Catalog) (*Set, error) {
-	s := &Set{Catalogs: cats, rates: map[[2]string]float64{}, given: map[[2]string]RateUsed{}}
+func Merge(cats ...*Catalog) (*Set, error) { return MergeWith(Flags{}, cats...) }
+
+// MergeWith is Merge for a caller that offers flags for what the hints
+// suggest; the set keeps them for Convert's.
+func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
+	s := &Set{Catalogs: cats, Flags: f, rates: map[[2]string]float64{}, given: map[[2]string]RateUsed{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, c := range cats {
 		s.DIMMs = mergeBySKU(s.DIMMs, c.DIMMs, di, func(x DIMM) string { return x.SKU })
@@ -487,8 +493,12 @@ func Merge(cats ...*Catalog) (*Set, error) {
 			what = "platforms"
 		}
 		last := cats[len(cats)-1]
+		withEmbedded := ""
+		if f.WithEmbedded != "" {
+			withEmbedded = "add the embedded list prices with " + f.WithEmbedded + ", "
+		}
 		return nil, &yamlx.InputError{File: last.File, Msg: fmt.Sprintf("the price catalogs (%s) list no %s, and a plan needs both DIMMs and a platform to put them in", strings.Join(names, ", "), what),
-			Hint: fmt.Sprintf("add %s to your quote, add the embedded list prices with --with-embedded, or name both in the workload, e.g. `catalogs: [%s, %s]`", what, DefaultCatalog, last.Name)}
+			Hint: fmt.Sprintf("add %s to your quote, %sor name both in the workload, e.g. `catalogs: [%s, %s]`", what, withEmbedded, DefaultCatalog, last.Name)}
 	}
 	return s, nil
 }
@@ -536,7 +546,7 @@ func (s *Set) Rate(from, to string) (float64, bool) {
 func (s *Set) Convert(m units.Money, to string) (float64, error) {
 	r, ok := s.Rate(m.Currency, to)
 	if !ok {
-		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; pass --rate %s=<amount>%s (or --rates FILE), add `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, m.Currency, to, m.Currency, to)
+		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.RateHint(m.Currency, to, true), m.Currency, to)
 	}
 	return m.Amount * r, nil
 }

@@ -557,6 +557,14 @@ func TestMergeNeedsDIMMsAndPlatforms(t *testing.T) {
 	if err == nil || !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "list no platforms") {
 		t.Errorf("Merge without platforms: %v", err)
 	}
+	// The library names no flag; a caller that offers one has it suggested.
+	if strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), "add platforms to your quote, or name both in the workload") {
+		t.Errorf("Merge without flags: %v", err)
+	}
+	_, err = prices.MergeWith(prices.Flags{WithEmbedded: "--list-too"}, c)
+	if err == nil || !strings.Contains(err.Error(), "add platforms to your quote, add the embedded list prices with --list-too, or name both") {
+		t.Errorf("MergeWith a flag: %v", err)
+	}
 }
 
 const eurCatalog = `name: eu
@@ -624,6 +632,13 @@ func TestRatesAndConvert(t *testing.T) {
 	_, err = set.Convert(units.Money{Amount: 1, Currency: "JPY"}, "USD")
 	if err == nil || !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "JPY and USD") || !strings.Contains(err.Error(), "rates:") {
 		t.Errorf("Convert without a rate: %v", err)
+	}
+	if strings.Contains(err.Error(), "--") {
+		t.Errorf("Convert names a flag the caller did not give: %v", err)
+	}
+	set.Flags = prices.Flags{Rate: "--fx", Rates: "--fx-file"}
+	if _, err = set.Convert(units.Money{Amount: 1, Currency: "JPY"}, "USD"); err == nil || !strings.Contains(err.Error(), "rate; pass --fx JPY=<amount>USD (or --fx-file FILE), add `rates: {JPY: <amount> USD}`") {
+		t.Errorf("Convert without a rate, with the caller's flags: %v", err)
 	}
 	if _, ok := set.Rate("JPY", "EUR"); ok {
 		t.Error("rate invented for JPY")

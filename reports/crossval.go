@@ -22,7 +22,7 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 	default:
 		return fmt.Errorf("unknown format %q: expected table or json", format)
 	}
-	for _, l := range wrap("Leave-one-out: each published or measured point predicted from each other curve, carried to the held-out curve's own device and load by the swap-path model; the band carries the transfer error learnt without the held-out curve.", 80, "") {
+	for _, l := range Wrap("Leave-one-out: each published or measured point predicted from each other curve, carried to the held-out curve's own device and load by the swap-path model; the band carries the transfer error learnt without the held-out curve.", 80, "") {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w)
@@ -41,7 +41,7 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
 	msg := fmt.Sprintf("Transfer error learnt from all %s (what recommend gives a derived or carried figure, on top of the shape, overhead and fit-ratio unknowns): ln e = %.2f + %.2f x |ln(target/reference time per page)|, a factor of %.2f between devices alike and %.2f between devices e-fold apart.",
 		plural(len(classesOf(cv)), "curve", "curves"), cv.TransferFloor, cv.TransferSlope, math.Exp(cv.TransferFloor), math.Exp(cv.TransferFloor+cv.TransferSlope))
-	for _, l := range wrap(msg, 80, "") {
+	for _, l := range Wrap(msg, 80, "") {
 		fmt.Fprintln(w, l)
 	}
 	return nil

@@ -156,11 +156,11 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// wrap breaks text into lines of at most width runes. Leading spaces of
+// Wrap breaks text into lines of at most width runes. Leading spaces of
 // text (a nested item) prefix the first line, indent the others. Words longer
 // than a line (paths, URLs) are cut rather than allowed to overflow an
 // 80-column terminal.
-func wrap(text string, width int, indent string) []string {
+func Wrap(text string, width int, indent string) []string {
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
 	var lines []string
 	var cur []rune // words on the current line, without its prefix

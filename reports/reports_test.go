@@ -51,7 +51,9 @@ func intelInput(t testing.TB, edit func(*model.Workload)) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf}
+	// memplan's flag names, as cmd/memplan gives them: the warnings suggest them.
+	flags := model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
+	return model.Input{Workload: w, Prices: set, Factors: fs, JobFactors: jf, Flags: flags}
 }
 
 // intelResult runs the model on the Intel EDA study.
@@ -727,7 +729,7 @@ func TestLabels(t *testing.T) {
 			t.Errorf("amount(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	for _, l := range wrap("see /a/very/long/path/that/does/not/fit/in/a/narrow/column/at/all and more words here", 20, "  ") {
+	for _, l := range Wrap("see /a/very/long/path/that/does/not/fit/in/a/narrow/column/at/all and more words here", 20, "  ") {
 		if utf8.RuneCountInString(l) > 20 {
 			t.Errorf("wrapped line %q is longer than 20", l)
 		}

@@ -343,7 +343,7 @@ func gib(b units.Bytes) float64 {
 	return r4(float64(b) / float64(units.GiB))
 }
 func tb(b units.Bytes) float64       { return r4(float64(b) / 1e12) }
-func hours(d units.Duration) float64 { return r4(d.Hours()) }
+func hours(d units.Duration) float64 { return model.ReportedHours(d) }
 
 // r6 keeps break-even factors and electricity prices (fractions of a
 // currency unit per kWh) to a millionth.
@@ -547,7 +547,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 			ZramShare: r4(c.Swap.ZramShare), Algorithm: c.Swap.Algorithm, CapacityGiB: gib(c.Swap.Capacity),
 		},
 		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,
-		MaxSlowdown: r4(c.MaxSlowdown), Servers: c.Servers,
+		MaxSlowdown: model.ReportedRatio(c.MaxSlowdown), Servers: c.Servers,
 		PlatformCost: money(c.Cost.Platform), DIMMsCost: money(c.Cost.DIMMs), DrivesCost: money(c.Cost.Drives),
 		ReplacementsCost: money(c.Cost.Replacements), CostPerServer: money(c.Cost.PerServer), FleetCost: money(c.Cost.Fleet),
 		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: money(c.Cost.Power),
@@ -584,6 +584,19 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		out.RuntimeHours, out.RuntimeHighHours, out.DeadlineHours = j.RuntimeHours, j.RuntimeHighHours, j.DeadlineHours
 	}
 	return out
+}
+
+// RankKey is the configuration's key in the model's ranking rule, rebuilt
+// from the reported figures exactly as the model computed it
+// (model.Config.RankKey): the workbook ranks by it.
+func (c Configuration) RankKey() model.RankKey {
+	k := model.RankKey{Tier: model.RankTier(c.MeetsDeadlines, c.AtRisk), Slowdown: c.MaxSlowdown, ID: c.ID}
+	if k.Tier == model.TierMisses {
+		for _, j := range c.Jobs {
+			k.Miss = math.Max(k.Miss, model.MissRatio(j.RuntimeHours, j.DeadlineHours))
+		}
+	}
+	return k
 }
 
 // ReadOutput reads a result written by the json format. It is strict: a

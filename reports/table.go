@@ -51,7 +51,7 @@ func renderTable(w io.Writer, out Output, l layout) error {
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
 	_, textWidth := l.widths()
 	para := func(text, indent string) {
-		for _, l := range wrap(text, textWidth, indent) {
+		for _, l := range Wrap(text, textWidth, indent) {
 			line(l)
 		}
 	}

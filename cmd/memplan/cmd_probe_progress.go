@@ -9,7 +9,6 @@ import (
 	"github.com/memplan/memplan/measure"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"golang.org/x/sys/unix"
 )
 
 // probeProgress renders the probe's progress on stderr: bars on a
@@ -30,11 +29,6 @@ func newProgress(stderr io.Writer, name string) probeProgress {
 		return b
 	}
 	return &lineProgress{w: stderr, name: name}
-}
-
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 func describeRun(r measure.RunResult) string {

@@ -298,7 +298,7 @@ func inBackground[T any](ctx context.Context, f func() (T, error)) (T, error) {
 // logs see only the result.
 func progress(w io.Writer, what string) (stop func()) {
 	f, ok := w.(*os.File)
-	if !ok || !isCharDevice(f) {
+	if !ok || !isTerminal(f) {
 		return func() {}
 	}
 	done, finished := make(chan struct{}), make(chan struct{})
@@ -326,11 +326,6 @@ func progress(w io.Writer, what string) (stop func()) {
 		close(done)
 		<-finished
 	}
-}
-
-func isCharDevice(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func validFormat(f string) bool {

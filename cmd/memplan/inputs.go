@@ -82,8 +82,12 @@ func quoteNames(qs []*prices.Catalog) string {
 // loadInputs reads the workload, the catalogs it names plus --prices files
 // (which extend or override them), and the default factors plus --factors
 // files (later ones override curves of the same class).
+// modelFlags are the flags the hints and warnings of model and prices may
+// suggest.
+var modelFlags = model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
+
 func loadInputs(o inputOptions) (model.Input, error) {
-	var in model.Input
+	in := model.Input{Flags: modelFlags}
 	if o.Workload == "" {
 		return in, usagef("--workload FILE is required (see examples/ for a starting point)")
 	}
@@ -96,7 +100,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	set, err := prices.Merge(cats...)
+	set, err := prices.MergeWith(modelFlags, cats...)
 	if err != nil {
 		return in, err
 	}

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // toStdout reports whether --out names standard output: left out, or "-".
@@ -122,9 +120,9 @@ func termWidth(w io.Writer, getenv func(string) string) int {
 	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
 		return n
 	}
-	if f, ok := w.(*os.File); ok && isCharDevice(f) {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			return int(ws.Col)
+	if f, ok := w.(*os.File); ok {
+		if n := terminalWidth(f); n > 0 {
+			return n
 		}
 	}
 	return 80

@@ -8,17 +8,12 @@ import (
 	"syscall"
 
 	"github.com/memplan/memplan/measure/host"
-
-	"golang.org/x/sys/unix"
 )
 
 // interactive reports whether a person is at a terminal on standard input:
 // then a second Ctrl-C means "stop now"; under a scheduler, Ansible or
 // nohup a second signal is part of a sequence and must not cut the undo.
-var interactive = func() bool {
-	_, err := unix.IoctlGetTermios(int(os.Stdin.Fd()), unix.TCGETS)
-	return err == nil
-}
+var interactive = func() bool { return isTerminal(os.Stdin) }
 
 func againHint() string {
 	if interactive() {

@@ -3,6 +3,7 @@ package quote
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -24,10 +25,6 @@ type ClassDefault struct {
 	From         string  // "embedded catalog current, NVME-TLC-1T9"
 }
 
-// defaultCatalogs are searched in order; the first drive of a class wins,
-// so current figures are preferred to the 2009 ones.
-var defaultCatalogs = []string{"current", "intel-2009"}
-
 // ClassDefaults returns the class defaults the embedded catalogs provide,
 // keyed by FactorClass. Classes no embedded catalog lists (sata-ssd-tlc,
 // for one) have none: such drives need the --drive-* flags.
@@ -47,12 +44,24 @@ func ClassDefaults() (map[string]ClassDefault, error) {
 var classDefaults = sync.OnceValues(readClassDefaults)
 
 func readClassDefaults() (map[string]ClassDefault, error) {
-	out := map[string]ClassDefault{}
-	for _, name := range defaultCatalogs {
+	// Every embedded catalog, newest first: the first drive of a class
+	// wins, so current figures are preferred to the 2009 ones.
+	type embedded struct {
+		name string
+		*prices.Catalog
+	}
+	var cats []embedded
+	for _, name := range prices.EmbeddedNames() {
 		c, err := prices.Embedded(name)
 		if err != nil {
 			return nil, err
 		}
+		cats = append(cats, embedded{name, c})
+	}
+	sort.SliceStable(cats, func(i, j int) bool { return cats[i].Date.After(cats[j].Date.Time) })
+	out := map[string]ClassDefault{}
+	for _, c := range cats {
+		name := c.name
 		for _, d := range c.Drives {
 			k := d.FactorClass()
 			if _, ok := out[k]; ok {

@@ -75,6 +75,9 @@ type Part struct {
 	Text  string   // the description as quoted
 	Qty   float64  // 0 when the quote gives none
 	Notes []string // what was assumed or filled in
+	// Defaulted names the catalog fields (read_latency, dwpd, ...) filled
+	// from the class defaults rather than taken from the quote or a flag.
+	Defaulted []string
 }
 
 // RowNote is a row that was not imported, and why.
@@ -647,13 +650,14 @@ func (im *importer) drive(rec Recognised, p *Part, sku, desc string, price units
 	class := d.FactorClass()
 	def, hasDef := im.defaults[class]
 	perf := []struct {
-		flag string
-		set  bool
-	}{{"--drive-read-latency", f.ReadLatency > 0}, {"--drive-write-latency", f.WriteLatency > 0}, {"--drive-read-iops", f.ReadIOPS > 0}, {"--drive-write-iops", f.WriteIOPS > 0}}
-	var need []string
+		flag, field string
+		set         bool
+	}{{"--drive-read-latency", "read_latency", f.ReadLatency > 0}, {"--drive-write-latency", "write_latency", f.WriteLatency > 0},
+		{"--drive-read-iops", "read_iops", f.ReadIOPS > 0}, {"--drive-write-iops", "write_iops", f.WriteIOPS > 0}}
+	var need, defaulted []string
 	for _, x := range perf {
 		if !x.set {
-			need = append(need, x.flag)
+			need, defaulted = append(need, x.flag), append(defaulted, x.field)
 		}
 	}
 	if !hasDef && len(need) > 0 {
@@ -692,8 +696,10 @@ func (im *importer) drive(rec Recognised, p *Part, sku, desc string, price units
 			src = append(src, "endurance: "+rec.Endurance)
 		case hasDef && def.DWPD > 0:
 			d.DWPD = def.DWPD
+			defaulted = append(defaulted, "dwpd")
 			if d.Warranty == 0 {
 				d.Warranty = def.Warranty
+				defaulted = append(defaulted, "warranty_years")
 			}
 			src = append(src, fmt.Sprintf("endurance: class default (%s), not from the quote", def.From))
 		default:
@@ -705,6 +711,7 @@ func (im *importer) drive(rec Recognised, p *Part, sku, desc string, price units
 	}
 	d.Source = strings.Join(src, "; ")
 	p.Notes = append(p.Notes, src...)
+	p.Defaulted = defaulted
 	gen := strings.ToUpper(class) + "-" + d.Capacity.DecimalString()
 	if sku == "" {
 		sku = im.newSKU(gen, p.Row)

@@ -497,3 +497,40 @@ func TestImportTotalOnly(t *testing.T) {
 		t.Errorf("price %s:\n%s", d.Price, res.YAML)
 	}
 }
+
+// TestImportDefaulted: each imported drive lists the fields taken from
+// the class defaults (what `memplan prices import` counts), and none of
+// those a flag gave.
+func TestImportDefaulted(t *testing.T) {
+	wb, err := ReadXLSX("quote.xlsx", bytes.NewReader(vendorXLSX(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		// The TLC and SLC drives state their DWPD; the HDD has none to state.
+		"MZXL57T6HALA":  "read_latency write_latency read_iops write_iops",
+		"KFL6XHUL800G":  "read_latency write_latency read_iops write_iops",
+		"ST20000NM007D": "read_latency write_latency read_iops write_iops",
+	}
+	res := mustImport(t, wb, Options{Source: "ACME"})
+	for _, p := range res.Parts {
+		switch p.Kind {
+		case KindDrive:
+			if got := strings.Join(p.Defaulted, " "); got != want[p.SKU] {
+				t.Errorf("drive %s: defaulted %q, want %q", p.SKU, got, want[p.SKU])
+			}
+		default:
+			if len(p.Defaulted) > 0 {
+				t.Errorf("%s %s: defaulted %q", p.Kind, p.SKU, p.Defaulted)
+			}
+		}
+	}
+	res = mustImport(t, wb, Options{Source: "ACME", Fill: Fill{ReadLatency: units.Duration(80 * time.Microsecond), ReadIOPS: 900000}})
+	for _, p := range res.Parts {
+		if p.Kind == KindDrive {
+			if got := strings.Join(p.Defaulted, " "); got != "write_latency write_iops" {
+				t.Errorf("drive %s with read figures given: defaulted %q, want write_latency write_iops", p.SKU, got)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure/device"
+	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/units"
 )
 
@@ -47,30 +48,8 @@ func WriteDevice(w io.Writer, p *device.Profile) {
 	fmt.Fprintf(w, "\nFor the model (4 KiB): latency read %v, write %v (mean at QD1);\n", r.ReadLatency, r.WriteLatency)
 	fmt.Fprintf(w, "  IOPS read %.0f, write %.0f (QD32)\n", r.ReadIOPS, r.WriteIOPS)
 	for _, warn := range p.Warnings {
-		fmt.Fprint(w, wrap("warning: "+warn, 78, "  "))
+		fmt.Fprintln(w, strings.Join(reports.Wrap("warning: "+warn, 78, "  "), "\n"))
 	}
-}
-
-// wrap breaks s into lines of at most width columns at spaces, indenting
-// every line after the first.
-func wrap(s string, width int, indent string) string {
-	var b strings.Builder
-	line := 0
-	for i, word := range strings.Fields(s) {
-		switch {
-		case i == 0:
-		case line+1+len(word) > width:
-			b.WriteString("\n" + indent)
-			line = len(indent)
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(word)
-		line += len(word)
-	}
-	b.WriteByte('\n')
-	return b.String()
 }
 
 // micros shows a latency in microseconds as a duration, to 10ns.

@@ -3,7 +3,6 @@ package measured
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/memplan/memplan/prices/quote"
 )
@@ -33,11 +32,8 @@ func WriteImport(w io.Writer, r *quote.Result) {
 		case quote.KindDrive:
 			drives++
 		}
-		for _, n := range p.Notes {
-			if strings.Contains(n, "class default") {
-				defaults++
-				break
-			}
+		if len(p.Defaulted) > 0 {
+			defaults++
 		}
 	}
 	fmt.Fprintf(w, "recognised %d %s (%d %s, %d %s)", len(r.Parts), plural(len(r.Parts), "part", "parts"), dimms, plural(dimms, "DIMM", "DIMMs"), drives, plural(drives, "drive", "drives"))

@@ -285,7 +285,7 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	set(cAllDRAM, dram, st.text)
 	// Whether a configuration can be the baseline (all-DRAM and meeting
 	// the deadlines) does not depend on prices; which one ranks best does.
-	if c.AllDRAM && t < 3 {
+	if c.AllDRAM && t < model.TierMisses {
 		formula(cBaseRank, at(cRank), rank, st.count)
 	} else {
 		set(cBaseRank, "", st.count)

@@ -5,48 +5,33 @@ import (
 	"math"
 	"sort"
 
+	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 )
 
-// The Rank column reproduces the model's ranking (model.rank) with
-// formulas, so that a price edit re-ranks:
-//
-//   - tier first: configurations that meet every deadline with margin,
-//     then those at risk, then those that miss;
-//   - within the first two tiers, the fleet cost ranked by (purchase, or
-//     total cost of ownership when RankBy on the Summary says tco), then
-//     cost per server, then the lower slowdown, then the ID;
-//   - misses closest to the deadline first (by slowdown); equally close
-//     ones by cost per server, then ID.
-//
-// Everything in that order except the costs is independent of prices, so
-// the rows are laid out in blocks that never change: each tier, and for
-// misses each group of equal slowdown, occupies consecutive rows. A row's
+// The Rank column reproduces the model's ranking rule (model/rank.go)
+// with formulas, so that a price edit re-ranks. Everything in that rule
+// except the costs is in model.RankKey, which reports.Configuration
+// rebuilds from the result file exactly as the model computed it: the
+// rows are laid out in blocks that prices never change (each tier, and
+// for misses each group of equal closeness to the deadline), and a row's
 // rank is the rows before its block (a number) plus its position inside
-// the block, counted with COUNTIF over the block alone. Counting is
-// quadratic in the block size (spreadsheets without dynamic arrays cannot
-// sort), so the blocks keep it as small as the model allows; see the
-// benchmark note in docs/excel.md.
+// the block, counted with COUNTIF over the block alone: by ranked cost
+// (not for misses), then cost per server, then the key's tie order.
+// Counting is quadratic in the block size (spreadsheets without dynamic
+// arrays cannot sort), so the blocks keep it as small as the model
+// allows; see the benchmark note in docs/excel.md.
 
-// tier orders configurations as the model does: those that meet every
-// deadline with margin, those at risk, those that miss.
-func tier(c reports.Configuration) int {
-	switch {
-	case c.MeetsDeadlines && !c.AtRisk:
-		return 1
-	case c.MeetsDeadlines:
-		return 2
-	}
-	return 3
-}
+// tier is the configuration's ranking tier (model.TierMeets..TierMisses).
+func tier(c reports.Configuration) int { return model.RankTier(c.MeetsDeadlines, c.AtRisk) }
 
 // rankKeys holds, per row (index into book.rows), the static parts of the
 // ranking.
 type rankKeys struct {
 	block     []span // the rows ranked together with this one
 	before    []int  // rows of the blocks before it
-	tieOrder  []int  // 1.. by (slowdown, ID): the last tie-break
-	missGroup []int  // misses: 1.. groups of equal slowdown, closest first; 0 otherwise
+	tieOrder  []int  // 1.. by the key's tie order: the last tie-break
+	missGroup []int  // misses: 1.. groups of equal closeness, closest first; 0 otherwise
 	// tieScale turns cost per server and tie order into one exact integer,
 	// ROUND(cost per server x 100) x tieScale + tie order, so that ties on
 	// fleet cost are broken with one count instead of two. Zero when costs
@@ -54,63 +39,53 @@ type rankKeys struct {
 	tieScale int
 }
 
-// order sorts rows into sheet order (tier, miss group, memplan rank) and
+// order sorts rows into sheet order (blocks, then memplan rank) and
 // computes the ranking keys.
 func order(rows []reports.Configuration) ([]reports.Configuration, rankKeys) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		if ti, tj := tier(rows[i]), tier(rows[j]); ti != tj {
-			return ti < tj
-		}
-		return rows[i].Rank < rows[j].Rank
-	})
-	// Groups of misses numbered in memplan's order (closest first), then
-	// made contiguous.
-	group := map[float64]int{}
-	for _, c := range rows {
-		if tier(c) == 3 {
-			if _, ok := group[c.MaxSlowdown]; !ok {
-				group[c.MaxSlowdown] = len(group) + 1
-			}
-		}
-	}
-	missGroup := func(c reports.Configuration) int {
-		if tier(c) != 3 {
-			return 0
-		}
-		return group[c.MaxSlowdown]
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		if ti, tj := tier(rows[i]), tier(rows[j]); ti != tj {
-			return ti < tj
-		}
-		return missGroup(rows[i]) < missGroup(rows[j])
-	})
-
 	n := len(rows)
-	k := rankKeys{block: make([]span, n), before: make([]int, n), tieOrder: make([]int, n), missGroup: make([]int, n)}
+	keys := make([]model.RankKey, n)
+	for i, c := range rows {
+		keys[i] = c.RankKey()
+	}
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(i, j int) bool {
-		a, c := rows[idx[i]], rows[idx[j]]
-		if a.MaxSlowdown != c.MaxSlowdown {
-			return a.MaxSlowdown < c.MaxSlowdown
+		if d := keys[idx[i]].Block(keys[idx[j]]); d != 0 {
+			return d < 0
 		}
-		return a.ID < c.ID
+		return rows[idx[i]].Rank < rows[idx[j]].Rank
 	})
+	sorted, sk := make([]reports.Configuration, n), make([]model.RankKey, n)
+	for pos, i := range idx {
+		sorted[pos], sk[pos] = rows[i], keys[i]
+	}
+	rows, keys = sorted, sk
+
+	k := rankKeys{block: make([]span, n), before: make([]int, n), tieOrder: make([]int, n), missGroup: make([]int, n)}
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return keys[idx[i]].TieLess(keys[idx[j]]) })
 	for pos, i := range idx {
 		k.tieOrder[i] = pos + 1
 	}
+	group := 0
 	for i := 0; i < n; {
 		j := i
-		for j < n && tier(rows[j]) == tier(rows[i]) && missGroup(rows[j]) == missGroup(rows[i]) {
+		for j < n && keys[j].Block(keys[i]) == 0 {
 			j++
+		}
+		g := 0
+		if keys[i].Tier == model.TierMisses {
+			group++
+			g = group
 		}
 		for x := i; x < j; x++ {
 			k.block[x] = span{i + 2, j + 1}
 			k.before[x] = i
-			k.missGroup[x] = missGroup(rows[x])
+			k.missGroup[x] = g
 		}
 		i = j
 	}
@@ -142,7 +117,7 @@ func (b *book) rankFormula(i, r int) string {
 		return fmt.Sprintf("$%s$%d:$%s$%d", c, blk.first, c, blk.last)
 	}
 	at := func(col int) string { return cell(col, r) }
-	if tier(b.rows[i]) == 3 {
+	if tier(b.rows[i]) == model.TierMisses {
 		// One group of equal slowdown: by cost per server, then ID.
 		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
 			in(cPerServer), at(cPerServer),
@@ -165,7 +140,7 @@ func (b *book) rankFormula(i, r int) string {
 // perServer is the row's cost per server, for the formula's value.
 func (b *book) tieKeyCell(i, r int, perServer float64) (formula string, value int64) {
 	k := b.rank
-	if tier(b.rows[i]) == 3 || k.tieScale == 0 {
+	if tier(b.rows[i]) == model.TierMisses || k.tieScale == 0 {
 		return "", int64(k.tieOrder[i])
 	}
 	v := int64(math.Round(perServer*100))*int64(k.tieScale) + int64(k.tieOrder[i])

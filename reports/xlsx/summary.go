@@ -218,7 +218,7 @@ func (b *book) pickRow(col int) int {
 		return 0 // rank 1 is the first row
 	}
 	for i, c := range b.rows {
-		if c.AllDRAM && tier(c) < 3 {
+		if c.AllDRAM && tier(c) < model.TierMisses {
 			return i
 		}
 	}

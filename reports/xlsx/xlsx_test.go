@@ -30,16 +30,27 @@ func intelOutput(t testing.TB, top int, edit func(*prices.Catalog, *model.Worklo
 
 func intelOutputWith(t testing.TB, top int, edit func(*prices.Catalog, *model.Workload), robust bool) reports.Output {
 	t.Helper()
-	w, err := model.LoadWorkload("../../examples/intel-eda-2009.yaml")
+	out, _ := modelOutput(t, "../../examples/intel-eda-2009.yaml", "intel-2009", top, robust, edit)
+	return out
+}
+
+// modelOutput runs the model on a workload file priced from one embedded
+// catalog, after edits (nil ones skipped), and returns the result file's
+// output and the model's result.
+func modelOutput(t testing.TB, workload, catalog string, top int, robust bool, edits ...func(*prices.Catalog, *model.Workload)) (reports.Output, *model.Result) {
+	t.Helper()
+	w, err := model.LoadWorkload(workload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := prices.Embedded("intel-2009")
+	cat, err := prices.Embedded(catalog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if edit != nil {
-		edit(cat, w)
+	for _, edit := range edits {
+		if edit != nil {
+			edit(cat, w)
+		}
 	}
 	set, err := prices.Merge(cat)
 	if err != nil {
@@ -67,7 +78,7 @@ func intelOutputWith(t testing.TB, top int, edit func(*prices.Catalog, *model.Wo
 			t.Fatal(err)
 		}
 	}
-	return reports.NewOutput(res, opts)
+	return reports.NewOutput(res, opts), res
 }
 
 // intelRobustOutput is intelOutput with the break-even and uncertainty

@@ -41,6 +41,7 @@ func (o *probeOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.ZswapCompressor, "zswap-compressor", "", "zswap compressor (default: the zram algorithm)")
 	f.StringVar(&o.DeviceClass, "device-class", "", "factor class of the swap-file device (default: from the device: hdd, nvme-ssd-tlc or sata-ssd-tlc)")
 	f.StringSliceVar(&o.Emulate, "emulate", nil, "catalog classes to emulate by IOPS throttling (default: every class not present)")
+	f.BoolVar(&o.EmulateLatency, "emulate-latency", false, "emulate the Intel study's drives (sata-ssd-slc, sata-ssd-mlc, hdd) with their latency on a FUSE-backed loop device instead of IOPS throttling (docs/probe.md)")
 	f.BoolVar(&o.DeviceProfile, "device-profile", d.DeviceProfile, "measure the swap device's 4 KiB latency and IOPS (the curve's reference)")
 	f.Float64Var(&o.MaxSlowdown, "max-slowdown", 0, "stop a run at this multiple of the in-RAM time and estimate from its rate (default 40; --quick 25)")
 	f.Float64Var(&o.ScenarioFit, "scenario-fit", d.ScenarioFit, "fit ratio of the swappiness scenario (and of zswap/none under --quick)")

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/memplan/memplan/internal/usage"
+	"github.com/memplan/memplan/measure/host/emulate"
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/measure/profile"
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ const (
 )
 
 func main() {
+	// The emulated swap device's server is memplan re-executed: it must
+	// take over before anything else runs (measure/host/emulate).
+	emulate.ServeIfChild()
 	if handled, code := maybeHelper(); handled {
 		os.Exit(code)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memplan/memplan/measure/host/emulate"
 )
 
 // StateDirEnv overrides the directory holding the journal and the lock.
@@ -43,6 +45,9 @@ const (
 	OpZramReset   = "zram-reset" // configured an existing, unused zram device
 	OpThrottle    = "throttle"   // I/O limit on a cgroup
 	OpLoop        = "loop"       // bound a loop device to Path (a zram device)
+	// OpEmulator started an emulated swap device (measure/host/emulate)
+	// with its mount point under Path; New holds its State as JSON.
+	OpEmulator = "emulator"
 )
 
 // Entry is one change to the host.
@@ -78,6 +83,8 @@ func (e Entry) String() string {
 		return fmt.Sprintf("configured zram device /dev/zram%d", e.ID)
 	case OpThrottle:
 		return fmt.Sprintf("I/O throttle on %s in %s", e.Dev, e.Path)
+	case OpEmulator:
+		return "emulated swap device (FUSE server, loop device, swap) under " + e.Path
 	case OpLoop:
 		return "loop device over " + e.Path
 	}
@@ -284,6 +291,8 @@ func (j *Journal) UndoAll() error { return j.UndoTo(0) }
 
 func undo(h Host, e Entry) error {
 	switch e.Op {
+	case OpEmulator:
+		return undoEmulator(e)
 	case OpMkdirCgroup:
 		return removeCgroupDir(h, e.Path, func(pid int) { _ = h.Kill(pid) })
 	case OpMkdir:
@@ -382,4 +391,24 @@ func CloseJournal(j *Journal) error {
 		return fmt.Errorf("%w; the journal %s keeps what is left: run 'memplan probe cleanup'", err, j.Path())
 	}
 	return nil
+}
+
+// undoEmulator stops an emulated device: from its recorded State, and any
+// emulator mounted under the entry's directory that the State did not
+// reach (the process died between a change and its record).
+func undoEmulator(e Entry) error {
+	var errs []error
+	if e.New != "" {
+		var st emulate.State
+		if err := json.Unmarshal([]byte(e.New), &st); err != nil {
+			return fmt.Errorf("emulator state in the journal: %w", err)
+		}
+		errs = append(errs, emulate.Cleanup(st))
+	}
+	for _, st := range emulate.Leftovers() {
+		if e.Path != "" && strings.HasPrefix(st.Mountpoint, e.Path+"/") {
+			errs = append(errs, emulate.Cleanup(st))
+		}
+	}
+	return errors.Join(errs...)
 }

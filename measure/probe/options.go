@@ -53,13 +53,16 @@ type Options struct {
 	ZswapCompressor string
 	DeviceClass     string   // overrides the class picked from the swap device
 	Emulate         []string // factor classes to emulate; empty: every catalog class not present
-	DeviceProfile   bool     // measure the swap device's latency and IOPS
-	MaxSlowdown     float64  // stop a run at this multiple of the in-RAM time
-	ScenarioFit     float64  // fit ratio of the swappiness scenario
-	Swappiness      []int
-	PageCacheSizes  []float64 // writer file sizes, as multiples of the memory limit
-	Workload        WorkloadOptions
-	Seed            uint64
+	// EmulateLatency emulates them with their latency (a FUSE-backed
+	// loop device, measure/host/emulate) instead of IOPS throttling.
+	EmulateLatency bool
+	DeviceProfile  bool    // measure the swap device's latency and IOPS
+	MaxSlowdown    float64 // stop a run at this multiple of the in-RAM time
+	ScenarioFit    float64 // fit ratio of the swappiness scenario
+	Swappiness     []int
+	PageCacheSizes []float64 // writer file sizes, as multiples of the memory limit
+	Workload       WorkloadOptions
+	Seed           uint64
 
 	// PageCacheFit is the page-cache scenario's memory limit over the
 	// workload's footprint (default 1: the application fills its memory,

@@ -2,8 +2,10 @@ package probe
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,7 +61,15 @@ type Emulation struct {
 	RIOPS int
 	WIOPS int
 	Label string
+	// Latency names the measure/host/emulate preset that stands in for the
+	// drive with its latency (--emulate-latency): its stage swaps to a
+	// FUSE-backed loop device instead of the throttled swap file.
+	Latency string `json:",omitempty"`
 }
+
+// latencyPresets are the emulated devices with a drive's latency, by the
+// Intel study's classes.
+var latencyPresets = map[string]string{"sata-ssd-slc": "x25-e", "sata-ssd-mlc": "x25-m", "hdd": "hdd-raid0"}
 
 // Stage is a set of runs against one backend.
 type Stage struct {
@@ -272,7 +282,22 @@ func (p *Plan) planStages(h host.Host) {
 				Provenance: model.Measured, Fits: f, Reps: r})
 		}
 	}
-	if o.has(measure.BackendEmulated) {
+	if o.has(measure.BackendEmulated) && o.EmulateLatency {
+		// With their latency, the drives are emulated by a device of their
+		// own: no throttling needed, and the swap directory's disk is not
+		// one of them whatever the kernel calls it.
+		p.Emulations = emulations(o.Emulate, "", &p.Skipped)
+		for i := range p.Emulations {
+			e := &p.Emulations[i]
+			e.Latency = latencyPresets[e.Class]
+			if e.Latency == "" {
+				p.skip("emulated %s: no latency model for it (--emulate-latency has %s)", e.Class, strings.Join(slices.Sorted(maps.Keys(latencyPresets)), ", "))
+				continue
+			}
+			p.Stages = append(p.Stages, Stage{Name: "emulated " + e.Class + " (latency)", Backend: measure.BackendEmulated, Class: e.Class,
+				Provenance: model.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
+		}
+	} else if o.has(measure.BackendEmulated) {
 		if quick {
 			p.skip("emulated drives: skipped by --quick (run without it to emulate the catalog's drives by IOPS throttling)")
 		} else if !p.Cgroups.IO {
@@ -395,6 +420,11 @@ func (p *Plan) describe() {
 		case measure.BackendFile:
 			add("create swap file %s (%s, fully allocated), swapon priority %d; %s at fit %s", p.SwapFile, p.SwapFileSize, host.SwapPriority, nRuns(runs), fitList(s.Fits))
 		case measure.BackendEmulated:
+			if e := s.Emulation; e.Latency != "" {
+				add("start an emulated %s (%s: %v read latency): a FUSE server in its own memory-locked process holding %s, a direct-I/O loop device over its file, swap on it above the swap file; %s at fit %s",
+					e.Label, e.Latency, e.Drive.ReadLatency, p.SwapFileSize, nRuns(runs), fitList(s.Fits))
+				continue
+			}
 			add("throttle the run cgroups' I/O on %s (%s) to %d read / %d write IOPS to emulate %s; %s at fit %s", p.Swap.DiskDev, host.DiskName(p.Swap), s.Emulation.RIOPS, s.Emulation.WIOPS, s.Emulation.Label, nRuns(runs), fitList(s.Fits))
 		case measure.BackendZswap:
 			add("enable zswap (compressor %s) in front of the swap file; %s at fit %s; restore every zswap parameter", p.ZswapAlg, nRuns(runs), fitList(s.Fits))

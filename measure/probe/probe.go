@@ -473,6 +473,9 @@ func (s *session) stage(ctx context.Context, st *Stage) error {
 		if err := s.ensureSwapFile(); err != nil {
 			return err
 		}
+		if st.Emulation != nil && st.Emulation.Latency != "" {
+			return s.latencyStage(ctx, st)
+		}
 		return s.runStage(ctx, st)
 	case measure.BackendZswap:
 		if err := s.ensureSwapFile(); err != nil {
@@ -611,8 +614,9 @@ func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
 	case measure.BackendNone:
 		rs.MemSw = limit
 	case measure.BackendEmulated:
-		e := st.Emulation
-		rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
+		if e := st.Emulation; e.Latency == "" {
+			rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
+		}
 	}
 	return rs
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/measure/host/emulate"
 	"github.com/memplan/memplan/measure/host/hosttest"
 
 	"github.com/memplan/memplan/internal/roottest"
@@ -330,5 +331,51 @@ func TestRunWithoutRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(o.StateDir + "/" + host.JournalName); err == nil {
 		t.Error("an unprivileged probe wrote a journal")
+	}
+}
+
+// TestRootLatencyEmulatedDrive measures the X25-M on a device with its
+// latency (measure/host/emulate): the stage swaps to the FUSE-backed loop
+// device, a page brought back costs at least the drive's read latency, the
+// curve is filed as emulated, and nothing is left: no swap, loop device,
+// FUSE mount or server.
+func TestRootLatencyEmulatedDrive(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	if err := emulate.CheckHost(); err != nil {
+		t.Skipf("no latency emulation here: %v", err)
+	}
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Workload.DataSize = 48 * units.MiB
+	o.Backends = []string{measure.BackendEmulated}
+	o.Emulate = []string{"sata-ssd-mlc"}
+	o.EmulateLatency = true
+	o.Fits = []float64{0.6}
+	o.Reps = 3
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+	if left := emulate.Leftovers(); len(left) != 0 {
+		t.Errorf("emulators left behind: %+v", left)
+	}
+	if len(rep.Points) != 1 {
+		t.Fatalf("points %+v (notes %q)", rep.Points, rep.Notes)
+	}
+	pt := rep.Points[0]
+	if pt.Stage != "emulated sata-ssd-mlc (latency)" || pt.Provenance != model.Emulated || pt.Slowdown.N == 0 || pt.MajFlt == 0 {
+		t.Fatalf("point %+v", pt)
+	}
+	fl := pt.FaultLatency
+	if fl == nil || fl.P50Us < 80 {
+		t.Fatalf("fault latency %+v: a page from an emulated X25-M takes at least its 85us", fl)
+	}
+	t.Logf("emulated X25-M at fit 0.6: slowdown %.2f (%d runs), %.0f major faults a run, a page brought back p50 %.0fus p99 %.0fus; notes %q",
+		pt.Slowdown.Mean, pt.Slowdown.N, pt.MajFlt, fl.P50Us, fl.P99Us, rep.Notes)
+	ff := rep.Factors("test")
+	if len(ff.Curves) != 1 || ff.Curves[0].Class != "sata-ssd-mlc" || ff.Curves[0].Provenance != model.Emulated {
+		t.Errorf("curves %+v", ff.Curves)
 	}
 }

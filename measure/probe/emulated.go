@@ -1,0 +1,94 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/host/emulate"
+)
+
+// latencyStage runs an emulated drive's stage on a device with the drive's
+// latency (measure/host/emulate): a FUSE server in its own memory-locked
+// process, a direct-I/O loop device over its file, and swap on that above
+// the swap file. The journal records the emulator before it starts and its
+// state after every change, so an interrupted or killed probe undoes it.
+func (s *session) latencyStage(ctx context.Context, st *Stage) error {
+	e := st.Emulation
+	dev, err := emulate.Preset(e.Latency)
+	if err != nil {
+		return err
+	}
+	if err := emulate.CheckHost(); err != nil {
+		s.note("%s: %v; skipped", st.Name, err)
+		return nil
+	}
+	mark := s.Journal.Len()
+	dir := filepath.Join(s.workDir, "emulate")
+	if _, err := s.Journal.Record(host.Entry{Op: host.OpMkdir, Path: dir}); err != nil {
+		return err
+	}
+	if err := s.Host.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	idx, err := s.Journal.Record(host.Entry{Op: host.OpEmulator, Path: dir})
+	if err != nil {
+		return err
+	}
+	var recErr error
+	opts := emulate.Options{Dir: dir, Exe: s.Exe, Record: func(state emulate.State) {
+		b, err := json.Marshal(state)
+		if err == nil {
+			err = s.Journal.Update(idx, func(en *host.Entry) { en.New = string(b) })
+		}
+		if err != nil && recErr == nil {
+			recErr = err
+		}
+	}}
+	em, err := emulate.Start(ctx, dev, int64(s.plan.SwapFileSize), opts)
+	if err == nil {
+		if _, err = em.AttachLoop(); err == nil {
+			err = em.SwapOn(host.SwapPriority + 10)
+		}
+	}
+	if err == nil && recErr != nil {
+		err = fmt.Errorf("journaling the emulator: %w", recErr)
+	}
+	if err == nil {
+		if err = s.runStage(ctx, st); err == nil {
+			s.noteEmulatedLatency(st)
+		}
+	}
+	if em != nil {
+		if cerr := em.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	if uerr := s.Journal.UndoTo(mark); uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	if err != nil && ctx.Err() == nil {
+		s.note("%s: %v", st.Name, err)
+	}
+	return err
+}
+
+// noteEmulatedLatency compares what a page brought back cost on the
+// emulated device (the points' first-touch latency) with the drive's: on a
+// host where FUSE and the loop device add about as much as the drive's own
+// latency, the curve overstates the drive, and the note says so.
+func (s *session) noteEmulatedLatency(st *Stage) {
+	want := float64(st.Emulation.Drive.ReadLatency.D()) / 1e3 // us
+	for _, pt := range s.rep.Points {
+		if pt.Stage != st.Name || pt.FaultLatency == nil || pt.FaultLatency.Count < 100 {
+			continue
+		}
+		got := pt.FaultLatency.P50Us
+		s.note("%s at fit %g: a page brought back took %.0fus (p50 of %d) against the drive's %.0fus read latency%s",
+			st.Name, pt.Fit, got, pt.FaultLatency.Count, want, map[bool]string{true: "; FUSE and the loop device add about as much on this host, so this curve overstates the drive (docs/probe.md)", false: ""}[got > 1.5*want])
+		break
+	}
+}

@@ -662,7 +662,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	if len(ps.rep.Phases) > 0 {
 		stage = "validation on " + ph.Name
 	}
-	ps.prog.Stage(stage, o.Runs*(1+len(o.Fits)))
+	ps.prog.Stage(stage, o.Runs*(1+len(o.Fits))+1) // and the closing in-RAM run
 	timeout := ps.runTimeout()
 	ph.Points = make([]ProfilePoint, len(o.Fits))
 	for i, f := range o.Fits {

@@ -35,8 +35,8 @@ const (
 	// answers a runnable task within the scheduler's latency (a few ms per
 	// second of run time).
 	DisturbedWait = 0.05
-	// DisturbedSteal is the share of the run's CPU time the hypervisor may
-	// steal.
+	// DisturbedSteal is the share of the run's wall time the hypervisor
+	// may steal from each CPU.
 	DisturbedSteal = 0.02
 )
 
@@ -76,9 +76,11 @@ func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	case c.CPUWait > DisturbedWait*wall:
 		c.Disturbed = true
 		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU)
-	case jobCPU > 0 && c.Steal > DisturbedSteal*math.Max(jobCPU, wall):
+	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall:
+		// Steal is counted over all CPUs; a job on one of them loses its
+		// share.
 		c.Disturbed = true
-		c.Why = fmt.Sprintf("the hypervisor stole %.1fs of CPU time", c.Steal)
+		c.Why = fmt.Sprintf("the hypervisor stole %.1fs of CPU time over the host's %d CPUs", c.Steal, max(after.CPUs, 1))
 	}
 	return c
 }

@@ -23,8 +23,12 @@ func TestAssess(t *testing.T) {
 	if !busy.Disturbed || !strings.Contains(busy.Why, "waited 4.0s") || math.Abs(busy.IdleWall-10) > 1e-9 || math.Abs(busy.OthersCPU-18.2) > 1e-9 {
 		t.Errorf("busy run: %+v", busy)
 	}
-	// Steal: a hypervisor taking 1s of a 10s run.
-	stolen := Assess(10, 9, 0, before, CPUTimes{Busy: 109, Idle: 510, Steal: 2, CPUs: 2})
+	// Steal: a hypervisor taking 1s of each CPU over a 10s run; 0.2s of
+	// ticks over two CPUs is not a disturbance.
+	if c := Assess(10, 9, 0, before, CPUTimes{Busy: 109, Idle: 510, Steal: 1.2, CPUs: 2}); c.Disturbed {
+		t.Errorf("0.2s of steal over 2 CPUs in 10s flagged: %+v", c)
+	}
+	stolen := Assess(10, 9, 0, before, CPUTimes{Busy: 109, Idle: 510, Steal: 3, CPUs: 2})
 	if !stolen.Disturbed || !strings.Contains(stolen.Why, "stole") {
 		t.Errorf("stolen: %+v", stolen)
 	}

@@ -21,5 +21,10 @@
 //     files, zram (setup and its own latency), and the host facts a report
 //     records.
 //   - sys.go: the system calls the workload child and the profile's
-//     launcher make on their own memory and files.
+//     launcher make on their own memory and files; cpustat.go: the host's
+//     CPU time and a thread's wait for a CPU (measure.Assess).
+//
+// Below it, measure/host/emulate is a swap device with a drive's latency
+// (a FUSE server and a direct-I/O loop device) whose state the journal
+// records as OpEmulator, and measure/host/hosttest the tests' fixture host.
 package host

@@ -11,8 +11,11 @@
 //
 // The workload (workload.go) is memplan re-executed as a child
 // (WorkloadMain): it maps a "code" file and sweeps an anonymous data
-// segment page by page. The backends are a swap file, zram, zswap, none,
-// and IOPS-throttled emulations of catalog drives. The scenarios reproduce
+// segment page by page, timing the first touch of each page (a point's
+// fault_latency). The backends are a swap file, zram, zswap, none, and
+// emulations of catalog drives: IOPS-throttled, or with their latency on
+// measure/host/emulate's device (emulated.go, --emulate-latency). Each run
+// records what the rest of the host did (measure.Contention). The scenarios reproduce
 // the source experiments: swappiness and swap off, a writer's page cache
 // with its remedies, swapdemo at its proportions, and the copy workloads.
 package probe

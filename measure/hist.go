@@ -195,11 +195,27 @@ func (h *Hist) buckets() []LatencyBucket {
 // Count is the number of values added.
 func (h *Hist) Count() int64 { return h.n }
 
-// AddN adds n values of ns.
+// AddN adds n values of ns at once (Merge's update with a group of equal
+// values, whose own variance is zero).
 func (h *Hist) AddN(ns, n int64) {
-	for range n {
-		h.Add(ns)
+	if n <= 0 {
+		return
 	}
+	if ns < 0 {
+		ns = 0
+	}
+	h.counts[histIndex(ns)] += n
+	if h.n == 0 || ns < h.min {
+		h.min = ns
+	}
+	if ns > h.max {
+		h.max = ns
+	}
+	tot := h.n + n
+	d := float64(ns) - h.mean
+	h.m2 += d * d * float64(h.n) * float64(n) / float64(tot)
+	h.mean += d * float64(n) / float64(tot)
+	h.n = tot
 }
 
 // Above is the part of the histogram above ns (whole buckets: those whose

@@ -134,3 +134,22 @@ func TestHistJSONAndAbove(t *testing.T) {
 		t.Error("a bucket out of range was accepted")
 	}
 }
+
+// TestHistAddNIsAddRepeated: adding a group of equal values at once gives
+// the histogram n single adds give.
+func TestHistAddNIsAddRepeated(t *testing.T) {
+	var a, b Hist
+	for _, v := range []int64{150, 90, 3000} {
+		a.Add(v)
+		b.Add(v)
+	}
+	a.AddN(20_000, 7)
+	for range 7 {
+		b.Add(20_000)
+	}
+	a.AddN(5, 0)
+	if a.counts != b.counts || a.n != b.n || a.min != b.min || a.max != b.max ||
+		math.Abs(a.mean-b.mean) > 1e-9*b.mean || math.Abs(a.m2-b.m2) > 1e-9*b.m2 {
+		t.Errorf("AddN: n %d mean %g m2 %g; repeated Add: n %d mean %g m2 %g", a.n, a.mean, a.m2, b.n, b.mean, b.m2)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -99,5 +100,5 @@ func ReadRunDelay(h Host, pid int) (time.Duration, error) {
 // ReadOwnRunDelay is ReadRunDelay for the calling thread's process, read
 // without a Host: the workload child reports its own.
 func ReadOwnRunDelay() (time.Duration, error) {
-	return ReadRunDelay(NewOSHost(), selfPID())
+	return ReadRunDelay(NewOSHost(), os.Getpid())
 }

@@ -81,5 +81,3 @@ func Exec(path string, argv, env []string) error { return unix.Exec(path, argv, 
 
 // KillGroup sends SIGKILL to every process in process group pgid.
 func KillGroup(pgid int) error { return unix.Kill(-pgid, unix.SIGKILL) }
-
-func selfPID() int { return unix.Getpid() }

@@ -69,9 +69,11 @@ type PointResult struct {
 	Verdict   string          `json:"verdict,omitempty"`
 	// FaultLatency is the distribution of the time one page brought back
 	// from swap cost the workload: its first touches slower than the
-	// report's FaultThresholdUs (pmbench's per-access latency).
+	// report's FaultThresholdUs (pmbench's per-access latency), one visit in
+	// TouchSample timed.
 	FaultLatency *measure.LatencySummary `json:"fault_latency,omitempty"`
-	// TouchLatency is every first touch, resident or not.
+	// TouchLatency is every first touch timed, resident or not: one visit
+	// in TouchSample, so counts are that fraction of the visits.
 	TouchLatency *measure.LatencySummary `json:"touch_latency,omitempty"`
 	Failed       int                     `json:"failed_runs,omitempty"`
 	OOMKilled    int                     `json:"oom_killed_runs,omitempty"`

@@ -76,6 +76,9 @@ type FactorInfo struct {
 	Host         string
 	Curves       map[string]string  // class -> provenance
 	Points       map[string][]Point // class -> the curve's points as given
+	// Extra is the file's extra as written (a probe's raw results), for
+	// reports to show; the model does not read it.
+	Extra map[string]any
 }
 
 // Savings compares the recommendation with the all-DRAM baseline.
@@ -200,7 +203,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		}
 	}
 	for _, f := range files {
-		fi := FactorInfo{Name: f.Name, TransferFrom: f.TransferFrom, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}}
+		fi := FactorInfo{Name: f.Name, TransferFrom: f.TransferFrom, File: f.File, Date: f.Date.String(), Source: f.Source, Curves: map[string]string{}, Extra: f.Extra}
 		if f.Host != nil {
 			fi.Host = f.Host.Hostname
 		}

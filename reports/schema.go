@@ -307,6 +307,9 @@ type FactorFile struct {
 	Source string  `json:"source" yaml:"source"`
 	Host   string  `json:"host" yaml:"host"`
 	Curves []Curve `json:"curves" yaml:"curves"`
+	// Measurements is what a probe recorded besides the curves (per-fault
+	// latency, the source experiments); null for other files.
+	Measurements *Measurements `json:"measurements" yaml:"measurements"`
 }
 
 // Curve is one slowdown curve's device class and where it came from.
@@ -450,6 +453,9 @@ func NewOutput(res *model.Result, opts Options) Output {
 			ff.Curves = append(ff.Curves, c)
 		}
 		sort.Slice(ff.Curves, func(i, j int) bool { return ff.Curves[i].Class < ff.Curves[j].Class })
+		var warnings []string
+		ff.Measurements, warnings = measurementsOf(f.File, f.Extra) // measurements.go
+		out.Warnings = append(out.Warnings, warnings...)
 		out.Factors = append(out.Factors, ff)
 	}
 	return out

@@ -24,12 +24,14 @@ import (
 // recommended, the same ranked by TCO with the robustness analyses (the
 // fullest Summary and Sensitivity sheets), and one in which every
 // configuration has nearly the same runtime, and one in which nothing
-// meets the deadline (no recommendation, no bill of materials).
+// meets the deadline (no recommendation, no bill of materials), and the
+// study with a probe's factor file.
 func lookWorkbooks(t *testing.T) map[string]reports.Output {
 	return map[string]reports.Output{
 		"intel":        intelOutput(t, 0, nil),
 		"intel-tco":    intelRobustOutput(t, power(5, 1.4, model.RankTCO)),
 		"same-runtime": sameRuntimeOutput(t),
+		"probe":        probeOutput(t), // the Slowdown sheet's measurement tables and charts
 		"nothing-meets": intelOutput(t, 0, func(_ *prices.Catalog, w *model.Workload) {
 			w.Jobs[0].Deadline = w.Jobs[0].Runtime / 2 // even in RAM a job misses
 			w.Jobs[0].Window = w.Jobs[0].Deadline

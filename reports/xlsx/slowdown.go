@@ -142,14 +142,7 @@ func (b *book) slowdown() error {
 	if len(ps) == 0 {
 		n = max(n, 1)
 	}
-	if err := f.SetSheetDimension(sh, "A1:"+cell(pLast, n+1)); err != nil {
-		return err
-	}
 	if err := b.pageSetup(sh, pageList); err != nil {
-		return err
-	}
-	sw, err := f.NewStreamWriter(sh)
-	if err != nil {
 		return err
 	}
 	widths := map[int]float64{pClass: 22, pFit: 9, pSlowdown: 9, pLow: 9, pHigh: 9, pProvenance: 11, pExtrapolated: 12,
@@ -171,36 +164,27 @@ func (b *book) slowdown() error {
 		fit(fClass, c.class)
 		fit(fProvenance, c.provenance)
 	}
+	// What the factor files measured besides their curves goes below both
+	// lists (slowdown_measured.go); its labels and numbers size the
+	// columns too.
+	w := b.newWriter(sh)
+	measured := b.measured(w, n+3, widths)
 	for c := pClass; c <= pLast; c++ {
-		if err := sw.SetColWidth(c, c, widths[c]); err != nil {
-			return err
-		}
+		w.width(c, widths[c])
 	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+	if err := f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	header := make([]any, pLast)
 	for c, h := range map[int]string{pClass: "Swap backend / device class", pFit: "Fit ratio", pSlowdown: "Slowdown",
 		pLow: "95% low", pHigh: "95% high", pProvenance: "Slowdown from", pExtrapolated: "Extrapolated",
 		pConfigs: "Configurations at this point", pBasis: "Basis", fName: "Factor file", fDate: "Date",
 		fSource: "Source", fHost: "Measured on", fClass: "Curve", fProvenance: "Provenance",
 		fFit: "Curve fit", fSlowdown: "Curve slowdown", fCILow: "95% low", fCIHigh: "95% high", fSamples: "Runs"} {
-		header[c-1] = excelize.Cell{Value: h, StyleID: st.header}
-	}
-	header[pGap-1] = nil
-	lines := 1
-	for c, h := range header {
-		if h != nil {
-			lines = max(lines, wrappedLines(h.(excelize.Cell).Value.(string), widths[c+1]))
-		}
-	}
-	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
-		return err
+		w.set(c, 1, h, st.header)
 	}
 	b.classes = nil
 	for i := 0; i < n; i++ {
 		r := i + 2
-		row := make([]any, pLast)
 		if i < len(ps) {
 			p := ps[i]
 			if k := len(b.classes); k == 0 || b.classes[k-1].class != p.class {
@@ -218,40 +202,39 @@ func (b *book) slowdown() error {
 				pExtrapolated: {Value: yes, StyleID: st.text}, pConfigs: {Value: p.configs, StyleID: st.count},
 				pBasis: {Value: p.basis, StyleID: st.wrap},
 			} {
-				row[c-1] = v
+				w.put(c, r, v)
 			}
 		} else if i == 0 {
-			row[pClass-1] = excelize.Cell{Value: "Every listed configuration runs in RAM: no swap, no slowdown.", StyleID: st.text}
+			w.set(pClass, r, "Every listed configuration runs in RAM: no swap, no slowdown.", st.text)
 		}
 		if i < len(curves) {
 			c := curves[i]
-			for col, v := range map[int]string{fName: c.name, fDate: c.date, fSource: c.source, fHost: c.host, fClass: c.class, fProvenance: c.provenance} {
-				row[col-1] = excelize.Cell{Value: v, StyleID: st.text}
+			for col, v := range map[int]string{fName: c.name, fDate: c.date, fHost: c.host, fClass: c.class, fProvenance: c.provenance} {
+				w.set(col, r, v, st.text)
 			}
-			row[fSource-1] = excelize.Cell{Value: c.source, StyleID: st.wrap}
+			w.set(fSource, r, c.source, st.wrap)
 			if pt := c.point; pt != nil {
-				row[fFit-1] = excelize.Cell{Value: pt.Fit, StyleID: st.pct}
-				row[fSlowdown-1] = excelize.Cell{Value: pt.Slowdown, StyleID: st.ratio}
+				w.set(fFit, r, pt.Fit, st.pct)
+				w.set(fSlowdown, r, pt.Slowdown, st.ratio)
 				if pt.CIHigh > 0 {
-					row[fCILow-1] = excelize.Cell{Value: pt.CILow, StyleID: st.ratio}
-					row[fCIHigh-1] = excelize.Cell{Value: pt.CIHigh, StyleID: st.ratio}
+					w.set(fCILow, r, pt.CILow, st.ratio)
+					w.set(fCIHigh, r, pt.CIHigh, st.ratio)
 				}
-				row[fSamples-1] = excelize.Cell{Value: pt.Samples, StyleID: st.count}
+				w.set(fSamples, r, pt.Samples, st.count)
 			}
 		}
-		lines := 1
-		for _, col := range []int{pBasis, fSource} {
-			if c, ok := row[col-1].(excelize.Cell); ok {
-				lines = max(lines, wrappedLines(fmt.Sprint(c.Value), widths[col]))
-			}
-		}
-		var opts []excelize.RowOpts
-		if lines > 1 {
-			opts = append(opts, excelize.RowOpts{Height: float64(lines)*lineHeight + 2})
-		}
-		if err := sw.SetRow(cell(1, r), row, opts...); err != nil {
+	}
+	// Charts and page breaks are set before the sheet is streamed (see
+	// writer.flush).
+	for _, c := range measured.charts {
+		if err := f.AddChart(sh, c.anchor, c.chart); err != nil {
 			return err
 		}
 	}
-	return sw.Flush()
+	for _, r := range measured.breaks {
+		if err := f.InsertPageBreak(sh, cell(1, r)); err != nil {
+			return err
+		}
+	}
+	return w.flush()
 }

@@ -138,7 +138,9 @@ func measurementsOf(file string, extra map[string]any) (*Measurements, []string)
 			err = json.Unmarshal(b, v)
 		}
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: extra.%s is not what memplan probe writes (%v); the result leaves it out", file, key, err))
+			// The decoder's message names Go types, not the file's fields:
+			// the part is named instead.
+			warnings = append(warnings, fmt.Sprintf("%s: extra.%s is not what memplan probe writes, so the report leaves it out; remove it, or measure again with memplan probe", file, key))
 			return false
 		}
 		return true

@@ -120,21 +120,16 @@ func (b *book) measured(w *writer, row int, widths map[int]float64) measuredPart
 		if sd := m.Swapdemo; sd != nil {
 			part.breaks = append(part.breaks, row)
 			w.set(mLabel, row, "Swapdemo experiment, from "+ff.Name, st.section)
-			note(row+1, fmt.Sprintf("Memory limit %s: the %s of data fit, with the %s file of \"code\" they exceed it by %s. An iteration reads random pages of the code and sweeps one %s chunk of data; a run stops after %d iterations or %s. Took %s. Vs swappiness 60 is each setting's time per iteration over swappiness 60's; published: what the source saw on a 16 GB laptop (11 iterations, 2 minutes).",
+			note(row+1, fmt.Sprintf("Memory limit %s: the %s of data fit, with the %s file of \"code\" they exceed it by %s. An iteration reads random pages of the code and sweeps one %s chunk of data; a run stops after %d iterations or %s. Took %s. Vs swappiness 60 is each setting's time per iteration over swappiness 60's. Published: what the source saw with the setting, as memplan probe records it.",
 				units.Bytes(sd.LimitBytes), units.Bytes(sd.DataBytes), units.Bytes(sd.CodeBytes), units.Bytes(sd.DataBytes+sd.CodeBytes-sd.LimitBytes),
 				units.Bytes(sd.ChunkBytes), sd.MaxIterations, seconds(sd.BudgetSeconds), seconds(sd.WallSeconds)))
 			header(row+2, "Setting", "Iterations per run", "Seconds per iteration", "Vs swappiness 60", "Code pages re-read", "Anon pages swapped in", "Major faults", "OOM-killed runs", "Published; this run")
 			row += 3
-			ref := 0
+			// The reference row every setting's time is divided by.
+			ref, refSec := 0, 0.0
 			for i, s := range sd.Runs {
 				if s.Setting == "swappiness 60" && s.SecondsPerIteration > 0 {
-					ref = row + i
-				}
-			}
-			var refSec float64
-			for _, s := range sd.Runs {
-				if s.Setting == "swappiness 60" {
-					refSec = s.SecondsPerIteration
+					ref, refSec = row+i, s.SecondsPerIteration
 				}
 			}
 			for _, s := range sd.Runs {
@@ -144,8 +139,10 @@ func (b *book) measured(w *writer, row int, widths map[int]float64) measuredPart
 				switch {
 				case !s.Applied:
 					text += "; here: cannot be applied: " + s.Why
+				case s.Runs > 0 && s.Iterations == 0 && s.OOMKilled > 0:
+					text += fmt.Sprintf("; here: OOM-killed in %d of %d run(s) before one iteration", s.OOMKilled, s.Runs)
 				case s.Runs > 0 && s.Iterations == 0:
-					text += fmt.Sprintf("; here: not one iteration in %d run(s), OOM-killed in %d", s.Runs, s.OOMKilled)
+					text += fmt.Sprintf("; here: not one iteration in %d run(s)", s.Runs)
 				default:
 					num(mFirst, row, s.Iterations, st.hours, 2)
 					num(mFirst+1, row, s.SecondsPerIteration, st.ratio, 3)
@@ -153,7 +150,7 @@ func (b *book) measured(w *writer, row int, widths map[int]float64) measuredPart
 						l.formula(mFirst+2, row, fmt.Sprintf("%s/%s", cell(mFirst+1, row), cell(mFirst+1, ref)), s.SecondsPerIteration/refSec, st.hours, 2)
 					}
 					if s.AtLeast > 0 {
-						text += fmt.Sprintf("; here: not one iteration in the %s budget, so at least %.0fx slower than swappiness 60 (the time per iteration is estimated from the pages it swept)", seconds(sd.BudgetSeconds), s.AtLeast)
+						text += fmt.Sprintf("; here: not one iteration in the %s budget, so at least %.0fx slower than swappiness 60 (the time per iteration is estimated from how far it got)", seconds(sd.BudgetSeconds), s.AtLeast)
 					} else {
 						text += fmt.Sprintf("; here: %d run(s)", s.Runs)
 					}
@@ -171,7 +168,7 @@ func (b *book) measured(w *writer, row int, widths map[int]float64) measuredPart
 		}
 		if len(m.PageCache) > 0 {
 			w.set(mLabel, row, "Page cache under big writes, from "+ff.Name, st.section)
-			note(row+1, "The workload reuses memory-resident buffers, as an application server does, for a fixed time while a writer writes one file of the size given; each remedy runs beside the others. Throughput loss is against the run without a writer. Published: what the source saw with that remedy (almost 40% loss without one, flat with a page-cache limit).")
+			note(row+1, "The workload reuses memory-resident buffers, as an application server does, for a fixed time while a writer writes one file of the size given; each remedy runs beside the others. Throughput loss is against the run without a writer. Published: what the source saw with the remedy, as memplan probe records it.")
 			header(row+2, "Remedy", "Writer file (MiB)", "File / memory limit", "Visits per second", "Throughput loss", "Swap-outs", "Major faults", "Written (MiB)", "Published")
 			row += 3
 			alone := 0
@@ -285,11 +282,7 @@ func (b *book) faultLatency(l *layout, row int, file string, fls []reports.Fault
 		sort.Float64s(bounds)
 		hr := row
 		part.breaks = append(part.breaks, hr)
-		names := []string{"Up to (us)"}
-		for _, fl := range group {
-			names = append(names, fmt.Sprintf("fit %g%%", math.Round(fl.Fit*1000)/10))
-		}
-		header(hr, names...)
+		w.set(mLabel, hr, "Up to (us)", st.header)
 		first, last := hr+1, hr+len(bounds)
 		index := map[float64]int{}
 		for k, bd := range bounds {
@@ -299,6 +292,9 @@ func (b *book) faultLatency(l *layout, row int, file string, fls []reports.Fault
 		var series []excelize.ChartSeries
 		for j, fl := range group {
 			col := mFirst + j
+			if col >= pGap { // more fit ratios than B..I hold: on past the gap
+				col++
+			}
 			var total float64
 			for _, bk := range fl.Histogram {
 				total += float64(bk.Count)
@@ -306,6 +302,9 @@ func (b *book) faultLatency(l *layout, row int, file string, fls []reports.Fault
 					num(col, index[bk.UpToUs], float64(bk.Count), st.count, 0)
 				}
 			}
+			name := fmt.Sprintf("fit %g%%", math.Round(fl.Fit*1000)/10)
+			w.set(col, hr, name, st.header)
+			l.fitText(col, name)
 			// The quantile table's count is the histogram's sum, live.
 			qr := qRows[start+j]
 			l.formula(mFirst+1, qr, fmt.Sprintf("SUM(%s:%s)", cell(col, first), cell(col, last)), total, st.count, 0)
@@ -338,15 +337,16 @@ func (b *book) faultLatency(l *layout, row int, file string, fls []reports.Fault
 }
 
 // curveLabel names a point's curve as the curve list above does, with the
-// probe's stage when it is not the class (the swap file's is "file").
+// probe's stage when it says more: "sata-ssd-tlc (file)", and an emulated
+// drive's stage, which names the class ("emulated hdd (latency)").
 func curveLabel(fl reports.FaultLatency) string {
-	label := fl.Class
-	if label == "" {
-		label = fl.Stage
-	} else if fl.Stage != "" && fl.Stage != fl.Class {
-		label += " (" + fl.Stage + ")"
+	switch {
+	case fl.Class == "" || strings.Contains(fl.Stage, fl.Class):
+		return fl.Stage
+	case fl.Stage == "":
+		return fl.Class
 	}
-	return label
+	return fl.Class + " (" + fl.Stage + ")"
 }
 
 func seconds(s float64) string {

@@ -171,9 +171,9 @@ func TestSlowdownSheetShowsProbeMeasurements(t *testing.T) {
 			continue
 		}
 		n++
-		label := pt.Class
-		if pt.Stage != pt.Class {
-			label += " (" + pt.Stage + ")"
+		label := pt.Stage // zram-lz4
+		if pt.Stage == "file" {
+			label = pt.Class + " (file)"
 		}
 		r := -1
 		for i := q + 1; i < len(rows) && text(i, 1) != ""; i++ {
@@ -357,3 +357,46 @@ func relTargets(rels string) [][2]string {
 	}
 	return out
 }
+
+// TestHistogramWithManyFits: a backend measured at more fit ratios than
+// columns B to I hold goes on past the narrow gap column J.
+func TestHistogramWithManyFits(t *testing.T) {
+	out := probeOutput(t)
+	var m *reports.Measurements
+	for i := range out.Factors {
+		if out.Factors[i].Measurements != nil {
+			m = out.Factors[i].Measurements
+		}
+	}
+	if m == nil {
+		t.Fatal("test premise: the probe's file has measurements")
+	}
+	base := m.FaultLatency[0]
+	m.FaultLatency = nil
+	for k := 0; k < 9; k++ {
+		fl := base
+		fl.Fit = 0.95 - 0.1*float64(k)
+		m.FaultLatency = append(m.FaultLatency, fl)
+	}
+	f, _ := writeAndOpen(t, out)
+	rows, err := f.GetRows(sheetSlowdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := findRow(rows, 0, "Up to (us)")
+	if h < 0 {
+		t.Fatal("no histogram")
+	}
+	got := rows[h]
+	if len(got) != fName || got[pGap-1] != "" || got[pBasis-1] != "fit 25%" || got[fName-1] != "fit 15%" {
+		t.Errorf("histogram header %q: want fit 95%% in B to fit 25%% in I, J empty, fit 15%% in K", got)
+	}
+	for i := q0(rows); i < q0(rows)+9; i++ {
+		if v := calc(t, f, sheetSlowdown, cell(mFirst+1, i+1)); !cellNear(v, float64(base.Count), 0) {
+			t.Errorf("row %d: faults timed %s, want %d", i+1, v, base.Count)
+		}
+	}
+}
+
+// q0 is the first quantile row.
+func q0(rows [][]string) int { return findRow(rows, 0, "Curve") + 1 }

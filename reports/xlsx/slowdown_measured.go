@@ -117,8 +117,11 @@ func (b *book) measured(w *writer, row int, widths map[int]float64) measuredPart
 		if len(m.FaultLatency) > 0 {
 			row = b.faultLatency(l, row, ff.Name, m.FaultLatency, &part)
 		}
-		if sd := m.Swapdemo; sd != nil {
+		// The experiments start a printed page.
+		if m.Swapdemo != nil || len(m.PageCache) > 0 || m.Copy != nil {
 			part.breaks = append(part.breaks, row)
+		}
+		if sd := m.Swapdemo; sd != nil {
 			w.set(mLabel, row, "Swapdemo experiment, from "+ff.Name, st.section)
 			note(row+1, fmt.Sprintf("Memory limit %s: the %s of data fit, with the %s file of \"code\" they exceed it by %s. An iteration reads random pages of the code and sweeps one %s chunk of data; a run stops after %d iterations or %s. Took %s. Vs swappiness 60 is each setting's time per iteration over swappiness 60's. Published: what the source saw with the setting, as memplan probe records it.",
 				units.Bytes(sd.LimitBytes), units.Bytes(sd.DataBytes), units.Bytes(sd.CodeBytes), units.Bytes(sd.DataBytes+sd.CodeBytes-sd.LimitBytes),

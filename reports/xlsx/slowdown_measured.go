@@ -82,13 +82,16 @@ func (l *layout) formula(col, r int, fm string, v float64, style, decimals int) 
 }
 
 // header writes a header row; a column is at least as wide as the
-// longest word of its header (in bold), so that a word is never broken.
+// longest word of its header (in bold), so that a word is never broken,
+// and wide enough for it in two lines where that takes 16 at most.
 func (l *layout) header(r int, names ...string) {
 	for i, h := range names {
 		if h == "" {
 			continue
 		}
 		l.w.set(mLabel+i, r, h, l.st.header)
+		// Two lines at most, so the header row stays low.
+		l.widths[mLabel+i] = max(l.widths[mLabel+i], min(math.Ceil(1.1*float64(len([]rune(h)))/2)+3, 16))
 		for _, word := range strings.Fields(h) {
 			l.widths[mLabel+i] = max(l.widths[mLabel+i], math.Ceil(1.1*float64(len([]rune(word))))+2)
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/model"
+	mon "github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -337,8 +338,16 @@ type CurvePoint struct {
 // Rounding keeps files readable and diffs quiet; the precision kept is far
 // below what any input is known to (prices to the cent, slowdowns to 1e-4,
 // runtimes to a third of a second).
+// money rounds a statistic of amounts (the uncertainty savings' mean and
+// percentiles) to the cent for the file; amounts themselves are exact
+// (exact).
 func money(v float64) float64 { return math.Round(v*100) / 100 }
-func r4(v float64) float64    { return math.Round(v*1e4) / 1e4 }
+
+// exact is an exact amount as the file's number: the float64 nearest to
+// its cents, which encoding/json and yaml.v3 print back as exactly those
+// cents (package money).
+func exact(a mon.Amount) float64 { return a.Float() }
+func r4(v float64) float64       { return math.Round(v*1e4) / 1e4 }
 func gib(b units.Bytes) float64 {
 	return r4(float64(b) / float64(units.GiB))
 }
@@ -402,8 +411,8 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Baseline = &c
 	}
 	if s := res.Savings; s != nil {
-		out.Savings = &Savings{PerServer: money(s.PerServer), Fleet: money(s.Fleet), Percent: r4(s.Percent),
-			TCOPerServer: money(s.TCOPerServer), TCOFleet: money(s.TCOFleet), TCOPercent: r4(s.TCOPercent)}
+		out.Savings = &Savings{PerServer: exact(s.PerServer), Fleet: exact(s.Fleet), Percent: r4(s.Percent),
+			TCOPerServer: exact(s.TCOPerServer), TCOFleet: exact(s.TCOFleet), TCOPercent: r4(s.TCOPercent)}
 	}
 	switch {
 	case opts.BreakEven != nil:
@@ -458,7 +467,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 func newPart(p model.Part) Part {
 	return Part{
 		SKU: p.SKU, Model: p.Model, Catalog: p.Catalog,
-		UnitPrice: money(p.Price), QuotedPrice: money(p.Quoted.Amount), QuotedCurrency: p.Quoted.Currency,
+		UnitPrice: exact(p.Price), QuotedPrice: exact(mon.FromRat(p.Quoted.Exact())), QuotedCurrency: p.Quoted.Currency,
 		CapacityBytes: int64(p.Capacity), CapacityGiB: gib(p.Capacity), Watts: r4(p.Watts),
 	}
 }
@@ -495,7 +504,7 @@ func newPoint(p model.BreakEvenPoint) BreakEvenPoint {
 func newPartPrices(ps []model.PartPrice) []PartPrice {
 	out := []PartPrice{}
 	for _, p := range ps {
-		out = append(out, PartPrice{SKU: p.SKU, Model: p.Model, UnitPrice: money(p.Unit), PerGB: r4(p.PerGB)})
+		out = append(out, PartPrice{SKU: p.SKU, Model: p.Model, UnitPrice: exact(p.Unit), PerGB: r4(p.PerGB)})
 	}
 	return out
 }
@@ -548,10 +557,10 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		},
 		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,
 		MaxSlowdown: model.ReportedRatio(c.MaxSlowdown), Servers: c.Servers,
-		PlatformCost: money(c.Cost.Platform), DIMMsCost: money(c.Cost.DIMMs), DrivesCost: money(c.Cost.Drives),
-		ReplacementsCost: money(c.Cost.Replacements), CostPerServer: money(c.Cost.PerServer), FleetCost: money(c.Cost.Fleet),
-		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: money(c.Cost.Power),
-		TCOPerServer: money(c.Cost.TCO), TCOFleet: money(c.Cost.TCOFleet),
+		PlatformCost: exact(c.Cost.Platform), DIMMsCost: exact(c.Cost.DIMMs), DrivesCost: exact(c.Cost.Drives),
+		ReplacementsCost: exact(c.Cost.Replacements), CostPerServer: exact(c.Cost.PerServer), FleetCost: exact(c.Cost.Fleet),
+		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: exact(c.Cost.Power),
+		TCOPerServer: exact(c.Cost.TCO), TCOFleet: exact(c.Cost.TCOFleet),
 		Jobs:  []Job{},
 		Notes: append([]string{}, c.Notes...),
 	}

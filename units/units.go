@@ -3,12 +3,14 @@ package units
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/memplan/memplan/internal/usage"
+	"github.com/memplan/memplan/money"
 	"gopkg.in/yaml.v3"
 )
 
@@ -356,8 +358,32 @@ func ParseMoney(s string) (Money, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Money{}, &Error{Value: s, Expected: moneyExpected}
 	}
+	if significantDigits(num) > MaxMoneyDigits {
+		return Money{}, &Error{Value: s, Expected: fmt.Sprintf("an amount of at most %d significant digits, which memplan holds exactly", MaxMoneyDigits)}
+	}
 	return Money{Amount: v, Currency: cur}, nil
 }
+
+// MaxMoneyDigits bounds the significant digits of a written amount. Up to
+// 15, distinct decimals are distinct float64 values and the shortest
+// decimal that reads back as the float64 is the one written (see Exact),
+// so Money.Amount carries the written decimal without loss; memplan never
+// does arithmetic on it.
+const MaxMoneyDigits = 15
+
+// significantDigits counts the digits of a decimal from its first to its
+// last non-zero one ("0.0120" has 2, "1200" has 2, "1e3" has 1).
+func significantDigits(num string) int {
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		num = num[:i]
+	}
+	d := strings.Trim(strings.NewReplacer(".", "", "-", "", "+", "").Replace(num), "0")
+	return len(d)
+}
+
+// Exact is the amount as written, exactly: "0.1" is 1/10, not the float64
+// nearest to it.
+func (m Money) Exact() *big.Rat { return money.Exact(m.Amount) }
 
 // ungroup removes thousands separators (',', ' ' or '_') from an amount,
 // accepting them only between groups of exactly three digits, so "12,50" or

@@ -258,12 +258,13 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// The watts do not depend on prices; memplan computed them.
 	set(cWatts, c.Watts, st.gib)
 	energy := c.Watts * b.hours * b.pue / 1000
-	power := energy * b.elec
+	// Power is rounded to the cent per server, as memplan rounds it (the
+	// one fractional amount, package money); the TCO sums from there.
+	power := round2(energy * b.elec)
 	tcoFleet := round2(float64(c.Servers) * (perServer + power))
 	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), energy, st.gib)
-	formula(cPower, fmt.Sprintf("%s*%s", at(cEnergy), nameElectricity), power, st.money)
+	formula(cPower, fmt.Sprintf("ROUND(%s*%s,2)", at(cEnergy), nameElectricity), power, st.money)
 	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), round2(perServer+power), st.money)
-	// From the unrounded power, as memplan multiplies before rounding.
 	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.moneyBold)
 	rankCost := fleet
 	if b.rankBy == model.RankTCO {

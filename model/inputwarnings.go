@@ -57,10 +57,10 @@ func sizesList() string {
 	return strings.Join(s, ", ")
 }
 
-// checkMoneyRange refuses a result whose fleet costs leave the range in
-// which memplan's amounts are exact to the cent (see MaxFleetCost); the
-// inputs are bounded, but a dear enough part times a large enough fleet
-// (or an exchange rate) can still get there.
+// checkMoneyRange refuses a result whose fleet costs pass MaxFleetCost or
+// overflowed int64 cents on the way (money.Invalid); the inputs are
+// bounded, but a dear enough part times a large enough fleet (or an
+// exchange rate) can still get there.
 func checkMoneyRange(res *Result, w *Workload) error {
 	limit := money.Units(MaxFleetCost)
 	for i := range res.Configs {

@@ -149,6 +149,9 @@ func scaled(p money.Amount, k float64) money.Amount {
 	if k == 1 {
 		return p
 	}
+	if math.IsNaN(k) || math.IsInf(k, 0) {
+		return money.Invalid
+	}
 	return p.MulRat(new(big.Rat).SetFloat64(k))
 }
 
@@ -241,10 +244,11 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		}
 		return v, err
 	}
-	tco, elec, err := powerPricing(w, in.Prices, cur)
+	tco, elecRat, err := powerPricing(w, in.Prices, cur)
 	if err != nil {
 		return nil, err
 	}
+	elec := money.NewPerUnit(elecRat)
 	res.TCO = tco
 
 	var drives []pricedDrive
@@ -260,9 +264,20 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable for this workload"] += dominated
 	}
 
+	// Converted once per DIMM, not once per platform that takes it: the
+	// exact conversion allocates, and a large catalog has many DIMMs.
+	dimmPrices := make(map[string]money.Amount, len(in.Prices.DIMMs))
 	dimmPrice := func(d prices.DIMM) (money.Amount, error) {
+		if p, ok := dimmPrices[d.SKU]; ok {
+			return p, nil
+		}
 		p, err := conv(d.Price)
-		return scaled(p, h.scale(kindDIMM, d.SKU)), err
+		if err != nil {
+			return 0, err
+		}
+		p = scaled(p, h.scale(kindDIMM, d.SKU))
+		dimmPrices[d.SKU] = p
+		return p, nil
 	}
 	type population struct {
 		base Config
@@ -529,7 +544,7 @@ type evaluator struct {
 	w         *Workload
 	res       *Result
 	h         *hooks
-	elec      *big.Rat // electricity per kWh in the result currency, exact; nil when not priced
+	elec      money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
 }
 
 type prepKey struct {

@@ -252,10 +252,7 @@ func (e *evaluator) ownership(c *Config) {
 	// The one fractional amount: kWh (an estimate, float64) times the exact
 	// price per kWh, rounded half to even to the cent per server. The
 	// fleet's power is that times the servers, exactly.
-	k.Power = 0
-	if e.elec != nil {
-		k.Power = money.FromRat(new(big.Rat).Mul(new(big.Rat).SetFloat64(k.EnergyKWh), e.elec))
-	}
+	k.Power = e.elec.Times(k.EnergyKWh)
 	k.TCO = k.PerServer.Add(k.Power)
 	k.TCOFleet = k.TCO.Mul(int64(c.Servers))
 }

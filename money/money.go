@@ -313,3 +313,49 @@ func Exact(v float64) *big.Rat {
 
 // Cents is c hundredths of the currency unit.
 func Cents(c int64) Amount { return Amount(c) }
+
+// PerUnit is an exact price per unit of some quantity (a kWh), for
+// amounts derived from a quantity that is itself an estimate in float64.
+// The zero value is no price.
+type PerUnit struct {
+	r *big.Rat
+	f float64 // r's nearest float64, for the fast path of Times
+}
+
+// NewPerUnit is the exact price r per unit (nil: no price).
+func NewPerUnit(r *big.Rat) PerUnit {
+	if r == nil {
+		return PerUnit{}
+	}
+	f, _ := r.Float64()
+	return PerUnit{r: new(big.Rat).Set(r), f: f}
+}
+
+// Priced reports whether p holds a price.
+func (p PerUnit) Priced() bool { return p.r != nil }
+
+// Rat is the exact price (nil when not priced).
+func (p PerUnit) Rat() *big.Rat { return p.r }
+
+// Times is the exact product of q (the float64's exact binary value) and
+// the price, rounded half to even to the cent: the same result as
+// FromRat(q x r). It is computed in float64 when that provably gives the
+// same cent (the product's relative error, below 4 x 2^-53, cannot reach a
+// tie that far away), and exactly otherwise; memplan prices power this
+// way once per evaluated configuration, where big.Rat would dominate.
+func (p PerUnit) Times(q float64) Amount {
+	if p.r == nil {
+		return 0
+	}
+	if math.IsNaN(q) || math.IsInf(q, 0) {
+		return Invalid
+	}
+	c := q * p.f * 100
+	if a := math.Abs(c); a < 1<<52 {
+		frac := a - math.Floor(a)
+		if math.Abs(frac-0.5) > a*1e-15+1e-12 {
+			return Amount(math.RoundToEven(c))
+		}
+	}
+	return FromRat(new(big.Rat).Mul(new(big.Rat).SetFloat64(q), p.r))
+}

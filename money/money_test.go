@@ -192,3 +192,34 @@ func TestExactRecoversTheWrittenDecimal(t *testing.T) {
 		}
 	}
 }
+
+// PerUnit.Times agrees with the exact product rounded once, including at
+// and next to ties, where the float64 fast path must step aside.
+func TestPerUnitTimesIsTheExactProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	prices := []string{"0.15", "3.5", "0.123456", "0.5", "0.001", "150", "0.333333333333333"}
+	for _, ps := range prices {
+		r, _ := money.Decimal(ps)
+		p := money.NewPerUnit(r)
+		qs := []float64{0, 1, 0.05, 0.01, 0.03, 16151.7, 0.439 * 26280 * 1.4, 1e9, 12345.675}
+		for i := 0; i < 2000; i++ {
+			qs = append(qs, rng.Float64()*1e6, float64(rng.IntN(1e6))/100, float64(rng.IntN(1e7))/1000)
+		}
+		for _, q := range qs {
+			want := money.FromRat(new(big.Rat).Mul(new(big.Rat).SetFloat64(q), r))
+			if got := p.Times(q); got != want {
+				t.Fatalf("%v kWh x %s = %v, exact %v", q, ps, got, want)
+			}
+		}
+	}
+	// 0.05 x 0.5 = 0.025 exactly in decimal, but the float64 0.05 is a
+	// little above it, so the exact product rounds up: the fast path
+	// must not call it a tie.
+	half, _ := money.Decimal("0.5")
+	if got, want := money.NewPerUnit(half).Times(0.05), money.FromRat(new(big.Rat).Mul(new(big.Rat).SetFloat64(0.05), half)); got != want {
+		t.Errorf("0.05 x 0.5 = %v, exact %v", got, want)
+	}
+	if (money.PerUnit{}).Times(5) != 0 || (money.PerUnit{}).Priced() {
+		t.Error("the zero PerUnit prices nothing")
+	}
+}

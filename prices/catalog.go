@@ -565,6 +565,14 @@ func (s *Set) ExactRate(from, to string) (*big.Rat, bool) {
 // price in the report currency is converted at the rate 1, so it is exact
 // unless it was written with more than two decimals.
 func (s *Set) Convert(m units.Money, to string) (money.Amount, error) {
+	if m.Currency == to {
+		// Fast path for the common case, a price in whole cents in the
+		// report currency: c/100 is then the float64 nearest to that
+		// decimal, so the written decimal is c/100 exactly (money.Exact).
+		if c := math.Round(m.Amount * 100); math.Abs(c) < 1<<52 && c/100 == m.Amount {
+			return money.Cents(int64(c)), nil
+		}
+	}
 	r, ok := s.ExactRate(m.Currency, to)
 	if !ok {
 		return money.Invalid, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.RateHint(m.Currency, to, true), m.Currency, to)

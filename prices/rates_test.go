@@ -122,3 +122,23 @@ platforms:
 		t.Errorf("770.16 USD = %v EUR (%v), want 700.15", back, err)
 	}
 }
+
+// The same-currency fast path of Convert gives what the exact path gives.
+func TestConvertSameCurrencyIsExact(t *testing.T) {
+	set, err := prices.Merge(&prices.Catalog{Name: "x", Currency: "USD",
+		DIMMs:     []prices.DIMM{{SKU: "D"}},
+		Platforms: []prices.Platform{{SKU: "P"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"0.07", "0.1", "0.29", "389.00", "12.3456", "9999999999.99", "1234.005", "0.015", "0.025"} {
+		m, err := units.ParseMoney(s + " USD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := money.FromRat(m.Exact())
+		if got, err := set.Convert(m, "USD"); err != nil || got != want {
+			t.Errorf("%s USD = %v, want %v", s, got, want)
+		}
+	}
+}

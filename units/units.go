@@ -377,8 +377,23 @@ func significantDigits(num string) int {
 	if i := strings.IndexAny(num, "eE"); i >= 0 {
 		num = num[:i]
 	}
-	d := strings.Trim(strings.NewReplacer(".", "", "-", "", "+", "").Replace(num), "0")
-	return len(d)
+	first, last, n := -1, -1, 0
+	for _, r := range num {
+		if r < '0' || r > '9' {
+			continue
+		}
+		if r != '0' {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	if first < 0 {
+		return 0
+	}
+	return last - first + 1
 }
 
 // Exact is the amount as written, exactly: "0.1" is 1/10, not the float64

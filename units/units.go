@@ -359,7 +359,7 @@ func ParseMoney(s string) (Money, error) {
 		return Money{}, &Error{Value: s, Expected: moneyExpected}
 	}
 	if significantDigits(num) > MaxMoneyDigits {
-		return Money{}, &Error{Value: s, Expected: fmt.Sprintf("an amount of at most %d significant digits, which memplan holds exactly", MaxMoneyDigits)}
+		return Money{}, &Error{Value: s, Expected: fmt.Sprintf("an amount of at most %d significant digits, which memplan holds exactly (round it to the cent, e.g. %s)", MaxMoneyDigits, strconv.FormatFloat(v, 'f', 2, 64))}
 	}
 	return Money{Amount: v, Currency: cur}, nil
 }
@@ -463,7 +463,12 @@ func (m *Money) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseMoney(s)
 	if err != nil {
-		return nodeError(n, moneyExpected)
+		// Keep ParseMoney's own wording (grouping, significant digits).
+		exp := moneyExpected
+		if e, ok := err.(*Error); ok && e.Expected != "" {
+			exp = e.Expected
+		}
+		return nodeError(n, exp)
 	}
 	*m = v
 	return nil

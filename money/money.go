@@ -35,6 +35,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -264,15 +265,32 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	r, ok := Decimal(s)
-	if !ok {
-		return fmt.Errorf("expected an amount as a number, got %s", s)
+	if !ok || !json.Valid(b) || strings.HasPrefix(s, "\"") {
+		// The decoder names the field; the caller finds the line.
+		return &json.UnmarshalTypeError{Value: jsonKind(s), Type: reflect.TypeOf(0.0)}
 	}
 	v := FromRat(r)
 	if !v.Valid() {
-		return fmt.Errorf("amount %s is out of range", s)
+		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeOf(0.0)}
 	}
 	*a = v
 	return nil
+}
+
+// jsonKind names the kind of a JSON value as encoding/json does in its
+// type errors ("string", "bool", "object", "array").
+func jsonKind(s string) string {
+	switch {
+	case strings.HasPrefix(s, "\""):
+		return "string"
+	case s == "true" || s == "false":
+		return "bool"
+	case strings.HasPrefix(s, "{"):
+		return "object"
+	case strings.HasPrefix(s, "["):
+		return "array"
+	}
+	return "number " + s
 }
 
 // MarshalYAML writes the amount as the YAML number yaml.v3 writes for

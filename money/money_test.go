@@ -2,6 +2,7 @@ package money_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -221,5 +222,22 @@ func TestPerUnitTimesIsTheExactProduct(t *testing.T) {
 	}
 	if (money.PerUnit{}).Times(5) != 0 || (money.PerUnit{}).Priced() {
 		t.Error("the zero PerUnit prices nothing")
+	}
+}
+
+// A value that is not a number is a type error the JSON decoder can place.
+func TestUnmarshalJSONTypeError(t *testing.T) {
+	var v struct {
+		Cost money.Amount `json:"cost"`
+	}
+	for in, kind := range map[string]string{`{"cost": "12.5"}`: "string", `{"cost": true}`: "bool", `{"cost": [1]}`: "array"} {
+		err := json.Unmarshal([]byte(in), &v)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Value != kind || te.Field != "cost" {
+			t.Errorf("%s: %v, want a type error for field cost, value %s", in, err, kind)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"cost": 12.345}`), &v); err != nil || v.Cost.Cents() != 1234 {
+		t.Errorf("12.345 read as %v (%v), want 12.34 (half to even)", v.Cost, err)
 	}
 }

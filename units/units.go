@@ -474,12 +474,18 @@ func (m *Money) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// String renders "27000.00 RUB".
+// String renders "27000.00 RUB": the written amount to the cent, half to
+// even, as memplan prices it (money.FromRat), so "0.165" shows 0.16 as it
+// is priced, not 0.17 as the float64 nearest to it would print.
 func (m Money) String() string {
-	if m.Currency == "" {
-		return strconv.FormatFloat(m.Amount, 'f', 2, 64)
+	v := strconv.FormatFloat(m.Amount, 'f', 2, 64)
+	if a := money.FromRat(m.Exact()); a.Valid() {
+		v = a.String()
 	}
-	return strconv.FormatFloat(m.Amount, 'f', 2, 64) + " " + m.Currency
+	if m.Currency == "" {
+		return v
+	}
+	return v + " " + m.Currency
 }
 func (m Money) MarshalYAML() (any, error)    { return m.String(), nil }
 func (m Money) MarshalText() ([]byte, error) { return []byte(m.String()), nil }

@@ -639,3 +639,14 @@ func TestParseMoneyIsExact(t *testing.T) {
 		}
 	}
 }
+
+// Money prints the cents it is priced at (half to even on the written
+// decimal), not the float64's own rounding.
+func TestMoneyStringIsThePricedCents(t *testing.T) {
+	for in, want := range map[string]string{"0.165 USD": "0.16 USD", "0.155 USD": "0.16 USD", "0.125": "0.12", "389": "389.00", "-12.5 EUR": "-12.50 EUR", "99999999999 USD": "99999999999.00 USD"} {
+		m, err := units.ParseMoney(in)
+		if err != nil || m.String() != want {
+			t.Errorf("%q: %q %v, want %q", in, m.String(), err, want)
+		}
+	}
+}

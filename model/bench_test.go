@@ -189,7 +189,7 @@ func TestRecommendLargeCatalogWallTime(t *testing.T) {
 	for _, reason := range reasons {
 		t.Logf("  rejected %6d: %s", res.Rejected[reason], reason)
 	}
-	t.Logf("recommended: %s (%s per server, %d servers)", res.Recommended.Label, model.Money(res.Recommended.Cost.PerServer, res.Currency), res.Recommended.Servers)
+	t.Logf("recommended: %s (%s per server, %d servers)", res.Recommended.Label, model.Money(res.Recommended.Cost.PerServer.Float(), res.Currency), res.Recommended.Servers)
 }
 
 func BenchmarkRecommend10kDIMMs2kDrives(b *testing.B) {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+
+	"github.com/memplan/memplan/money"
 )
 
 // ErrNoRecommendation is returned by the robustness analyses when nothing
@@ -66,8 +69,8 @@ type BreakEvenPoint struct {
 type PartPrice struct {
 	SKU   string
 	Model string
-	Unit  float64
-	PerGB float64
+	Unit  money.Amount
+	PerGB float64 // a ratio: not rounded to the cent
 }
 
 // Directions of a break-even point.
@@ -102,8 +105,8 @@ func BreakEven(in Input, res *Result) (*BreakEvenResult, error) {
 
 	dram := &priceLine{
 		kind: kindDIMM,
-		b: func(c *Config) float64 {
-			return float64(c.Servers) * c.Cost.DIMMs
+		b: func(c *Config) money.Amount {
+			return c.Cost.DIMMs.Mul(int64(c.Servers))
 		},
 		parts: func(c *Config) []Part { return []Part{c.DIMM} },
 	}
@@ -114,11 +117,11 @@ func BreakEven(in Input, res *Result) (*BreakEvenResult, error) {
 		drive := &priceLine{
 			kind: kindDrive,
 			sku:  sku,
-			b: func(c *Config) float64 {
+			b: func(c *Config) money.Amount {
 				if c.Swap.Drive == nil || c.Swap.Drive.SKU != sku {
 					return 0
 				}
-				return float64(c.Servers) * (c.Cost.Drives + c.Cost.Replacements)
+				return c.Cost.Drives.Add(c.Cost.Replacements).Mul(int64(c.Servers))
 			},
 			parts: func(c *Config) []Part {
 				if c.Swap.Drive != nil && c.Swap.Drive.SKU == sku {
@@ -141,7 +144,7 @@ func BreakEven(in Input, res *Result) (*BreakEvenResult, error) {
 type priceLine struct {
 	kind  partKind
 	sku   string // for drives: the one model scaled; empty for DIMMs (all)
-	b     func(*Config) float64
+	b     func(*Config) money.Amount
 	parts func(*Config) []Part
 }
 
@@ -229,13 +232,15 @@ func (be *breakEvener) analyse(p *priceLine, what string) PriceBreakEven {
 // the lines do not cross at a positive factor.
 func (be *breakEvener) cross(p *priceLine, r, c *Config) (k float64, dir string, ok bool) {
 	br, bc := p.b(r), p.b(c)
-	ar, ac := rankCost(r, be.w)-br, rankCost(c, be.w)-bc
-	// c - r = (ac-ar) + (bc-br) k, zero at k = (ar-ac)/(bc-br).
-	db := bc - br
-	if math.Abs(db) <= 1e-9*math.Max(math.Abs(bc), math.Abs(br)) {
+	ar, ac := rankCost(r, be.w).Sub(br), rankCost(c, be.w).Sub(bc)
+	// c - r = (ac-ar) + (bc-br) k, zero at k = (ar-ac)/(bc-br): exact, the
+	// amounts being whole cents.
+	db := bc.Sub(br)
+	da := ar.Sub(ac)
+	if db == 0 || !db.Valid() || !da.Valid() {
 		return 0, "", false
 	}
-	k = (ar - ac) / db
+	k, _ = new(big.Rat).SetFrac(big.NewInt(da.Cents()), big.NewInt(db.Cents())).Float64()
 	if !(k > 0) || math.IsInf(k, 0) {
 		return 0, "", false
 	}
@@ -277,6 +282,9 @@ func (be *breakEvener) verify(p *priceLine, dir string, k float64, taker *Config
 	pt := BreakEvenPoint{Direction: dir}
 	far := float64(breakEvenRange)
 	step := 1 + 1e-6
+	if taker != nil {
+		step = 1 + be.centStep(p, k, taker)
+	}
 	if dir == PriceFalls {
 		far, step = 1/far, 1/step
 	}
@@ -309,6 +317,23 @@ func (be *breakEvener) verify(p *priceLine, dir string, k float64, taker *Config
 		return be.bisect(p, dir, k/step, far)
 	}
 	return be.bisect(p, dir, 1, k/step)
+}
+
+// centStep is the relative step either side of the factor k at which the
+// ranking is re-run: 1e-6, or more when that would move the cheapest
+// scaled part of the two configurations by less than two cents. Trial
+// prices are whole cents (scaled), so a smaller step would re-price
+// nothing and could not tell the two sides apart.
+func (be *breakEvener) centStep(p *priceLine, k float64, taker *Config) float64 {
+	step := 1e-6
+	for _, c := range []*Config{be.res.Recommended, taker} {
+		for _, pt := range p.parts(c) {
+			if u := pt.Price.Cents(); u > 0 {
+				step = math.Max(step, 2/(float64(u)*k))
+			}
+		}
+	}
+	return step
 }
 
 // bisect finds, between in (where the recommendation wins) and out, the
@@ -383,13 +408,15 @@ func (be *breakEvener) pricesAt(p *priceLine, id string, k float64) []PartPrice 
 }
 
 func partPrice(kind partKind, p Part, k float64) PartPrice {
-	pp := PartPrice{SKU: p.SKU, Model: p.Model, Unit: p.Price * k}
+	// The unit price at the point is a trial price: rounded half to even
+	// to the cent as the re-run ranking prices it (scaled).
+	pp := PartPrice{SKU: p.SKU, Model: p.Model, Unit: scaled(p.Price, k)}
 	if p.Capacity > 0 {
 		gb := float64(p.Capacity) / 1e9 // drives: decimal GB
 		if kind == kindDIMM {
 			gb = p.Capacity.GiBf() // a "64 GB" DIMM holds 64 GiB
 		}
-		pp.PerGB = pp.Unit / gb
+		pp.PerGB = pp.Unit.Float() / gb
 	}
 	return pp
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -18,10 +19,10 @@ type Part struct {
 	SKU      string
 	Model    string
 	Catalog  string
-	Price    float64     // in Result.Currency
-	Quoted   units.Money // as written in the catalog
-	Capacity units.Bytes // DIMMs and drives
-	Watts    float64     // average draw of one unit (catalog or default, see Result.TCO)
+	Price    money.Amount // in Result.Currency, exact: the quote converted once (prices.Set.Convert)
+	Quoted   units.Money  // as written in the catalog
+	Capacity units.Bytes  // DIMMs and drives
+	Watts    float64      // average draw of one unit (catalog or default, see Result.TCO)
 }
 
 // Swap is the swap arrangement of a configuration.
@@ -61,22 +62,26 @@ type Wear struct {
 	Replacements  int // drives bought again within the horizon
 }
 
-// Cost is per-server capital cost split by part, in Result.Currency.
+// Cost is per-server capital cost split by part, in Result.Currency. The
+// amounts are exact (package money): unit prices times counts, summed.
+// Only Power involves a fraction (kWh are an estimate); it is rounded to
+// the cent once per server, and TCO and TCOFleet are exact from there.
+// An amount that overflowed is money.Invalid (checkMoneyRange refuses it).
 type Cost struct {
-	Platform     float64
-	DIMMs        float64
-	Drives       float64
-	Replacements float64 // drives replaced within the horizon
-	PerServer    float64 // platform + DIMMs + drives + replacements
-	Fleet        float64 // PerServer x Servers
+	Platform     money.Amount
+	DIMMs        money.Amount
+	Drives       money.Amount
+	Replacements money.Amount // drives replaced within the horizon
+	PerServer    money.Amount // platform + DIMMs + drives + replacements
+	Fleet        money.Amount // PerServer x Servers
 
 	// Total cost of ownership over the workload's horizon (see Result.TCO
 	// for the electricity price and PUE used).
-	Watts     float64 // average draw per server: platform + DIMMs + swap drives
-	EnergyKWh float64 // per server over the horizon, at the facility (x PUE)
-	Power     float64 // EnergyKWh x electricity price; 0 when not priced
-	TCO       float64 // PerServer + Power
-	TCOFleet  float64 // TCO x Servers
+	Watts     float64      // average draw per server: platform + DIMMs + swap drives
+	EnergyKWh float64      // per server over the horizon, at the facility (x PUE)
+	Power     money.Amount // EnergyKWh x electricity price, half to even to the cent; 0 when not priced
+	TCO       money.Amount // PerServer + Power
+	TCOFleet  money.Amount // TCO x Servers
 }
 
 // Config is one evaluated server configuration.

@@ -45,7 +45,7 @@ func TestDebugWorkload(t *testing.T) {
 		for _, j := range c.Jobs {
 			s += fmt.Sprintf(" | %s fit=%.3f S=%.3f [%.3f,%.3f] %s %s", j.Name, j.Fit, j.Estimate.Slowdown, j.Estimate.Low, j.Estimate.High, j.Runtime, j.Estimate.Provenance)
 		}
-		t.Logf("%2d %-62s meets=%v risk=%v srv=%d per=%.0f fleet=%.0f%s %v", c.Rank, c.Label, c.Meets, c.AtRisk, c.Servers, c.Cost.PerServer, c.Cost.Fleet, s, c.Notes)
+		t.Logf("%2d %-62s meets=%v risk=%v srv=%d per=%v fleet=%v%s %v", c.Rank, c.Label, c.Meets, c.AtRisk, c.Servers, c.Cost.PerServer, c.Cost.Fleet, s, c.Notes)
 	}
 	t.Log(res.Verdict, res.Evaluated, res.Rejected, res.Advice)
 }

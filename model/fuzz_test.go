@@ -13,6 +13,7 @@ import (
 
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -131,6 +132,15 @@ func FuzzParseFactors(f *testing.F) {
 	})
 }
 
+func qaValid(vs ...money.Amount) bool {
+	for _, v := range vs {
+		if !v.Valid() {
+			return false
+		}
+	}
+	return true
+}
+
 func qaFinite(vs ...float64) bool {
 	for _, v := range vs {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -247,7 +257,7 @@ func qaValidResult(res *model.Result) error {
 			return fmt.Errorf("%s ranked %d at %d", c.ID, c.Rank, i)
 		}
 		k := c.Cost
-		if !qaFinite(k.Platform, k.DIMMs, k.Drives, k.Replacements, k.PerServer, k.Fleet, c.MaxSlowdown) || k.PerServer <= 0 || k.Fleet < 0 || c.MaxSlowdown < 1 {
+		if !qaValid(k.Platform, k.DIMMs, k.Drives, k.Replacements, k.PerServer, k.Fleet) || !qaFinite(c.MaxSlowdown) || k.PerServer <= 0 || k.Fleet < 0 || c.MaxSlowdown < 1 {
 			return fmt.Errorf("%s: cost %+v, slowdown %g", c.ID, k, c.MaxSlowdown)
 		}
 		if c.Meets && c.Servers < 1 {

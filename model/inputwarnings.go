@@ -3,8 +3,10 @@ package model
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -55,22 +57,47 @@ func sizesList() string {
 	return strings.Join(s, ", ")
 }
 
-// checkMoneyRange refuses a result whose fleet costs leave the range in
-// which memplan's amounts are exact to the cent (see MaxFleetCost); the
-// inputs are bounded, but a dear enough part times a large enough fleet
-// (or an exchange rate) can still get there.
+// checkMoneyRange refuses a result whose fleet costs pass MaxFleetCost or
+// overflowed int64 cents on the way (money.Invalid); the inputs are
+// bounded, but a dear enough part times a large enough fleet (or an
+// exchange rate) can still get there.
 func checkMoneyRange(res *Result, w *Workload) error {
+	limit := money.Units(MaxFleetCost)
 	for i := range res.Configs {
 		c := &res.Configs[i]
-		if c.Cost.Fleet > MaxFleetCost || c.Cost.TCOFleet > MaxFleetCost {
+		// Invalid (an overflow of int64 cents on the way) compares above
+		// every amount, so it is caught here too.
+		if limit.Less(c.Cost.Fleet) || limit.Less(c.Cost.TCOFleet) {
 			field := "jobs"
 			if w.Demand.Servers > 0 {
 				field = "demand.servers"
 			}
+			cost := c.Cost.Fleet
+			if cost.Less(c.Cost.TCOFleet) {
+				cost = c.Cost.TCOFleet
+			}
+			costText := moneyOf(cost, res.Currency)
+			if !cost.Valid() {
+				// Past int64 cents: say so rather than print a wrapped number.
+				costText = "more than " + groupDigits(strconv.FormatInt(math.MaxInt64/100, 10)) + " " + res.Currency
+			}
 			return w.ErrorAt(field, "check jobs_per_day, demand.servers and the catalog prices for extra digits",
 				"a fleet of %s servers of %s would cost %s, more than memplan counts to the cent (%s)",
-				strings.TrimSpace(Money(float64(c.Servers), "")), c.Label, Money(math.Max(c.Cost.Fleet, c.Cost.TCOFleet), res.Currency), Money(MaxFleetCost, res.Currency))
+				strings.TrimSpace(Money(float64(c.Servers), "")), c.Label, costText, moneyOf(limit, res.Currency))
 		}
 	}
 	return nil
+}
+
+// groupDigits puts thousands separators into a string of digits, for a
+// figure a float64 would not print exactly.
+func groupDigits(d string) string {
+	var b strings.Builder
+	for i, r := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -134,7 +135,7 @@ func TestIntelEDAStudy(t *testing.T) {
 		return 0
 	}
 	want := 12*(price(dimm8)-price(dimm4)) - price(slc)
-	if res.Savings == nil || math.Abs(res.Savings.PerServer-want) > 0.01 {
+	if res.Savings == nil || res.Savings.PerServer != money.FromFloat(want) {
 		t.Fatalf("savings %+v, want %.0f RUB per server", res.Savings, want)
 	}
 	if want <= 50000 {

@@ -2,9 +2,9 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -32,12 +32,12 @@ func quoteWarnings(in Input, res *Result) []string {
 	for _, c := range in.Prices.Catalogs {
 		embedded[c.Name] = isEmbedded(c)
 	}
-	price := func(m units.Money) float64 {
+	price := func(m units.Money) money.Amount {
 		v, err := in.Prices.Convert(m, res.Currency)
 		if err != nil {
-			return math.Inf(1)
+			return money.Invalid // compares above every price
 		}
-		return math.Round(v*100) / 100
+		return v
 	}
 	var out []string
 	// quotedKind: the quotes list parts of that kind at all; a quote of
@@ -53,7 +53,7 @@ func quoteWarnings(in Input, res *Result) []string {
 		}
 		best := rivals[0]
 		for _, q := range rivals[1:] {
-			if q.Price < best.Price {
+			if q.Price.Less(best.Price) {
 				best = q
 			}
 		}
@@ -107,9 +107,14 @@ func platformOf(s *prices.Set, sku string) prices.Platform {
 }
 
 // money2 formats a unit price with its cents when it has any.
-func money2(v float64, cur string) string {
-	if v == math.Trunc(v) {
-		return money(v, cur)
+func money2(v money.Amount, cur string) string {
+	if !v.Valid() || v.Cents()%100 == 0 {
+		return moneyOf(v, cur)
 	}
-	return fmt.Sprintf("%s.%02d %s", strings.TrimSpace(money(math.Trunc(v), "")), int(math.Round((v-math.Trunc(v))*100)), cur)
+	c := v.Cents()
+	sign := ""
+	if c < 0 {
+		sign, c = "-", -c
+	}
+	return fmt.Sprintf("%s%s.%02d %s", sign, strings.TrimSpace(moneyText(float64(c/100), "")), c%100, cur)
 }

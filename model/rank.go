@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -82,16 +83,18 @@ func (k RankKey) TieLess(o RankKey) bool {
 
 // RankLess reports whether a ranks before b. cost is the ranked cost
 // (consulted in the tiers that meet the deadlines), perServer the cost
-// per server.
-func RankLess(a, b RankKey, aCost, aPerServer, bCost, bPerServer float64) bool {
+// per server. Costs are exact amounts (package money), compared as
+// integers: two configurations tie on cost only when they cost the same
+// to the cent, and an amount that overflowed ranks as the dearest.
+func RankLess(a, b RankKey, aCost, aPerServer, bCost, bPerServer money.Amount) bool {
 	if d := a.Block(b); d != 0 {
 		return d < 0
 	}
 	if a.Tier != TierMisses && aCost != bCost {
-		return aCost < bCost
+		return aCost.Less(bCost)
 	}
 	if aPerServer != bPerServer {
-		return aPerServer < bPerServer
+		return aPerServer.Less(bPerServer)
 	}
 	return a.TieLess(b)
 }

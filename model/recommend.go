@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"runtime"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -83,13 +85,13 @@ type FactorInfo struct {
 
 // Savings compares the recommendation with the all-DRAM baseline.
 type Savings struct {
-	PerServer float64
-	Fleet     float64
+	PerServer money.Amount
+	Fleet     money.Amount
 	Percent   float64 // of the baseline fleet cost
 	// The same over the total cost of ownership (purchase + power over the
 	// horizon); zero when power could not be priced (see Result.TCO).
-	TCOPerServer float64
-	TCOFleet     float64
+	TCOPerServer money.Amount
+	TCOFleet     money.Amount
 	TCOPercent   float64
 }
 
@@ -131,17 +133,30 @@ const (
 
 type pricedDIMM struct {
 	prices.DIMM
-	price float64
+	price money.Amount
 }
 
 type pricedDrive struct {
 	prices.Drive
-	price float64
+	price money.Amount
 	class string // FactorClass, computed once
 }
 
 // Recommend enumerates, evaluates and ranks configurations.
 func Recommend(in Input) (*Result, error) { return recommend(in, nil) }
+
+// scaled is a unit price times a trial factor (break-even, uncertainty),
+// rounded half to even to the cent: a trial price is a price like any
+// other, in cents, so the totals built from it are exact.
+func scaled(p money.Amount, k float64) money.Amount {
+	if k == 1 {
+		return p
+	}
+	if math.IsNaN(k) || math.IsInf(k, 0) {
+		return money.Invalid
+	}
+	return p.MulRat(new(big.Rat).SetFloat64(k))
+}
 
 // hooks let the robustness analyses (BreakEven, Uncertainty) re-run the
 // ranking with other prices and slowdowns without re-reading any input. A
@@ -222,17 +237,21 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if err := checkDIMMsUsable(in.Prices); err != nil {
 		return nil, err
 	}
-	// Converted prices are rounded to the cent once, here, so that every
-	// total (in the report, the JSON and the workbook) is built from the same
-	// unit prices a person sees.
-	conv := func(m units.Money) (float64, error) {
+	// Converted prices are rounded to the cent once, here (half to even,
+	// prices.Set.Convert), so that every total (in the report, the JSON and
+	// the workbook) is built exactly from the same unit prices a person sees.
+	conv := func(m units.Money) (money.Amount, error) {
 		v, err := in.Prices.Convert(m, cur)
-		return math.Round(v*100) / 100, err
+		if err == nil && !v.Valid() {
+			err = fmt.Errorf("%w: the price %s is beyond what memplan counts when converted to %s: check the exchange rates for extra digits", yamlx.ErrInput, m, cur)
+		}
+		return v, err
 	}
-	tco, elec, err := powerPricing(w, in.Prices, cur)
+	tco, elecRat, err := powerPricing(w, in.Prices, cur)
 	if err != nil {
 		return nil, err
 	}
+	elec := money.NewPerUnit(elecRat)
 	res.TCO = tco
 
 	var drives []pricedDrive
@@ -241,16 +260,27 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		drives = append(drives, pricedDrive{Drive: d, price: p * h.scale(kindDrive, d.SKU), class: d.FactorClass()})
+		drives = append(drives, pricedDrive{Drive: d, price: scaled(p, h.scale(kindDrive, d.SKU)), class: d.FactorClass()})
 	}
 	drives, dominated := pruneDrives(drives, w.Jobs)
 	if dominated > 0 {
 		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable for this workload"] += dominated
 	}
 
-	dimmPrice := func(d prices.DIMM) (float64, error) {
+	// Converted once per DIMM, not once per platform that takes it: the
+	// exact conversion allocates, and a large catalog has many DIMMs.
+	dimmPrices := make(map[string]money.Amount, len(in.Prices.DIMMs))
+	dimmPrice := func(d prices.DIMM) (money.Amount, error) {
+		if p, ok := dimmPrices[d.SKU]; ok {
+			return p, nil
+		}
 		p, err := conv(d.Price)
-		return p * h.scale(kindDIMM, d.SKU), err
+		if err != nil {
+			return 0, err
+		}
+		p = scaled(p, h.scale(kindDIMM, d.SKU))
+		dimmPrices[d.SKU] = p
+		return p, nil
 	}
 	type population struct {
 		base Config
@@ -262,7 +292,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		plPrice *= h.scale(kindPlatform, pl.SKU)
+		plPrice = scaled(plPrice, h.scale(kindPlatform, pl.SKU))
 		dimms, dom, err := dimmsFor(pl, in.Prices.DIMMs, dimmPrice)
 		if err != nil {
 			return nil, err
@@ -414,7 +444,7 @@ func checkDIMMsUsable(s *prices.Set) error {
 
 // dimmsFor returns, for each DIMM capacity the platform accepts, the
 // cheapest module (others of that capacity can only cost more).
-func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (float64, error)) ([]pricedDIMM, int, error) {
+func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (money.Amount, error)) ([]pricedDIMM, int, error) {
 	best := map[units.Bytes]pricedDIMM{}
 	n := 0
 	for _, d := range all {
@@ -517,7 +547,7 @@ type evaluator struct {
 	w         *Workload
 	res       *Result
 	h         *hooks
-	elec      float64 // electricity per kWh in the result currency; 0 when not priced
+	elec      money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
 }
 
 type prepKey struct {
@@ -688,9 +718,9 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		writesPerDay += flash[i] * load
 	}
 	c.Cost.Platform = c.Platform.Price
-	c.Cost.DIMMs = float64(c.DIMMCount) * c.DIMM.Price
+	c.Cost.DIMMs = c.DIMM.Price.Mul(int64(c.DIMMCount))
 	if d != nil {
-		c.Cost.Drives = float64(s.Drives) * s.Drive.Price
+		c.Cost.Drives = s.Drive.Price.Mul(int64(s.Drives))
 		endurance := d.Endurance()
 		perDrive := writesPerDay / float64(s.Drives) * 365 * e.w.HorizonYears()
 		wr := &Wear{WritesPerDay: units.Bytes(writesPerDay), HorizonWrites: units.Bytes(perDrive), Endurance: endurance}
@@ -703,10 +733,12 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 			}
 		}
 		c.Wear = wr
-		c.Cost.Replacements = float64(wr.Replacements) * s.Drive.Price
+		c.Cost.Replacements = s.Drive.Price.Mul(int64(wr.Replacements))
 	}
-	c.Cost.PerServer = c.Cost.Platform + c.Cost.DIMMs + c.Cost.Drives + c.Cost.Replacements
-	c.Cost.Fleet = c.Cost.PerServer * float64(c.Servers)
+	// Exact integer sums and products; an overflow is money.Invalid, which
+	// checkMoneyRange turns into an input error.
+	c.Cost.PerServer = money.Sum(c.Cost.Platform, c.Cost.DIMMs, c.Cost.Drives, c.Cost.Replacements)
+	c.Cost.Fleet = c.Cost.PerServer.Mul(int64(c.Servers))
 	e.ownership(&c)
 	if c.Extrapolated {
 		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
@@ -942,7 +974,7 @@ func driveLabel(s Swap) string {
 func rank(res *Result, ps []*Config, w *Workload) {
 	type key struct {
 		RankKey
-		cost, per float64
+		cost, per money.Amount
 	}
 	keys := make([]key, len(ps))
 	order := make([]int, len(ps))
@@ -980,14 +1012,14 @@ func rank(res *Result, ps []*Config, w *Workload) {
 		res.Recommended = &cs[0]
 	}
 	if r, b := res.Recommended, res.Baseline; r != nil && b != nil && r != b {
-		sv := Savings{PerServer: b.Cost.PerServer - r.Cost.PerServer, Fleet: b.Cost.Fleet - r.Cost.Fleet}
+		sv := Savings{PerServer: b.Cost.PerServer.Sub(r.Cost.PerServer), Fleet: b.Cost.Fleet.Sub(r.Cost.Fleet)}
 		if b.Cost.Fleet > 0 {
-			sv.Percent = sv.Fleet / b.Cost.Fleet * 100
+			sv.Percent = percentOf(sv.Fleet, b.Cost.Fleet)
 		}
 		if res.TCO != nil && res.TCO.Priced {
-			sv.TCOPerServer, sv.TCOFleet = b.Cost.TCO-r.Cost.TCO, b.Cost.TCOFleet-r.Cost.TCOFleet
+			sv.TCOPerServer, sv.TCOFleet = b.Cost.TCO.Sub(r.Cost.TCO), b.Cost.TCOFleet.Sub(r.Cost.TCOFleet)
 			if b.Cost.TCOFleet > 0 {
-				sv.TCOPercent = sv.TCOFleet / b.Cost.TCOFleet * 100
+				sv.TCOPercent = percentOf(sv.TCOFleet, b.Cost.TCOFleet)
 			}
 		}
 		res.Savings = &sv
@@ -1055,7 +1087,20 @@ func inParallel(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-func money(v float64, cur string) string {
+// percentOf is part as a percentage of whole: a ratio, so a float64.
+func percentOf(part, whole money.Amount) float64 {
+	return float64(part.Cents()) / float64(whole.Cents()) * 100
+}
+
+// moneyOf formats an exact amount as money does (whole currency units).
+func moneyOf(a money.Amount, cur string) string {
+	if !a.Valid() {
+		return "an amount beyond what memplan counts " + cur
+	}
+	return moneyText(a.Float(), cur)
+}
+
+func moneyText(v float64, cur string) string {
 	neg := v < 0
 	if neg {
 		v = -v
@@ -1076,7 +1121,7 @@ func money(v float64, cur string) string {
 }
 
 // Money formats an amount for people: "55,800 RUB".
-func Money(v float64, cur string) string { return money(v, cur) }
+func Money(v float64, cur string) string { return moneyText(v, cur) }
 
 func verdict(res *Result) string {
 	r, b := res.Recommended, res.Baseline
@@ -1088,11 +1133,11 @@ func verdict(res *Result) string {
 		jobs = append(jobs, fmt.Sprintf("%s %s of %s, slowdown %.2f", j.Name, j.Runtime, j.Deadline, j.Estimate.Slowdown))
 	}
 	s := fmt.Sprintf("Buy %s: it meets every deadline (%s) at %s per server",
-		r.Label, strings.Join(jobs, "; "), money(r.Cost.PerServer, res.Currency))
+		r.Label, strings.Join(jobs, "; "), moneyOf(r.Cost.PerServer, res.Currency))
 	if r.Servers == 1 {
 		s += "."
 	} else {
-		s += fmt.Sprintf(", %s for %d servers.", money(r.Cost.Fleet, res.Currency), r.Servers)
+		s += fmt.Sprintf(", %s for %d servers.", moneyOf(r.Cost.Fleet, res.Currency), r.Servers)
 	}
 	switch {
 	case b == nil:
@@ -1104,13 +1149,13 @@ func verdict(res *Result) string {
 		if sv.Fleet < 0 {
 			// Only when ranking by TCO: it wins on power, not on purchase.
 			s += fmt.Sprintf(" It costs %s more to buy than the cheapest all-DRAM configuration, %s, at %s per server.",
-				money(-sv.Fleet, res.Currency), b.Label, money(b.Cost.PerServer, res.Currency))
+				moneyOf(-sv.Fleet, res.Currency), b.Label, moneyOf(b.Cost.PerServer, res.Currency))
 		} else if r.Servers == 1 && b.Servers == 1 {
 			s += fmt.Sprintf(" That is %s (%.1f%%) less than the cheapest all-DRAM configuration, %s, at %s.",
-				money(sv.PerServer, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency))
+				moneyOf(sv.PerServer, res.Currency), sv.Percent, b.Label, moneyOf(b.Cost.PerServer, res.Currency))
 		} else {
 			s += fmt.Sprintf(" That is %s (%.1f%%) less for the fleet than the cheapest all-DRAM configuration, %s, at %s per server (%s per server saved).",
-				money(sv.Fleet, res.Currency), sv.Percent, b.Label, money(b.Cost.PerServer, res.Currency), money(sv.PerServer, res.Currency))
+				moneyOf(sv.Fleet, res.Currency), sv.Percent, b.Label, moneyOf(b.Cost.PerServer, res.Currency), moneyOf(sv.PerServer, res.Currency))
 		}
 	}
 	if r.Packing != "" {

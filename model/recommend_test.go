@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -172,11 +173,11 @@ options: {dram_only: false}
 	if c.Wear == nil || !c.Wear.WearsOut || c.Wear.Replacements < 1 {
 		t.Fatalf("wear %+v: expected the drive to wear out", c.Wear)
 	}
-	if want := float64(c.Wear.Replacements) * 50; !near(c.Cost.Replacements, want, 1e-9) {
-		t.Errorf("replacement cost %.2f, want %.2f", c.Cost.Replacements, want)
+	if want := money.Units(50).Mul(int64(c.Wear.Replacements)); c.Cost.Replacements != want {
+		t.Errorf("replacement cost %v, want %v", c.Cost.Replacements, want)
 	}
-	if !near(c.Cost.PerServer, 1000+8*100+50+c.Cost.Replacements, 1e-9) {
-		t.Errorf("per-server cost %.2f does not include the replacements", c.Cost.PerServer)
+	if c.Cost.PerServer != money.Units(1000+8*100+50).Add(c.Cost.Replacements) {
+		t.Errorf("per-server cost %v does not include the replacements", c.Cost.PerServer)
 	}
 	joined := strings.Join(c.Notes, " ")
 	if !strings.Contains(joined, "wear out") {
@@ -200,8 +201,8 @@ jobs:
 	if c.Jobs[0].JobsPerServer != 8 || c.Servers != 7 {
 		t.Errorf("jobs/server-day %.1f servers %d, want 8 and 7", c.Jobs[0].JobsPerServer, c.Servers)
 	}
-	if !near(c.Cost.Fleet, 7*c.Cost.PerServer, 1e-6) {
-		t.Errorf("fleet cost %.2f != 7 x %.2f", c.Cost.Fleet, c.Cost.PerServer)
+	if c.Cost.Fleet != c.Cost.PerServer.Mul(7) {
+		t.Errorf("fleet cost %v != 7 x %v", c.Cost.Fleet, c.Cost.PerServer)
 	}
 	if res.Recommended == nil || res.Recommended.ID != c.ID || res.Baseline != res.Recommended {
 		t.Errorf("all-DRAM 128 GiB should be both recommended and baseline")
@@ -294,12 +295,12 @@ func TestRankingIsDeterministicAndTiered(t *testing.T) {
 			if tier(p) > tier(c) {
 				t.Errorf("%s (tier %d) ranked above %s (tier %d)", p.ID, tier(p), c.ID, tier(c))
 			}
-			if tier(p) == tier(c) && tier(c) < 2 && p.Cost.Fleet > c.Cost.Fleet+1e-9 {
+			if tier(p) == tier(c) && tier(c) < 2 && c.Cost.Fleet.Less(p.Cost.Fleet) {
 				t.Errorf("%s costs more than %s but ranks above it", p.ID, c.ID)
 			}
 		}
 	}
-	if math.IsNaN(a.Configs[0].Cost.Fleet) {
+	if !a.Configs[0].Cost.Fleet.Valid() {
 		t.Error("NaN cost")
 	}
 }

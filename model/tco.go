@@ -3,9 +3,11 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 	"gopkg.in/yaml.v3"
@@ -104,8 +106,19 @@ func PlatformWatts(p prices.Platform) float64 {
 
 // EnergyPrice is a price per kWh, written "0.15 USD/kWh" (or "150 EUR/MWh").
 type EnergyPrice struct {
-	Amount   float64 // per kWh
+	Amount   float64 // per kWh, for display; Exact is the price as written
 	Currency string
+	exact    *big.Rat
+}
+
+// Exact is the price per kWh exactly as written ("150 EUR/MWh" is exactly
+// 3/20 EUR/kWh), or Amount read as the decimal it was written as for a
+// price built in Go (money.Exact).
+func (e EnergyPrice) Exact() *big.Rat {
+	if e.exact != nil {
+		return e.exact
+	}
+	return money.Exact(e.Amount)
 }
 
 const energyExpected = `a price per kWh such as "0.15 USD/kWh" (or "150 EUR/MWh")`
@@ -134,7 +147,9 @@ func ParseEnergyPrice(s string) (EnergyPrice, error) {
 	if err != nil || m.Currency == "" || !(m.Amount > 0) {
 		return EnergyPrice{}, &units.Error{Value: s, Expected: energyExpected}
 	}
-	return EnergyPrice{Amount: m.Amount / per, Currency: m.Currency}, nil
+	exact := new(big.Rat).Quo(m.Exact(), new(big.Rat).SetFloat64(per))
+	f, _ := exact.Float64()
+	return EnergyPrice{Amount: f, Currency: m.Currency, exact: exact}, nil
 }
 
 // String renders "0.15 USD/kWh".
@@ -185,7 +200,7 @@ type TCOInfo struct {
 // price the workload gives must convert; the default may not (a RUB catalog
 // without a USD rate), and then power is left unpriced, which is an error
 // only when the workload asks to rank by TCO.
-func powerPricing(w *Workload, s *prices.Set, cur string) (*TCOInfo, float64, error) {
+func powerPricing(w *Workload, s *prices.Set, cur string) (*TCOInfo, *big.Rat, error) {
 	info := &TCOInfo{RankBy: w.Options.RankBy, PUE: float64(w.PUE), HorizonHours: w.Horizon.Hours()}
 	if info.RankBy == "" {
 		info.RankBy = RankCapital
@@ -200,22 +215,23 @@ func powerPricing(w *Workload, s *prices.Set, cur string) (*TCOInfo, float64, er
 		info.Default = true
 	}
 	info.Quoted = ep.String()
-	rate, ok := s.Rate(ep.Currency, cur)
+	rate, ok := s.ExactRate(ep.Currency, cur)
 	if !ok {
 		if !info.Default {
-			return nil, 0, w.ErrorAt("electricity", fmt.Sprintf("give the price in %s, or add `rates: {%s: <amount> %s}` to a catalog", cur, ep.Currency, cur),
+			return nil, nil, w.ErrorAt("electricity", fmt.Sprintf("give the price in %s, or add `rates: {%s: <amount> %s}` to a catalog", cur, ep.Currency, cur),
 				"electricity is priced in %s but the report is in %s and no catalog gives a rate between them", ep.Currency, cur)
 		}
 		info.Note = fmt.Sprintf("power not priced: the default electricity price %s cannot be converted to %s; set `electricity:` in the workload (e.g. in %s per kWh)", ep, cur, cur)
 		if info.RankBy == RankTCO {
-			return nil, 0, w.ErrorAt(FieldRankBy, fmt.Sprintf("set `electricity: <price> %s/kWh` in the workload", cur),
+			return nil, nil, w.ErrorAt(FieldRankBy, fmt.Sprintf("set `electricity: <price> %s/kWh` in the workload", cur),
 				"ranking by total cost of ownership needs an electricity price in %s; the default %s cannot be converted", cur, ep)
 		}
-		return info, 0, nil
+		return info, nil, nil
 	}
 	info.Priced = true
-	info.Electricity = ep.Amount * rate
-	return info, info.Electricity, nil
+	elec := new(big.Rat).Mul(ep.Exact(), rate)
+	info.Electricity, _ = elec.Float64()
+	return info, elec, nil
 }
 
 // ownership fills the configuration's power and total cost of ownership:
@@ -233,13 +249,16 @@ func (e *evaluator) ownership(c *Config) {
 		pue = DefaultPUE
 	}
 	k.EnergyKWh = k.Watts / 1000 * e.w.Horizon.Hours() * pue
-	k.Power = k.EnergyKWh * e.elec
-	k.TCO = k.PerServer + k.Power
-	k.TCOFleet = k.TCO * float64(c.Servers)
+	// The one fractional amount: kWh (an estimate, float64) times the exact
+	// price per kWh, rounded half to even to the cent per server. The
+	// fleet's power is that times the servers, exactly.
+	k.Power = e.elec.Times(k.EnergyKWh)
+	k.TCO = k.PerServer.Add(k.Power)
+	k.TCOFleet = k.TCO.Mul(int64(c.Servers))
 }
 
 // rankCost is the fleet cost configurations are ranked by.
-func rankCost(c *Config, w *Workload) float64 {
+func rankCost(c *Config, w *Workload) money.Amount {
 	if w != nil && w.Options.RankBy == RankTCO {
 		return c.Cost.TCOFleet
 	}
@@ -255,13 +274,13 @@ func tcoVerdict(res *Result) string {
 	}
 	years := t.HorizonHours / (365 * 24)
 	s := fmt.Sprintf(" Ranked by total cost of ownership over %s years (purchase, %.0f W at %s and PUE %.2g, replacement drives): %s per server",
-		strconv.FormatFloat(math.Round(years*10)/10, 'f', -1, 64), r.Cost.Watts, t.Quoted, t.PUE, money(r.Cost.TCO, res.Currency))
+		strconv.FormatFloat(math.Round(years*10)/10, 'f', -1, 64), r.Cost.Watts, t.Quoted, t.PUE, moneyOf(r.Cost.TCO, res.Currency))
 	if r.Servers > 1 {
-		s += fmt.Sprintf(", %s for the fleet", money(r.Cost.TCOFleet, res.Currency))
+		s += fmt.Sprintf(", %s for the fleet", moneyOf(r.Cost.TCOFleet, res.Currency))
 	}
 	s += "."
 	if sv := res.Savings; sv != nil && res.Baseline != nil && res.Baseline != r {
-		s += fmt.Sprintf(" Over that horizon it costs %s (%.1f%%) less than all-DRAM.", money(sv.TCOFleet, res.Currency), sv.TCOPercent)
+		s += fmt.Sprintf(" Over that horizon it costs %s (%.1f%%) less than all-DRAM.", moneyOf(sv.TCOFleet, res.Currency), sv.TCOPercent)
 	}
 	return s
 }

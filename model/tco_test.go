@@ -7,6 +7,7 @@ import (
 
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -61,8 +62,8 @@ func TestTCOHandComputation(t *testing.T) {
 	check := func(c *model.Config, capital, watts, kwh, power float64) {
 		t.Helper()
 		k := c.Cost
-		if !near(k.PerServer, capital, 1e-9) || !near(k.Watts, watts, 1e-9) || !near(k.EnergyKWh, kwh, 1e-6) ||
-			!near(k.Power, power, 1e-6) || !near(k.TCO, capital+power, 1e-6) || !near(k.TCOFleet, capital+power, 1e-6) {
+		if k.PerServer != money.FromFloat(capital) || !near(k.Watts, watts, 1e-9) || !near(k.EnergyKWh, kwh, 1e-6) ||
+			k.Power != money.FromFloat(power) || k.TCO != money.FromFloat(capital+power) || k.TCOFleet != money.FromFloat(capital+power) {
 			t.Errorf("%s: cost %+v, want capital %.2f, %.0f W, %.1f kWh, power %.2f", c.ID, k, capital, watts, kwh, power)
 		}
 	}
@@ -80,7 +81,7 @@ func TestTCOHandComputation(t *testing.T) {
 	if res.Recommended.ID != swap.ID {
 		t.Fatalf("by capital cost recommended %s, want %s", res.Recommended.ID, swap.ID)
 	}
-	if sv := res.Savings; sv == nil || !near(sv.Fleet, 750, 1e-9) || !near(sv.TCOFleet, -301.2, 1e-6) {
+	if sv := res.Savings; sv == nil || sv.Fleet != money.Units(750) || sv.TCOFleet != money.Cents(-30120) {
 		t.Errorf("savings %+v, want 750 capital and -301.20 over the horizon", res.Savings)
 	}
 	if strings.Contains(res.Verdict, "total cost of ownership") {
@@ -103,7 +104,7 @@ func TestTCOHandComputation(t *testing.T) {
 	for i := 1; i < len(res.Configs); i++ {
 		p, c := res.Configs[i-1], res.Configs[i]
 		if p.Meets && c.Meets && !p.AtRisk && !c.AtRisk && p.Cost.TCOFleet > c.Cost.TCOFleet {
-			t.Errorf("%s (TCO %.2f) ranked above %s (TCO %.2f)", p.ID, p.Cost.TCOFleet, c.ID, c.Cost.TCOFleet)
+			t.Errorf("%s (TCO %v) ranked above %s (TCO %v)", p.ID, p.Cost.TCOFleet, c.ID, c.Cost.TCOFleet)
 		}
 	}
 }
@@ -124,7 +125,7 @@ func TestTCORankingCanPreferTheDearerPurchase(t *testing.T) {
 		t.Fatalf("recommended %s, baseline %s", res.Recommended.ID, res.Baseline.ID)
 	}
 	sv := res.Savings
-	if !near(sv.Fleet, -450, 1e-9) || !near(sv.TCOFleet, 3327.75, 1e-6) || !near(sv.TCOPercent, 3327.75/13226*100, 1e-9) {
+	if sv.Fleet != money.Units(-450) || sv.TCOFleet != money.Cents(332775) || !near(sv.TCOPercent, 3327.75/13226*100, 1e-9) {
 		t.Errorf("savings %+v, want -450 capital, 3,327.75 TCO", sv)
 	}
 	for _, want := range []string{"costs 450 USD more to buy", "it costs 3,328 USD (25.2%) less than all-DRAM"} {
@@ -192,17 +193,17 @@ func TestPowerUnpricedWithoutARate(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 439 W x 26,280 h x 1.4 / 1000 = 16,151.7 kWh at 3.5 RUB.
-	if r := res.Recommended; !near(r.Cost.Power, 0.439*26280*1.4*3.5, 1e-6) {
-		t.Errorf("power %.2f RUB", r.Cost.Power)
+	if r := res.Recommended; r.Cost.Power != money.FromFloat(0.439*26280*1.4*3.5) {
+		t.Errorf("power %v RUB", r.Cost.Power)
 	}
 }
 
 func TestParseEnergyPrice(t *testing.T) {
 	for in, want := range map[string]model.EnergyPrice{
-		"0.15 USD/kWh":    {0.15, "USD"},
-		"0.15 USD / kWh":  {0.15, "USD"},
-		"3.5 RUB per kWh": {3.5, "RUB"},
-		"150 EUR/MWh":     {0.15, "EUR"},
+		"0.15 USD/kWh":    {Amount: 0.15, Currency: "USD"},
+		"0.15 USD / kWh":  {Amount: 0.15, Currency: "USD"},
+		"3.5 RUB per kWh": {Amount: 3.5, Currency: "RUB"},
+		"150 EUR/MWh":     {Amount: 0.15, Currency: "EUR"},
 	} {
 		got, err := model.ParseEnergyPrice(in)
 		if err != nil || !near(got.Amount, want.Amount, 1e-12) || got.Currency != want.Currency {

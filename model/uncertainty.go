@@ -170,9 +170,12 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 				if b != nil {
 					o.hasSaving = true
 					cb := rankCost(b, w)
-					o.saving = cb - rankCost(r, w)
+					// Each run's saving is exact; their distribution
+					// (mean, percentiles) is a statistic, in float64.
+					sv := cb.Sub(rankCost(r, w))
+					o.saving = sv.Float()
 					if cb > 0 {
-						o.pct = o.saving / cb * 100
+						o.pct = percentOf(sv, cb)
 					}
 				}
 			}

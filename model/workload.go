@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -71,17 +72,20 @@ const (
 	DefaultZswapPool       = 0.20
 )
 
-// Bounds on what a workload may ask for. They keep every count and every
-// amount of money far inside the range a float64 holds to the cent (2^53
-// cents is about 9 x 10^13): a fleet of MaxServers servers at the dearest
-// plausible server price stays below MaxFleetCost.
+// Bounds on what a workload may ask for. Money is exact integer cents
+// (package money) whatever the size; the bounds keep figures a person can
+// check, and every amount printable as a number with its cents (JSON, the
+// workbook): a fleet of MaxServers servers at the dearest plausible server
+// price stays below MaxFleetCost. A product that leaves int64 cents on the
+// way is caught as well (checkMoneyRange).
 const (
 	MaxJobsPerDay  = 1e9
 	MaxServers     = 1_000_000
 	MaxConcurrency = 100_000
 	// MaxFleetCost is the largest fleet cost memplan reports, in the
-	// report currency: beyond it cents would no longer be exact.
-	MaxFleetCost = 1e13
+	// report currency: below 2^46 units, float64 outputs (JSON, the
+	// workbook) still hold every cent (money.MaxFleet).
+	MaxFleetCost = money.MaxFleet
 )
 
 var defaultZramShares = []units.Ratio{0.25, 0.5}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -506,15 +508,15 @@ func TestRecommendConvertsWithRates(t *testing.T) {
 		t.Fatal("no configuration with one EU-TLC-3T8")
 	}
 	// 400 EUR at 1.10 USD per EUR.
-	if d := eu.Swap.Drive; math.Abs(d.Price-440) > 1e-9 || d.Quoted != (units.Money{Amount: 400, Currency: "EUR"}) {
-		t.Errorf("EU drive priced %g USD quoted %v, want 440 USD quoted 400.00 EUR", d.Price, d.Quoted)
+	if d := eu.Swap.Drive; d.Price != money.Units(440) || d.Quoted != (units.Money{Amount: 400, Currency: "EUR"}) {
+		t.Errorf("EU drive priced %v USD quoted %v, want 440 USD quoted 400.00 EUR", d.Price, d.Quoted)
 	}
-	if math.Abs(eu.Cost.Drives-440) > 1e-9 {
-		t.Errorf("drive cost %g, want 440", eu.Cost.Drives)
+	if eu.Cost.Drives != money.Units(440) {
+		t.Errorf("drive cost %v, want 440", eu.Cost.Drives)
 	}
-	want := eu.Cost.Platform + float64(eu.DIMMCount)*eu.DIMM.Price + 440 + eu.Cost.Replacements
-	if math.Abs(eu.Cost.PerServer-want) > 1e-6 {
-		t.Errorf("per-server cost %g, want %g", eu.Cost.PerServer, want)
+	want := money.Sum(eu.Cost.Platform, eu.DIMM.Price.Mul(int64(eu.DIMMCount)), money.Units(440), eu.Cost.Replacements)
+	if eu.Cost.PerServer != want {
+		t.Errorf("per-server cost %v, want %v", eu.Cost.PerServer, want)
 	}
 
 	// Reported in EUR, the USD parts convert the other way (to the cent).
@@ -528,14 +530,15 @@ func TestRecommendConvertsWithRates(t *testing.T) {
 		t.Fatalf("currency %s, want EUR", res.Currency)
 	}
 	for _, c := range res.Configs {
-		if c.DIMM.Quoted.Currency == "USD" && math.Abs(c.DIMM.Price-c.DIMM.Quoted.Amount/1.10) > 0.005 {
-			t.Fatalf("%s: DIMM %v priced %g EUR, want %g", c.ID, c.DIMM.Quoted, c.DIMM.Price, c.DIMM.Quoted.Amount/1.10)
+		// Exactly the quote divided by 1.10, half to even to the cent.
+		if want := money.FromRat(new(big.Rat).Quo(c.DIMM.Quoted.Exact(), big.NewRat(110, 100))); c.DIMM.Quoted.Currency == "USD" && c.DIMM.Price != want {
+			t.Fatalf("%s: DIMM %v priced %v EUR, want %v", c.ID, c.DIMM.Quoted, c.DIMM.Price, want)
 		}
-		if c.Platform.Quoted.Amount == 12500 && math.Abs(c.Platform.Price-12500/1.10) > 0.005 {
-			t.Fatalf("%s: platform priced %g EUR", c.ID, c.Platform.Price)
+		if c.Platform.Quoted.Amount == 12500 && c.Platform.Price != money.Cents(1136364) {
+			t.Fatalf("%s: platform priced %v EUR, want 11363.64", c.ID, c.Platform.Price)
 		}
-		if d := c.Swap.Drive; d != nil && d.Quoted.Currency == "EUR" && d.Price != d.Quoted.Amount {
-			t.Fatalf("%s: EUR drive re-priced to %g", c.ID, d.Price)
+		if d := c.Swap.Drive; d != nil && d.Quoted.Currency == "EUR" && d.Price != money.FromFloat(d.Quoted.Amount) {
+			t.Fatalf("%s: EUR drive re-priced to %v", c.ID, d.Price)
 		}
 	}
 }

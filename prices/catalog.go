@@ -3,11 +3,13 @@ package prices
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -202,9 +204,10 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
-// MaxPrice bounds one part's price (in any currency) so that fleet totals
-// stay exact to the cent (see model.MaxFleetCost).
-const MaxPrice = 1e10
+// MaxPrice bounds one part's price (in any currency) so that a fleet of
+// bounded size stays far inside the range money.Amount counts exactly
+// (see package money and model.MaxFleetCost).
+const MaxPrice = money.MaxPrice
 
 // Parse decodes and validates one catalog. file names it in errors.
 func Parse(file string, data []byte) (*Catalog, error) {
@@ -462,7 +465,7 @@ type Set struct {
 	Platforms []Platform
 	// Flags are the caller's flags for what Convert's hint suggests.
 	Flags Flags
-	rates map[[2]string]float64
+	rates map[[2]string]*big.Rat // exact: as written, or the exact inverse
 	given map[[2]string]RateUsed // as written, by (from, to)
 }
 
@@ -473,7 +476,7 @@ func Merge(cats ...*Catalog) (*Set, error) { return MergeWith(Flags{}, cats...) 
 // MergeWith is Merge for a caller that offers flags for what the hints
 // suggest; the set keeps them for Convert's.
 func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
-	s := &Set{Catalogs: cats, Flags: f, rates: map[[2]string]float64{}, given: map[[2]string]RateUsed{}}
+	s := &Set{Catalogs: cats, Flags: f, rates: map[[2]string]*big.Rat{}, given: map[[2]string]RateUsed{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, c := range cats {
 		s.DIMMs = mergeBySKU(s.DIMMs, c.DIMMs, di, func(x DIMM) string { return x.SKU })
@@ -518,10 +521,23 @@ func mergeBySKU[T any](dst, parts []T, index map[string]int, sku func(T) string)
 }
 
 // Rate returns how many units of `to` one unit of `from` buys, directly or
-// through one intermediate currency.
+// through one intermediate currency, as a float64 for display and ratios;
+// conversions of money use ExactRate.
 func (s *Set) Rate(from, to string) (float64, bool) {
+	r, ok := s.ExactRate(from, to)
+	if !ok {
+		return 0, false
+	}
+	f, _ := r.Float64()
+	return f, true
+}
+
+// ExactRate is Rate as an exact fraction: a rate written "1.08 USD" is
+// 108/100, its inverse exactly 100/108, and a rate through an intermediate
+// currency the exact product of the two.
+func (s *Set) ExactRate(from, to string) (*big.Rat, bool) {
 	if from == to {
-		return 1, true
+		return big.NewRat(1, 1), true
 	}
 	if r, ok := s.rates[[2]string{from, to}]; ok {
 		return r, true
@@ -536,19 +552,32 @@ func (s *Set) Rate(from, to string) (float64, bool) {
 			continue
 		}
 		if r2, ok := s.rates[[2]string{k[1], to}]; ok {
-			return s.rates[k] * r2, true
+			return new(big.Rat).Mul(s.rates[k], r2), true
 		}
 	}
-	return 0, false
+	return nil, false
 }
 
-// Convert expresses m in currency `to`, or fails naming both currencies.
-func (s *Set) Convert(m units.Money, to string) (float64, error) {
-	r, ok := s.Rate(m.Currency, to)
-	if !ok {
-		return 0, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.RateHint(m.Currency, to, true), m.Currency, to)
+// Convert expresses m in currency `to` as an exact amount, or fails naming
+// both currencies. This is where a quoted price becomes cents, by
+// memplan's one rounding rule: the exact product of the price as written
+// and the exact rate, rounded half to even to the cent (money.FromRat). A
+// price in the report currency is converted at the rate 1, so it is exact
+// unless it was written with more than two decimals.
+func (s *Set) Convert(m units.Money, to string) (money.Amount, error) {
+	if m.Currency == to {
+		// Fast path for the common case, a price in whole cents in the
+		// report currency: c/100 is then the float64 nearest to that
+		// decimal, so the written decimal is c/100 exactly (money.Exact).
+		if c := math.Round(m.Amount * 100); math.Abs(c) < 1<<52 && c/100 == m.Amount {
+			return money.Cents(int64(c)), nil
+		}
 	}
-	return m.Amount * r, nil
+	r, ok := s.ExactRate(m.Currency, to)
+	if !ok {
+		return money.Invalid, fmt.Errorf("%w: prices in %s and %s are mixed without an exchange rate; %sadd `rates: {%s: <amount> %s}` to a catalog, or set `currency:` in the workload to one currency", yamlx.ErrInput, m.Currency, to, s.Flags.RateHint(m.Currency, to, true), m.Currency, to)
+	}
+	return money.FromRat(new(big.Rat).Mul(m.Exact(), r)), nil
 }
 
 // Currencies lists the currencies prices in the set are quoted in.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memplan/memplan/internal/yamlx"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -626,8 +627,8 @@ func TestRatesAndConvert(t *testing.T) {
 		}
 	}
 	v, err := set.Convert(eu.Drives[0].Price, "USD")
-	if err != nil || math.Abs(v-440) > 1e-9 {
-		t.Errorf("400 EUR in USD = %g, %v; want 440", v, err)
+	if err != nil || v != money.Units(440) {
+		t.Errorf("400 EUR in USD = %v, %v; want exactly 440.00", v, err)
 	}
 	_, err = set.Convert(units.Money{Amount: 1, Currency: "JPY"}, "USD")
 	if err == nil || !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "JPY and USD") || !strings.Contains(err.Error(), "rates:") {

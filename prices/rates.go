@@ -2,6 +2,7 @@ package prices
 
 import (
 	"fmt"
+	"math/big"
 	"os"
 	"sort"
 	"strings"
@@ -97,8 +98,9 @@ func checkRate(cur string, m units.Money) string {
 func (s *Set) AddRate(cur string, m units.Money, source string) { s.setRate(cur, m, source) }
 
 func (s *Set) setRate(cur string, m units.Money, source string) {
-	s.rates[[2]string{cur, m.Currency}] = m.Amount
-	s.rates[[2]string{m.Currency, cur}] = 1 / m.Amount
+	r := m.Exact()
+	s.rates[[2]string{cur, m.Currency}] = r
+	s.rates[[2]string{m.Currency, cur}] = new(big.Rat).Inv(r)
 	delete(s.given, [2]string{m.Currency, cur})
 	s.given[[2]string{cur, m.Currency}] = RateUsed{From: cur, To: m.Currency, Rate: m.Amount, Source: source}
 }

@@ -60,8 +60,8 @@ func renderCSV(w io.Writer, out Output) error {
 			strconv.FormatBool(c.MeetsDeadlines), strconv.FormatBool(c.AtRisk), strconv.FormatBool(c.Extrapolated),
 			c.CriticalJob, num(c.FitRatio), num(c.Slowdown), num(c.SlowdownLow), num(c.SlowdownHigh), c.Provenance,
 			num(c.RuntimeHours), num(c.RuntimeHighHours), num(c.DeadlineHours),
-			strconv.Itoa(c.Servers), out.Currency, num(c.PlatformCost), num(c.DIMMsCost), num(c.DrivesCost), num(c.ReplacementsCost), num(c.CostPerServer), num(c.FleetCost),
-			num(c.Watts), num(c.EnergyKWh), num(c.PowerCost), num(c.TCOPerServer), num(c.TCOFleet), share,
+			strconv.Itoa(c.Servers), out.Currency, num(c.PlatformCost.Float()), num(c.DIMMsCost.Float()), num(c.DrivesCost.Float()), num(c.ReplacementsCost.Float()), num(c.CostPerServer.Float()), num(c.FleetCost.Float()),
+			num(c.Watts), num(c.EnergyKWh), num(c.PowerCost.Float()), num(c.TCOPerServer.Float()), num(c.TCOFleet.Float()), share,
 			lifeUsed, wearsOut, repl,
 			strings.Join(c.Notes, "; "),
 		}

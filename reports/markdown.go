@@ -60,7 +60,7 @@ func renderMarkdown(w io.Writer, out Output) error {
 		// One number of decimals per money column (see amounts).
 		var per, fleet []float64
 		for _, c := range rs {
-			per, fleet = append(per, c.CostPerServer), append(fleet, c.FleetCost)
+			per, fleet = append(per, c.CostPerServer.Float()), append(fleet, c.FleetCost.Float())
 		}
 		perCells, fleetCells := amounts(per), amounts(fleet)
 		for i, c := range rs {
@@ -76,12 +76,12 @@ func renderMarkdown(w io.Writer, out Output) error {
 				slow += " extrapolated"
 			}
 			cost := perCells[i]
-			if c.ReplacementsCost > 0 {
+			if c.ReplacementsCost.Float() > 0 {
 				cost += " incl. wear"
 			}
 			tcoCell := ""
 			if withTCO {
-				tcoCell = " " + amount(math.Round(c.TCOPerServer)) + " |"
+				tcoCell = " " + amount(math.Round(c.TCOPerServer.Float())) + " |"
 			}
 			p("| %s | %d | %s | %s | %s / %s | %s | %d | %s | %s |%s %s |\n",
 				mdCell(marks(c)), c.Rank, mdCell(c.Label), slow, duration(c.RuntimeHours), duration(c.DeadlineHours),
@@ -114,11 +114,11 @@ func renderMarkdown(w io.Writer, out Output) error {
 		p("The recommended configuration is itself all-DRAM: swap would not save money here.\n\n")
 	default:
 		p("Baseline: %s (rank %d), %s per server, %s for %s.\n\n", mdText(bl.Label), bl.Rank,
-			moneyCur(bl.CostPerServer, cur), moneyCur(bl.FleetCost, cur), plural(bl.Servers, "server", "servers"))
+			moneyCur(bl.CostPerServer.Float(), cur), moneyCur(bl.FleetCost.Float(), cur), plural(bl.Servers, "server", "servers"))
 	}
 	if s := out.Savings; s != nil {
 		p("Savings with the recommended configuration: **%s per server**, %s for the fleet (%.1f%% of the baseline's fleet cost).\n\n",
-			moneyCur(s.PerServer, cur), moneyCur(s.Fleet, cur), s.Percent)
+			moneyCur(s.PerServer.Float(), cur), moneyCur(s.Fleet.Float(), cur), s.Percent)
 	}
 	if r := out.Recommended; r != nil {
 		p("### Recommended: %s\n\n", mdText(r.Label))
@@ -198,12 +198,12 @@ func tcoSection(b *strings.Builder, out Output) {
 	p("|---|---|--:|--:|--:|--:|--:|--:|\n")
 	var buy []float64
 	for _, c := range cs {
-		buy = append(buy, c.CostPerServer)
+		buy = append(buy, c.CostPerServer.Float())
 	}
 	buyCells := amounts(buy)
 	for i, c := range cs {
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", names[i], mdCell(c.Label), trim1(c.Watts), amount(math.Round(c.EnergyKWh)),
-			buyCells[i], amount(math.Round(c.PowerCost)), amount(math.Round(c.TCOPerServer)), amount(math.Round(c.TCOFleet)))
+			buyCells[i], amount(math.Round(c.PowerCost.Float())), amount(math.Round(c.TCOPerServer.Float())), amount(math.Round(c.TCOFleet.Float())))
 	}
 	p("\n")
 	if len(ss) > 1 && out.Savings != nil && out.Recommended != nil && out.Baseline != nil {
@@ -298,18 +298,18 @@ func robustSection(b *strings.Builder, out Output) {
 func bom(b *strings.Builder, c Configuration, cur string) {
 	fmt.Fprintf(b, "| Item | SKU | Catalog | Qty | Unit price (%s) | As quoted | Total (%s) |\n|---|---|---|--:|--:|---|--:|\n", cur, cur)
 	item := func(name string, part Part, qty int, total float64) {
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), mdCell(part.Catalog), qty, amount(part.UnitPrice),
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s |\n", mdCell(name), mdCell(part.SKU), mdCell(part.Catalog), qty, amount(part.UnitPrice.Float()),
 			mdCell(quoted(part)), amount(total))
 	}
-	item(c.Platform.Model, c.Platform, 1, c.PlatformCost)
-	item(c.DIMM.Model, c.DIMM, c.DIMMCount, c.DIMMsCost)
+	item(c.Platform.Model, c.Platform, 1, c.PlatformCost.Float())
+	item(c.DIMM.Model, c.DIMM, c.DIMMCount, c.DIMMsCost.Float())
 	if d := c.Swap.Drive; d != nil {
-		item(d.Model+" (swap)", *d, c.Swap.Drives, c.DrivesCost)
+		item(d.Model+" (swap)", *d, c.Swap.Drives, c.DrivesCost.Float())
 		if c.Wear != nil && c.Wear.ReplacementsPerServer > 0 {
-			item(d.Model+" (replacements as swap wears it out)", *d, c.Wear.ReplacementsPerServer, c.ReplacementsCost)
+			item(d.Model+" (replacements as swap wears it out)", *d, c.Wear.ReplacementsPerServer, c.ReplacementsCost.Float())
 		}
 	}
-	fmt.Fprintf(b, "| **Per server** | | | | | | **%s** |\n\n", amount(c.CostPerServer))
+	fmt.Fprintf(b, "| **Per server** | | | | | | **%s** |\n\n", amount(c.CostPerServer.Float()))
 }
 
 func jobsTable(b *strings.Builder, c Configuration) {
@@ -324,7 +324,7 @@ func jobsTable(b *strings.Builder, c Configuration) {
 }
 
 func quoted(p Part) string {
-	return units.Money{Amount: p.QuotedPrice, Currency: p.QuotedCurrency}.String()
+	return units.Money{Amount: p.QuotedPrice.Float(), Currency: p.QuotedCurrency}.String()
 }
 
 func orDash(s string) string {

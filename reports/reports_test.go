@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memplan/memplan/model"
+	mon "github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 	"gopkg.in/yaml.v3"
@@ -140,10 +141,10 @@ func noMeetResult() *model.Result {
 		return d
 	}
 	usd := func(v float64) units.Money { return units.Money{Amount: v, Currency: "USD"} }
-	platform := model.Part{SKU: "2S-DDR5-16DIMM", Model: "Two-socket 1U server, 16 DIMM slots", Catalog: "current-2026", Price: 9000, Quoted: usd(9000)}
-	d32 := model.Part{SKU: "DDR5-5600-RDIMM-32G", Model: "32 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: 455.5, Quoted: usd(455.5), Capacity: 32 * units.GiB}
-	d64 := model.Part{SKU: "DDR5-5600-RDIMM-64G", Model: "64 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: 700, Quoted: usd(700), Capacity: 64 * units.GiB}
-	tlc := &model.Part{SKU: "NVME-TLC-1T9", Model: "1.92 TB enterprise TLC NVMe", Catalog: "current-2026", Price: 310, Quoted: usd(310), Capacity: 1920 * 1000 * 1000 * 1000}
+	platform := model.Part{SKU: "2S-DDR5-16DIMM", Model: "Two-socket 1U server, 16 DIMM slots", Catalog: "current-2026", Price: mon.Units(9000), Quoted: usd(9000)}
+	d32 := model.Part{SKU: "DDR5-5600-RDIMM-32G", Model: "32 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: mon.Cents(45550), Quoted: usd(455.5), Capacity: 32 * units.GiB}
+	d64 := model.Part{SKU: "DDR5-5600-RDIMM-64G", Model: "64 GB DDR5-5600 RDIMM", Catalog: "current-2026", Price: mon.Units(700), Quoted: usd(700), Capacity: 64 * units.GiB}
+	tlc := &model.Part{SKU: "NVME-TLC-1T9", Model: "1.92 TB enterprise TLC NVMe", Catalog: "current-2026", Price: mon.Units(310), Quoted: usd(310), Capacity: 1920 * 1000 * 1000 * 1000}
 	job := func(name string, touched, inRAM units.Bytes, s, lo, hi float64, prov, basis string, extra bool, runtime, deadline string) model.JobResult {
 		rt := float64(h(runtime))
 		return model.JobResult{
@@ -157,8 +158,9 @@ func noMeetResult() *model.Result {
 		return job(name, touched, touched, 1, 1, 1, "in RAM", "fits in RAM", false, runtime, deadline)
 	}
 	cost := func(dimms, drives, repl float64) model.Cost {
-		per := 9000 + dimms + drives + repl
-		return model.Cost{Platform: 9000, DIMMs: dimms, Drives: drives, Replacements: repl, PerServer: per, Fleet: 4 * per}
+		d, dr, r := mon.FromFloat(dimms), mon.FromFloat(drives), mon.FromFloat(repl)
+		per := mon.Sum(mon.Units(9000), d, dr, r)
+		return model.Cost{Platform: mon.Units(9000), DIMMs: d, Drives: dr, Replacements: r, PerServer: per, Fleet: per.Mul(4)}
 	}
 	configs := []model.Config{
 		{
@@ -296,7 +298,7 @@ func TestTableFitsEightyColumns(t *testing.T) {
 	vary := intelResult(t)
 	for i := range vary.Configs {
 		vary.Configs[i].Servers = 1 + i%3
-		vary.Configs[i].Cost.Fleet = vary.Configs[i].Cost.PerServer * float64(vary.Configs[i].Servers) * 1000
+		vary.Configs[i].Cost.Fleet = vary.Configs[i].Cost.PerServer.Mul(int64(vary.Configs[i].Servers) * 1000)
 		if i%2 == 1 {
 			vary.Configs[i].Platform.SKU = "2S-X5570-2U-LONG-PLATFORM-NAME"
 		}
@@ -328,7 +330,7 @@ func TestTableIntelContent(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "Buy ") || !strings.Contains(out, "X25-E") {
 		t.Errorf("the table should open with the verdict naming the X25-E:\n%s", out)
 	}
-	rec := lineWith(lines, "*", "X25-E 64GB", "12x4GiB DDR3", "yes", amount(res.Recommended.Cost.PerServer))
+	rec := lineWith(lines, "*", "X25-E 64GB", "12x4GiB DDR3", "yes", amount(res.Recommended.Cost.PerServer.Float()))
 	if rec == "" {
 		t.Errorf("no recommended row (*) with 12x4GiB DDR3, X25-E 64GB, yes and its cost:\n%s", out)
 	}
@@ -342,7 +344,7 @@ func TestTableIntelContent(t *testing.T) {
 	if lineWith(lines, "", "...") == "" || !strings.Contains(out, "Showing 2 of "+strconv.Itoa(len(res.Configs))) {
 		t.Errorf("skipped ranks should be marked and counted:\n%s", out)
 	}
-	saving := model.Money(res.Savings.PerServer, "RUB")
+	saving := model.Money(res.Savings.PerServer.Float(), "RUB")
 	if !strings.Contains(saving, "RUB") || lineWith(lines, "Savings", saving+" per server") == "" {
 		t.Errorf("no savings line with %s per server:\n%s", saving, out)
 	}
@@ -559,7 +561,7 @@ func TestYAMLMatchesJSON(t *testing.T) {
 	walk(reflect.TypeOf(Output{}))
 
 	big := intelResult(t)
-	big.Configs[0].Cost.Fleet = 232200000
+	big.Configs[0].Cost.Fleet = mon.Units(232200000)
 	if y := render(t, "yaml", big, Options{Top: 1}); !strings.Contains(y, "fleet_cost: 232200000\n") || strings.Contains(y, "e+") {
 		t.Errorf("YAML should write large amounts as plain numbers:\n%s", y)
 	}
@@ -645,7 +647,7 @@ func TestCSV(t *testing.T) {
 	if rec[col["recommended"]] != "true" || !strings.Contains(rec[col["label"]], "X25-E") || rec[col["currency"]] != "RUB" {
 		t.Errorf("first row should be the recommended X25-E configuration: %v", rec)
 	}
-	if v, err := strconv.ParseFloat(rec[col["cost_per_server"]], 64); err != nil || v != res.Recommended.Cost.PerServer {
+	if v, err := strconv.ParseFloat(rec[col["cost_per_server"]], 64); err != nil || v != res.Recommended.Cost.PerServer.Float() {
 		t.Errorf("cost_per_server %q, want %v", rec[col["cost_per_server"]], res.Recommended.Cost.PerServer)
 	}
 	for i, r := range recs[1:] {
@@ -670,9 +672,9 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"# memplan: Intel IT EDA batch (2009)", "## Verdict", "## Ranked configurations",
 		"| \\* | 1 | 48GiB (12 x 4GiB) + Intel X25-E 64GB (SLC) |",
-		"Savings with the recommended configuration: **" + model.Money(res.Savings.PerServer, "RUB") + " per server**",
+		"Savings with the recommended configuration: **" + model.Money(res.Savings.PerServer.Float(), "RUB") + " per server**",
 		"| 4 GB DDR3-1066 registered ECC | DDR3-1066-RDIMM-4G | intel-2009 | 12 | 4,600 | 4600.00 RUB | 55,200 |",
-		"| **Per server** | | | | | | **" + amount(res.Recommended.Cost.PerServer) + "** |",
+		"| **Per server** | | | | | | **" + amount(res.Recommended.Cost.PerServer.Float()) + "** |",
 		"| intel-2009 | 2009-10-01 | RUB |", "### Not evaluated",
 	} {
 		if !strings.Contains(out, want) {

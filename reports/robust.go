@@ -46,9 +46,9 @@ func tcoSentences(out Output) []string {
 	s := []string{head}
 	one := func(what string, c *Configuration) string {
 		per := fmt.Sprintf("%s: %s to buy + %s power (%s W, %s kWh) = %s per server",
-			what, whole(c.CostPerServer, cur), whole(c.PowerCost, cur), trim1(c.Watts), amount(math.Round(c.EnergyKWh)), whole(c.TCOPerServer, cur))
+			what, whole(c.CostPerServer.Float(), cur), whole(c.PowerCost.Float(), cur), trim1(c.Watts), amount(math.Round(c.EnergyKWh)), whole(c.TCOPerServer.Float(), cur))
 		if c.Servers > 1 {
-			per += fmt.Sprintf(", %s for %s", whole(c.TCOFleet, cur), plural(c.Servers, "server", "servers"))
+			per += fmt.Sprintf(", %s for %s", whole(c.TCOFleet.Float(), cur), plural(c.Servers, "server", "servers"))
 		}
 		return per + "."
 	}
@@ -60,7 +60,7 @@ func tcoSentences(out Output) []string {
 	}
 	if sv := out.Savings; sv != nil && out.Recommended != nil && out.Baseline != nil {
 		s = append(s, fmt.Sprintf("Over the horizon the recommendation %s for the fleet against the baseline (%.1f%% of the baseline's total cost of ownership); on purchase alone it %s.",
-			saves(sv.TCOFleet, cur), math.Abs(sv.TCOPercent), saves(sv.Fleet, cur)))
+			saves(sv.TCOFleet.Float(), cur), math.Abs(sv.TCOPercent), saves(sv.Fleet.Float(), cur)))
 	}
 	return s
 }
@@ -106,7 +106,7 @@ func factorText(k float64) string {
 func pricesText(ps, today []PartPrice, cur string) string {
 	now := map[string]float64{}
 	for _, p := range today {
-		now[p.SKU] = p.UnitPrice
+		now[p.SKU] = p.UnitPrice.Float()
 	}
 	var s []string
 	for _, p := range ps {
@@ -117,7 +117,7 @@ func pricesText(ps, today []PartPrice, cur string) string {
 		if v, ok := now[p.SKU]; ok {
 			extra = append(extra, "today "+moneyCur(v, cur))
 		}
-		t := fmt.Sprintf("%s at %s", p.Model, moneyCur(p.UnitPrice, cur))
+		t := fmt.Sprintf("%s at %s", p.Model, moneyCur(p.UnitPrice.Float(), cur))
 		if len(extra) > 0 {
 			t += " (" + strings.Join(extra, "; ") + ")"
 		}
@@ -132,7 +132,7 @@ func single(ps, today []PartPrice, cur string) (string, bool) {
 	if len(ps) != 1 || len(today) != 1 || ps[0].SKU != today[0].SKU {
 		return "", false
 	}
-	s := moneyCur(ps[0].UnitPrice, cur)
+	s := moneyCur(ps[0].UnitPrice.Float(), cur)
 	if ps[0].PerGB > 0 {
 		s += fmt.Sprintf(", %s %s/GB", perGB(ps[0].PerGB), cur)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/model"
+	mon "github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
 )
 
@@ -86,14 +87,14 @@ type layout struct {
 
 // Savings of the recommended configuration against the baseline.
 type Savings struct {
-	PerServer float64 `json:"per_server" yaml:"per_server"`
-	Fleet     float64 `json:"fleet" yaml:"fleet"`
-	Percent   float64 `json:"percent" yaml:"percent"`
+	PerServer mon.Amount `json:"per_server" yaml:"per_server"`
+	Fleet     mon.Amount `json:"fleet" yaml:"fleet"`
+	Percent   float64    `json:"percent" yaml:"percent"`
 	// The same over the total cost of ownership (purchase + power over the
 	// horizon); 0 when power is not priced (tco.priced false).
-	TCOPerServer float64 `json:"tco_per_server" yaml:"tco_per_server"`
-	TCOFleet     float64 `json:"tco_fleet" yaml:"tco_fleet"`
-	TCOPercent   float64 `json:"tco_percent" yaml:"tco_percent"`
+	TCOPerServer mon.Amount `json:"tco_per_server" yaml:"tco_per_server"`
+	TCOFleet     mon.Amount `json:"tco_fleet" yaml:"tco_fleet"`
+	TCOPercent   float64    `json:"tco_percent" yaml:"tco_percent"`
 }
 
 // TCO says how power was priced for the total cost of ownership.
@@ -140,10 +141,10 @@ type BreakEvenPoint struct {
 
 // PartPrice is a part's price per unit and per nominal GB.
 type PartPrice struct {
-	SKU       string  `json:"sku" yaml:"sku"`
-	Model     string  `json:"model" yaml:"model"`
-	UnitPrice float64 `json:"unit_price" yaml:"unit_price"`
-	PerGB     float64 `json:"per_gb" yaml:"per_gb"`
+	SKU       string     `json:"sku" yaml:"sku"`
+	Model     string     `json:"model" yaml:"model"`
+	UnitPrice mon.Amount `json:"unit_price" yaml:"unit_price"`
+	PerGB     float64    `json:"per_gb" yaml:"per_gb"`
 }
 
 // Uncertainty is model.UncertaintyResult in the output schema.
@@ -184,59 +185,59 @@ type Distribution struct {
 // runtime fields describe its critical job class, the one whose runtime
 // comes closest to (or furthest past) its deadline; Jobs has every class.
 type Configuration struct {
-	Rank             int      `json:"rank" yaml:"rank"`
-	ID               string   `json:"id" yaml:"id"`
-	Label            string   `json:"label" yaml:"label"`
-	Recommended      bool     `json:"recommended" yaml:"recommended"`
-	Baseline         bool     `json:"baseline" yaml:"baseline"`
-	AllDRAM          bool     `json:"all_dram" yaml:"all_dram"`
-	Platform         Part     `json:"platform" yaml:"platform"`
-	DIMM             Part     `json:"dimm" yaml:"dimm"`
-	DIMMCount        int      `json:"dimm_count" yaml:"dimm_count"`
-	InstalledRAMGiB  float64  `json:"installed_ram_gib" yaml:"installed_ram_gib"`
-	UsableRAMGiB     float64  `json:"usable_ram_gib" yaml:"usable_ram_gib"`
-	Swap             Swap     `json:"swap" yaml:"swap"`
-	MeetsDeadlines   bool     `json:"meets_deadlines" yaml:"meets_deadlines"`
-	AtRisk           bool     `json:"at_risk" yaml:"at_risk"`
-	Extrapolated     bool     `json:"extrapolated" yaml:"extrapolated"`
-	CriticalJob      string   `json:"critical_job" yaml:"critical_job"`
-	FitRatio         float64  `json:"fit_ratio" yaml:"fit_ratio"`
-	Slowdown         float64  `json:"slowdown" yaml:"slowdown"`
-	SlowdownLow      float64  `json:"slowdown_low" yaml:"slowdown_low"`
-	SlowdownHigh     float64  `json:"slowdown_high" yaml:"slowdown_high"`
-	MaxSlowdown      float64  `json:"max_slowdown" yaml:"max_slowdown"`
-	Provenance       string   `json:"provenance" yaml:"provenance"`
-	RuntimeHours     float64  `json:"runtime_hours" yaml:"runtime_hours"`
-	RuntimeHighHours float64  `json:"runtime_high_hours" yaml:"runtime_high_hours"`
-	DeadlineHours    float64  `json:"deadline_hours" yaml:"deadline_hours"`
-	Servers          int      `json:"servers" yaml:"servers"`
-	PlatformCost     float64  `json:"platform_cost" yaml:"platform_cost"`
-	DIMMsCost        float64  `json:"dimms_cost" yaml:"dimms_cost"`
-	DrivesCost       float64  `json:"drives_cost" yaml:"drives_cost"`
-	ReplacementsCost float64  `json:"replacements_cost" yaml:"replacements_cost"`
-	CostPerServer    float64  `json:"cost_per_server" yaml:"cost_per_server"`
-	FleetCost        float64  `json:"fleet_cost" yaml:"fleet_cost"`
-	Watts            float64  `json:"watts" yaml:"watts"`
-	EnergyKWh        float64  `json:"energy_kwh" yaml:"energy_kwh"`
-	PowerCost        float64  `json:"power_cost" yaml:"power_cost"`
-	TCOPerServer     float64  `json:"tco_per_server" yaml:"tco_per_server"`
-	TCOFleet         float64  `json:"tco_fleet" yaml:"tco_fleet"`
-	Wear             *Wear    `json:"wear" yaml:"wear"`
-	Jobs             []Job    `json:"jobs" yaml:"jobs"`
-	Notes            []string `json:"notes" yaml:"notes"`
+	Rank             int        `json:"rank" yaml:"rank"`
+	ID               string     `json:"id" yaml:"id"`
+	Label            string     `json:"label" yaml:"label"`
+	Recommended      bool       `json:"recommended" yaml:"recommended"`
+	Baseline         bool       `json:"baseline" yaml:"baseline"`
+	AllDRAM          bool       `json:"all_dram" yaml:"all_dram"`
+	Platform         Part       `json:"platform" yaml:"platform"`
+	DIMM             Part       `json:"dimm" yaml:"dimm"`
+	DIMMCount        int        `json:"dimm_count" yaml:"dimm_count"`
+	InstalledRAMGiB  float64    `json:"installed_ram_gib" yaml:"installed_ram_gib"`
+	UsableRAMGiB     float64    `json:"usable_ram_gib" yaml:"usable_ram_gib"`
+	Swap             Swap       `json:"swap" yaml:"swap"`
+	MeetsDeadlines   bool       `json:"meets_deadlines" yaml:"meets_deadlines"`
+	AtRisk           bool       `json:"at_risk" yaml:"at_risk"`
+	Extrapolated     bool       `json:"extrapolated" yaml:"extrapolated"`
+	CriticalJob      string     `json:"critical_job" yaml:"critical_job"`
+	FitRatio         float64    `json:"fit_ratio" yaml:"fit_ratio"`
+	Slowdown         float64    `json:"slowdown" yaml:"slowdown"`
+	SlowdownLow      float64    `json:"slowdown_low" yaml:"slowdown_low"`
+	SlowdownHigh     float64    `json:"slowdown_high" yaml:"slowdown_high"`
+	MaxSlowdown      float64    `json:"max_slowdown" yaml:"max_slowdown"`
+	Provenance       string     `json:"provenance" yaml:"provenance"`
+	RuntimeHours     float64    `json:"runtime_hours" yaml:"runtime_hours"`
+	RuntimeHighHours float64    `json:"runtime_high_hours" yaml:"runtime_high_hours"`
+	DeadlineHours    float64    `json:"deadline_hours" yaml:"deadline_hours"`
+	Servers          int        `json:"servers" yaml:"servers"`
+	PlatformCost     mon.Amount `json:"platform_cost" yaml:"platform_cost"`
+	DIMMsCost        mon.Amount `json:"dimms_cost" yaml:"dimms_cost"`
+	DrivesCost       mon.Amount `json:"drives_cost" yaml:"drives_cost"`
+	ReplacementsCost mon.Amount `json:"replacements_cost" yaml:"replacements_cost"`
+	CostPerServer    mon.Amount `json:"cost_per_server" yaml:"cost_per_server"`
+	FleetCost        mon.Amount `json:"fleet_cost" yaml:"fleet_cost"`
+	Watts            float64    `json:"watts" yaml:"watts"`
+	EnergyKWh        float64    `json:"energy_kwh" yaml:"energy_kwh"`
+	PowerCost        mon.Amount `json:"power_cost" yaml:"power_cost"`
+	TCOPerServer     mon.Amount `json:"tco_per_server" yaml:"tco_per_server"`
+	TCOFleet         mon.Amount `json:"tco_fleet" yaml:"tco_fleet"`
+	Wear             *Wear      `json:"wear" yaml:"wear"`
+	Jobs             []Job      `json:"jobs" yaml:"jobs"`
+	Notes            []string   `json:"notes" yaml:"notes"`
 }
 
 // Part is a catalog item as used in a configuration.
 type Part struct {
-	SKU            string  `json:"sku" yaml:"sku"`
-	Model          string  `json:"model" yaml:"model"`
-	Catalog        string  `json:"catalog" yaml:"catalog"`
-	UnitPrice      float64 `json:"unit_price" yaml:"unit_price"`
-	QuotedPrice    float64 `json:"quoted_price" yaml:"quoted_price"`
-	QuotedCurrency string  `json:"quoted_currency" yaml:"quoted_currency"`
-	CapacityBytes  int64   `json:"capacity_bytes" yaml:"capacity_bytes"`
-	CapacityGiB    float64 `json:"capacity_gib" yaml:"capacity_gib"`
-	Watts          float64 `json:"watts" yaml:"watts"`
+	SKU            string     `json:"sku" yaml:"sku"`
+	Model          string     `json:"model" yaml:"model"`
+	Catalog        string     `json:"catalog" yaml:"catalog"`
+	UnitPrice      mon.Amount `json:"unit_price" yaml:"unit_price"`
+	QuotedPrice    mon.Amount `json:"quoted_price" yaml:"quoted_price"`
+	QuotedCurrency string     `json:"quoted_currency" yaml:"quoted_currency"`
+	CapacityBytes  int64      `json:"capacity_bytes" yaml:"capacity_bytes"`
+	CapacityGiB    float64    `json:"capacity_gib" yaml:"capacity_gib"`
+	Watts          float64    `json:"watts" yaml:"watts"`
 }
 
 // Swap is a configuration's swap arrangement.
@@ -340,6 +341,10 @@ type CurvePoint struct {
 // Rounding keeps files readable and diffs quiet; the precision kept is far
 // below what any input is known to (prices to the cent, slowdowns to 1e-4,
 // runtimes to a third of a second).
+// money rounds a statistic of amounts (the uncertainty savings' mean and
+// percentiles) to the cent for the file; amounts themselves are exact
+// money.Amount values, which encoding/json and yaml.v3 write as the same
+// numbers as before (at most two decimals) and read back exactly.
 func money(v float64) float64 { return math.Round(v*100) / 100 }
 func r4(v float64) float64    { return math.Round(v*1e4) / 1e4 }
 func gib(b units.Bytes) float64 {
@@ -405,8 +410,8 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Baseline = &c
 	}
 	if s := res.Savings; s != nil {
-		out.Savings = &Savings{PerServer: money(s.PerServer), Fleet: money(s.Fleet), Percent: r4(s.Percent),
-			TCOPerServer: money(s.TCOPerServer), TCOFleet: money(s.TCOFleet), TCOPercent: r4(s.TCOPercent)}
+		out.Savings = &Savings{PerServer: s.PerServer, Fleet: s.Fleet, Percent: r4(s.Percent),
+			TCOPerServer: s.TCOPerServer, TCOFleet: s.TCOFleet, TCOPercent: r4(s.TCOPercent)}
 	}
 	switch {
 	case opts.BreakEven != nil:
@@ -464,7 +469,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 func newPart(p model.Part) Part {
 	return Part{
 		SKU: p.SKU, Model: p.Model, Catalog: p.Catalog,
-		UnitPrice: money(p.Price), QuotedPrice: money(p.Quoted.Amount), QuotedCurrency: p.Quoted.Currency,
+		UnitPrice: p.Price, QuotedPrice: mon.FromRat(p.Quoted.Exact()), QuotedCurrency: p.Quoted.Currency,
 		CapacityBytes: int64(p.Capacity), CapacityGiB: gib(p.Capacity), Watts: r4(p.Watts),
 	}
 }
@@ -501,7 +506,7 @@ func newPoint(p model.BreakEvenPoint) BreakEvenPoint {
 func newPartPrices(ps []model.PartPrice) []PartPrice {
 	out := []PartPrice{}
 	for _, p := range ps {
-		out = append(out, PartPrice{SKU: p.SKU, Model: p.Model, UnitPrice: money(p.Unit), PerGB: r4(p.PerGB)})
+		out = append(out, PartPrice{SKU: p.SKU, Model: p.Model, UnitPrice: p.Unit, PerGB: r4(p.PerGB)})
 	}
 	return out
 }
@@ -554,10 +559,10 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		},
 		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,
 		MaxSlowdown: model.ReportedRatio(c.MaxSlowdown), Servers: c.Servers,
-		PlatformCost: money(c.Cost.Platform), DIMMsCost: money(c.Cost.DIMMs), DrivesCost: money(c.Cost.Drives),
-		ReplacementsCost: money(c.Cost.Replacements), CostPerServer: money(c.Cost.PerServer), FleetCost: money(c.Cost.Fleet),
-		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: money(c.Cost.Power),
-		TCOPerServer: money(c.Cost.TCO), TCOFleet: money(c.Cost.TCOFleet),
+		PlatformCost: c.Cost.Platform, DIMMsCost: c.Cost.DIMMs, DrivesCost: c.Cost.Drives,
+		ReplacementsCost: c.Cost.Replacements, CostPerServer: c.Cost.PerServer, FleetCost: c.Cost.Fleet,
+		Watts: r4(c.Cost.Watts), EnergyKWh: r4(c.Cost.EnergyKWh), PowerCost: c.Cost.Power,
+		TCOPerServer: c.Cost.TCO, TCOFleet: c.Cost.TCOFleet,
 		Jobs:  []Job{},
 		Notes: append([]string{}, c.Notes...),
 	}
@@ -704,7 +709,34 @@ func typeError(data []byte, te *json.UnmarshalTypeError) string {
 	case reflect.Struct, reflect.Map, reflect.Pointer:
 		want = "an object"
 	}
-	return fmt.Sprintf("line %d: field %s: got a JSON %s, expected %s", lineAt(data, te.Offset), field, te.Value, want)
+	off := te.Offset
+	if off == 0 && te.Field != "" {
+		off = wrongValueAt(data, te.Field)
+	}
+	return fmt.Sprintf("line %d: field %s: got a JSON %s, expected %s", lineAt(data, off), field, te.Value, want)
+}
+
+// wrongValueAt finds where a field whose value is not a number sits, for
+// type errors that come from a value's own decoder (amounts of money),
+// which the decoder reports without a position: the first key of that
+// name whose value does not start like a number.
+func wrongValueAt(data []byte, field string) int64 {
+	key := []byte(`"` + field[strings.LastIndexByte(field, '.')+1:] + `"`)
+	for i := 0; ; {
+		j := bytes.Index(data[i:], key)
+		if j < 0 {
+			return 0
+		}
+		at := i + j
+		rest := bytes.TrimLeft(data[at+len(key):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			v := bytes.TrimLeft(rest[1:], " \t\r\n")
+			if len(v) > 0 && !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+				return int64(at)
+			}
+		}
+		i = at + len(key)
+	}
 }
 
 var unknownFieldRE = regexp.MustCompile(`unknown field "((?:[^"\\]|\\.)*)"`)

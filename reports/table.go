@@ -79,11 +79,11 @@ func renderTable(w io.Writer, out Output, l layout) error {
 		para(fmt.Sprintf("Baseline: the recommended configuration is itself all-DRAM (%s), so swap saves nothing here.", bl.Label), "")
 	default:
 		para(fmt.Sprintf("Baseline (cheapest all-DRAM that meets every deadline, rank %d): %s, %s per server, %s for %s.",
-			bl.Rank, bl.Label, moneyCur(bl.CostPerServer, out.Currency), moneyCur(bl.FleetCost, out.Currency), plural(bl.Servers, "server", "servers")), "")
+			bl.Rank, bl.Label, moneyCur(bl.CostPerServer.Float(), out.Currency), moneyCur(bl.FleetCost.Float(), out.Currency), plural(bl.Servers, "server", "servers")), "")
 	}
 	if s := out.Savings; s != nil {
 		para(fmt.Sprintf("Savings of the recommended configuration: %s per server, %s for the fleet (%.1f%% of the baseline's fleet cost).",
-			moneyCur(s.PerServer, out.Currency), moneyCur(s.Fleet, out.Currency), s.Percent), "")
+			moneyCur(s.PerServer.Float(), out.Currency), moneyCur(s.Fleet.Float(), out.Currency), s.Percent), "")
 	}
 	if showTCO(out) {
 		line("")
@@ -223,14 +223,14 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		if !c.MeetsDeadlines {
 			ok = "MISS"
 		}
-		money := c.CostPerServer
+		money := c.CostPerServer.Float()
 		switch {
 		case vary && tco:
-			money = c.TCOFleet
+			money = c.TCOFleet.Float()
 		case vary:
-			money = c.FleetCost
+			money = c.FleetCost.Float()
 		case tco:
-			money = c.TCOPerServer
+			money = c.TCOPerServer.Float()
 		}
 		if tco {
 			// Power over years is an estimate: whole currency units.
@@ -239,7 +239,7 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		monies = append(monies, money)
 		rowAt = append(rowAt, len(cost.cells))
 		cs := ""
-		if c.ReplacementsCost > 0 {
+		if c.ReplacementsCost.Float() > 0 {
 			cs = "w"
 		}
 		srv := strconv.Itoa(c.Servers)

@@ -3,12 +3,14 @@ package units
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/memplan/memplan/internal/usage"
+	"github.com/memplan/memplan/money"
 	"gopkg.in/yaml.v3"
 )
 
@@ -356,8 +358,47 @@ func ParseMoney(s string) (Money, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Money{}, &Error{Value: s, Expected: moneyExpected}
 	}
+	if significantDigits(num) > MaxMoneyDigits {
+		return Money{}, &Error{Value: s, Expected: fmt.Sprintf("an amount of at most %d significant digits, which memplan holds exactly (round it to the cent, e.g. %s)", MaxMoneyDigits, strconv.FormatFloat(v, 'f', 2, 64))}
+	}
 	return Money{Amount: v, Currency: cur}, nil
 }
+
+// MaxMoneyDigits bounds the significant digits of a written amount. Up to
+// 15, distinct decimals are distinct float64 values and the shortest
+// decimal that reads back as the float64 is the one written (see Exact),
+// so Money.Amount carries the written decimal without loss; memplan never
+// does arithmetic on it.
+const MaxMoneyDigits = 15
+
+// significantDigits counts the digits of a decimal from its first to its
+// last non-zero one ("0.0120" has 2, "1200" has 2, "1e3" has 1).
+func significantDigits(num string) int {
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		num = num[:i]
+	}
+	first, last, n := -1, -1, 0
+	for _, r := range num {
+		if r < '0' || r > '9' {
+			continue
+		}
+		if r != '0' {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	if first < 0 {
+		return 0
+	}
+	return last - first + 1
+}
+
+// Exact is the amount as written, exactly: "0.1" is 1/10, not the float64
+// nearest to it.
+func (m Money) Exact() *big.Rat { return money.Exact(m.Amount) }
 
 // ungroup removes thousands separators (',', ' ' or '_') from an amount,
 // accepting them only between groups of exactly three digits, so "12,50" or
@@ -422,18 +463,29 @@ func (m *Money) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseMoney(s)
 	if err != nil {
-		return nodeError(n, moneyExpected)
+		// Keep ParseMoney's own wording (grouping, significant digits).
+		exp := moneyExpected
+		if e, ok := err.(*Error); ok && e.Expected != "" {
+			exp = e.Expected
+		}
+		return nodeError(n, exp)
 	}
 	*m = v
 	return nil
 }
 
-// String renders "27000.00 RUB".
+// String renders "27000.00 RUB": the written amount to the cent, half to
+// even, as memplan prices it (money.FromRat), so "0.165" shows 0.16 as it
+// is priced, not 0.17 as the float64 nearest to it would print.
 func (m Money) String() string {
-	if m.Currency == "" {
-		return strconv.FormatFloat(m.Amount, 'f', 2, 64)
+	v := strconv.FormatFloat(m.Amount, 'f', 2, 64)
+	if a := money.FromRat(m.Exact()); a.Valid() {
+		v = a.String()
 	}
-	return strconv.FormatFloat(m.Amount, 'f', 2, 64) + " " + m.Currency
+	if m.Currency == "" {
+		return v
+	}
+	return v + " " + m.Currency
 }
 func (m Money) MarshalYAML() (any, error)    { return m.String(), nil }
 func (m Money) MarshalText() ([]byte, error) { return []byte(m.String()), nil }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -614,5 +615,38 @@ func TestDateJSONRoundTrip(t *testing.T) {
 	var back struct{ D units.Date }
 	if err := json.Unmarshal(b, &back); err != nil || !back.D.Equal(d.Time) {
 		t.Fatalf("unmarshal: %v %v", back.D, err)
+	}
+}
+
+// An amount is held exactly: up to 15 significant digits, the float64 it
+// parses to gives back the written decimal (Exact); more are refused
+// rather than silently rounded.
+func TestParseMoneyIsExact(t *testing.T) {
+	for _, in := range []string{"0.1 USD", "9999999999.9999 USD", "0.011 USD", "12.3456 EUR", "1,200.05 EUR"} {
+		m, err := units.ParseMoney(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		num := strings.ReplaceAll(strings.Fields(in)[0], ",", "")
+		want, _ := new(big.Rat).SetString(num)
+		if got := m.Exact(); got.Cmp(want) != 0 {
+			t.Errorf("%q: Exact = %v, want %v", in, got.RatString(), want.RatString())
+		}
+	}
+	for _, in := range []string{"1234567890.123456 USD", "0.1234567890123456 USD"} {
+		if _, err := units.ParseMoney(in); err == nil || !strings.Contains(err.Error(), "at most 15 significant digits") {
+			t.Errorf("%q: %v, want a refusal naming 15 significant digits", in, err)
+		}
+	}
+}
+
+// Money prints the cents it is priced at (half to even on the written
+// decimal), not the float64's own rounding.
+func TestMoneyStringIsThePricedCents(t *testing.T) {
+	for in, want := range map[string]string{"0.165 USD": "0.16 USD", "0.155 USD": "0.16 USD", "0.125": "0.12", "389": "389.00", "-12.5 EUR": "-12.50 EUR", "99999999999 USD": "99999999999.00 USD"} {
+		m, err := units.ParseMoney(in)
+		if err != nil || m.String() != want {
+			t.Errorf("%q: %q %v, want %q", in, m.String(), err, want)
+		}
 	}
 }

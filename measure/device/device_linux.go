@@ -385,6 +385,12 @@ func (r *runner) runSync(st *stopper, random, write bool, bs, stream int) (measu
 	defer release()
 	buf := bufs[0]
 	offs := r.offsets(random, bs, stream)
+	// One OS thread for the whole loop, as fio's job thread. Measured with
+	// bench/qd1path on this host (12 interleaved rounds against fio on one
+	// file): the same loop on an unlocked goroutine had a p50 9% (2-16%)
+	// above fio's and 10% fewer IOPS; locked, -1% (-4..+2%) and -4%.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	st.arm()
 	start := time.Now()
 	last := start
@@ -509,6 +515,8 @@ func (r *runner) runAIO(st *stopper, random, write bool, bs, qd int) (measure.Hi
 		return h, 0, err
 	}
 	defer release()
+	runtime.LockOSThread() // one submitting thread, as in runSync
+	defer runtime.UnlockOSThread()
 	var actx uintptr
 	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, uintptr(qd), uintptr(unsafe.Pointer(&actx)), 0); e != 0 {
 		return h, 0, fmt.Errorf("io_setup: %w", e)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/reports"
 )
 
@@ -20,9 +21,9 @@ func synthOutput(n int) reports.Output { return synthOutputScaled(n, 1) }
 func synthOutputScaled(n int, scale float64) reports.Output {
 	rng := rand.New(rand.NewPCG(1, 2))
 	part := func(kind string, i int, price float64, gib float64) reports.Part {
-		price *= scale
+		p := money.FromFloat(price * scale)
 		return reports.Part{SKU: fmt.Sprintf("%s-%03d", kind, i), Model: fmt.Sprintf("%s model %d", kind, i), Catalog: "synthetic",
-			UnitPrice: price, QuotedPrice: price, QuotedCurrency: "USD", CapacityBytes: int64(gib * (1 << 30)), CapacityGiB: gib}
+			UnitPrice: p, QuotedPrice: p, QuotedCurrency: "USD", CapacityBytes: int64(gib * (1 << 30)), CapacityGiB: gib}
 	}
 	var platforms, dimms, drives []reports.Part
 	for i := range 8 {
@@ -72,13 +73,13 @@ func synthOutputScaled(n int, scale float64) reports.Output {
 		c.AtRisk = c.MeetsDeadlines && c.RuntimeHighHours > c.DeadlineHours
 		c.Jobs = append(c.Jobs, reports.Job{Name: "sim", FitRatio: c.FitRatio, Slowdown: c.Slowdown, SlowdownLow: c.SlowdownLow,
 			SlowdownHigh: c.SlowdownHigh, Provenance: c.Provenance, Basis: "synthetic", RuntimeHours: c.RuntimeHours, DeadlineHours: 8, MeetsDeadline: c.MeetsDeadlines})
-		c.PlatformCost, c.DIMMsCost = pl.UnitPrice, float64(count)*dm.UnitPrice
+		c.PlatformCost, c.DIMMsCost = pl.UnitPrice, dm.UnitPrice.Mul(int64(count))
 		if d := c.Swap.Drive; d != nil {
-			c.DrivesCost = float64(c.Swap.Drives) * d.UnitPrice
-			c.ReplacementsCost = float64(c.Wear.ReplacementsPerServer) * d.UnitPrice
+			c.DrivesCost = d.UnitPrice.Mul(int64(c.Swap.Drives))
+			c.ReplacementsCost = d.UnitPrice.Mul(int64(c.Wear.ReplacementsPerServer))
 		}
-		c.CostPerServer = c.PlatformCost + c.DIMMsCost + c.DrivesCost + c.ReplacementsCost
-		c.FleetCost = c.CostPerServer * float64(c.Servers)
+		c.CostPerServer = money.Sum(c.PlatformCost, c.DIMMsCost, c.DrivesCost, c.ReplacementsCost)
+		c.FleetCost = c.CostPerServer.Mul(int64(c.Servers))
 		c.ID = fmt.Sprintf("%s/%dx%s/%d", pl.SKU, count, dm.SKU, i)
 		c.Label = fmt.Sprintf("configuration %d", i)
 		cs[i] = c
@@ -89,14 +90,14 @@ func synthOutputScaled(n int, scale float64) reports.Output {
 		if ta, tb := tier(a), tier(b); ta != tb {
 			return ta < tb
 		}
-		if a.MeetsDeadlines && a.FleetCost != b.FleetCost {
-			return a.FleetCost < b.FleetCost
+		if a.MeetsDeadlines && a.FleetCost.Float() != b.FleetCost.Float() {
+			return a.FleetCost.Float() < b.FleetCost.Float()
 		}
 		if !a.MeetsDeadlines && a.MaxSlowdown != b.MaxSlowdown {
 			return a.MaxSlowdown < b.MaxSlowdown
 		}
-		if a.CostPerServer != b.CostPerServer {
-			return a.CostPerServer < b.CostPerServer
+		if a.CostPerServer.Float() != b.CostPerServer.Float() {
+			return a.CostPerServer.Float() < b.CostPerServer.Float()
 		}
 		if a.MaxSlowdown != b.MaxSlowdown {
 			return a.MaxSlowdown < b.MaxSlowdown
@@ -158,7 +159,7 @@ func TestSyntheticWorkbook(t *testing.T) {
 			fleets, meet := map[float64]bool{}, 0
 			for _, c := range out.Configurations {
 				if c.MeetsDeadlines {
-					fleets[c.FleetCost] = true
+					fleets[c.FleetCost.Float()] = true
 					meet++
 				}
 			}
@@ -172,8 +173,8 @@ func TestSyntheticWorkbook(t *testing.T) {
 			rows := configRows(t, f)
 			for _, c := range out.Configurations {
 				r := rows[c.ID]
-				if got := calcNum(t, f, sheetConfigs, cell(cFleet, r)); math.Abs(got-c.FleetCost) > 1e-6*c.FleetCost {
-					t.Errorf("%s: fleet %v, want %v", c.ID, got, c.FleetCost)
+				if got := calcNum(t, f, sheetConfigs, cell(cFleet, r)); math.Abs(got-c.FleetCost.Float()) > 1e-6*c.FleetCost.Float() {
+					t.Errorf("%s: fleet %v, want %v", c.ID, got, c.FleetCost.Float())
 				}
 				if got := calcNum(t, f, sheetConfigs, cell(cRank, r)); int(got) != c.Rank {
 					t.Errorf("%s: rank %v, want %d", c.ID, got, c.Rank)

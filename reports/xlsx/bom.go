@@ -88,7 +88,7 @@ func (b *book) billOfMaterials() error {
 		qtyAll := l.qtyVal * c.Servers
 		model, unit := "none", 0.0
 		if l.part != nil {
-			model, unit = l.part.Model, l.part.UnitPrice
+			model, unit = l.part.Model, l.part.UnitPrice.Float()
 		}
 		w.set(bItem, r, l.item, st.wrap)
 		w.formula(bQty, r, l.qty, l.qtyVal, st.count)

@@ -31,7 +31,7 @@ func collectParts(rows []reports.Configuration) (catalog, error) {
 	add := func(kind string, list *[]catalogPart, p reports.Part, class, id string) error {
 		if i, ok := seen[kind][p.SKU]; ok {
 			if q := (*list)[i]; q.UnitPrice != p.UnitPrice {
-				return fmt.Errorf("%s %s has two unit prices in the result (%v and %v, in configuration %s); a result written by memplan never does, so the file was edited: fix one of them", kind, p.SKU, q.UnitPrice, p.UnitPrice, id)
+				return fmt.Errorf("%s %s has two unit prices in the result (%v and %v, in configuration %s); a result written by memplan never does, so the file was edited: fix one of them", kind, p.SKU, q.UnitPrice.Float(), p.UnitPrice.Float(), id)
 			}
 			return nil
 		}
@@ -107,7 +107,7 @@ func (b *book) catalogSheets() error {
 	gib := func(p catalogPart) any { return p.CapacityGiB }
 	quoted := []catalogColumn{
 		{"Catalog", 16, st.text, func(p catalogPart) any { return p.Catalog }},
-		{"Price as quoted", 14, st.gib, func(p catalogPart) any { return p.QuotedPrice }},
+		{"Price as quoted", 14, st.gib, func(p catalogPart) any { return p.QuotedPrice.Float() }},
 		{"Quoted currency", 10, st.text, func(p catalogPart) any { return p.QuotedCurrency }},
 	}
 	sheets := []catalogSheet{
@@ -165,7 +165,7 @@ func (b *book) catalogSheet(cs catalogSheet) error {
 	}
 	for i, p := range cs.parts {
 		r := i + 2
-		vals := []any{p.SKU, p.Model, p.UnitPrice}
+		vals := []any{p.SKU, p.Model, p.UnitPrice.Float()}
 		sts := []int{st.text, st.wrap, st.moneyInput}
 		for _, x := range cs.extra {
 			vals, sts = append(vals, x.value(p)), append(sts, x.style)

@@ -213,7 +213,7 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	set(cSwap, swapText(c), st.text)
 	drives, replacements, drive, drivePrice := 0, 0, "", 0.0
 	if c.Swap.Drive != nil && c.Swap.Drives > 0 {
-		drives, drive, drivePrice = c.Swap.Drives, c.Swap.Drive.SKU, c.Swap.Drive.UnitPrice
+		drives, drive, drivePrice = c.Swap.Drives, c.Swap.Drive.SKU, c.Swap.Drive.UnitPrice.Float()
 		if c.Wear != nil {
 			replacements = c.Wear.ReplacementsPerServer
 		}
@@ -236,21 +236,21 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	}
 	set(cServers, c.Servers, st.count)
 
-	formula(cPlatformPrice, priceLookup("Platform", at(cPlatform)), c.Platform.UnitPrice, st.money)
-	formula(cDIMMPrice, priceLookup("Dimm", at(cDIMM)), c.DIMM.UnitPrice, st.money)
+	formula(cPlatformPrice, priceLookup("Platform", at(cPlatform)), c.Platform.UnitPrice.Float(), st.money)
+	formula(cDIMMPrice, priceLookup("Dimm", at(cDIMM)), c.DIMM.UnitPrice.Float(), st.money)
 	if drives > 0 {
 		formula(cDrivePrice, priceLookup("Drive", at(cDrive)), drivePrice, st.money)
 	} else {
 		set(cDrivePrice, 0, st.money)
 	}
-	dimmsCost := float64(c.DIMMCount) * c.DIMM.UnitPrice
+	dimmsCost := float64(c.DIMMCount) * c.DIMM.UnitPrice.Float()
 	drivesCost, replCost := float64(drives)*drivePrice, float64(replacements)*drivePrice
 	formula(cDIMMsCost, fmt.Sprintf("%s*%s", at(cDIMMCount), at(cDIMMPrice)), dimmsCost, st.money)
 	formula(cDrivesCost, fmt.Sprintf("%s*%s", at(cDrives), at(cDrivePrice)), drivesCost, st.money)
 	formula(cReplCost, fmt.Sprintf("%s*%s", at(cReplacements), at(cDrivePrice)), replCost, st.money)
 	// Rounded to the cent as memplan rounds money; it also keeps the
 	// "<"&value criteria of the ranking exact.
-	perServer := round2(c.Platform.UnitPrice + dimmsCost + drivesCost + replCost)
+	perServer := round2(c.Platform.UnitPrice.Float() + dimmsCost + drivesCost + replCost)
 	fleet := round2(float64(c.Servers) * perServer)
 	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), perServer, st.money)
 	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), fleet, st.moneyBold)
@@ -258,12 +258,13 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// The watts do not depend on prices; memplan computed them.
 	set(cWatts, c.Watts, st.gib)
 	energy := c.Watts * b.hours * b.pue / 1000
-	power := energy * b.elec
+	// Power is rounded to the cent per server, as memplan rounds it (the
+	// one fractional amount, package money); the TCO sums from there.
+	power := round2(energy * b.elec)
 	tcoFleet := round2(float64(c.Servers) * (perServer + power))
 	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), energy, st.gib)
-	formula(cPower, fmt.Sprintf("%s*%s", at(cEnergy), nameElectricity), power, st.money)
+	formula(cPower, fmt.Sprintf("ROUND(%s*%s,2)", at(cEnergy), nameElectricity), power, st.money)
 	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), round2(perServer+power), st.money)
-	// From the unrounded power, as memplan multiplies before rounding.
 	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.moneyBold)
 	rankCost := fleet
 	if b.rankBy == model.RankTCO {

@@ -184,29 +184,29 @@ func checkCalc(t *testing.T, sheets map[string][][]string, want reports.Output) 
 		lines = append(lines, fmt.Sprintf("%-46s %16.2f %16s  %s", what, want, got, mark))
 	}
 	if r := want.Recommended; r != nil {
-		compare("recommended: cost per server", at(sheetSummary, colRec, sPerServer), r.CostPerServer)
-		compare("recommended: fleet cost", at(sheetSummary, colRec, sFleet), r.FleetCost)
-		compare("bill of materials: total for the fleet", at(sheetBOM, bExtAll, bFirst+4), r.FleetCost)
+		compare("recommended: cost per server", at(sheetSummary, colRec, sPerServer), r.CostPerServer.Float())
+		compare("recommended: fleet cost", at(sheetSummary, colRec, sFleet), r.FleetCost.Float())
+		compare("bill of materials: total for the fleet", at(sheetBOM, bExtAll, bFirst+4), r.FleetCost.Float())
 		if got := at(sheetSummary, colRec, sID); got != r.ID {
 			t.Errorf("LibreOffice recommends %s, memplan %s", got, r.ID)
 		}
 	}
 	if b := want.Baseline; b != nil {
-		compare("baseline: fleet cost", at(sheetSummary, colBase, sFleet), b.FleetCost)
+		compare("baseline: fleet cost", at(sheetSummary, colBase, sFleet), b.FleetCost.Float())
 		if got := at(sheetSummary, colBase, sID); got != b.ID {
 			t.Errorf("LibreOffice's baseline is %s, memplan's %s", got, b.ID)
 		}
 	}
 	if r := want.Recommended; r != nil && want.TCO != nil && want.TCO.Priced {
-		compare("recommended: power per server", at(sheetSummary, colRec, sPowerPer), r.PowerCost)
-		compare("recommended: TCO for the fleet", at(sheetSummary, colRec, sTCOFleet), r.TCOFleet)
+		compare("recommended: power per server", at(sheetSummary, colRec, sPowerPer), r.PowerCost.Float())
+		compare("recommended: TCO for the fleet", at(sheetSummary, colRec, sTCOFleet), r.TCOFleet.Float())
 	}
 	if s := want.Savings; s != nil && want.TCO != nil && want.TCO.Priced {
-		compare("TCO savings for the fleet", at(sheetSummary, colRec, sTCOSaveFleet), s.TCOFleet)
+		compare("TCO savings for the fleet", at(sheetSummary, colRec, sTCOSaveFleet), s.TCOFleet.Float())
 	}
 	if s := want.Savings; s != nil {
-		compare("savings per server", at(sheetSummary, colRec, sSavePer), s.PerServer)
-		compare("savings for the fleet", at(sheetSummary, colRec, sSaveFleet), s.Fleet)
+		compare("savings per server", at(sheetSummary, colRec, sSavePer), s.PerServer.Float())
+		compare("savings for the fleet", at(sheetSummary, colRec, sSaveFleet), s.Fleet.Float())
 		compare("savings, % of the baseline", at(sheetSummary, colRec, sSavePct), s.Percent)
 	}
 	byID := map[string]int{}
@@ -221,11 +221,11 @@ func checkCalc(t *testing.T, sheets map[string][][]string, want reports.Output) 
 			t.Errorf("configuration %s missing from LibreOffice's export", c.ID)
 			continue
 		}
-		if got, err := number(at(sheetConfigs, cFleet, r)); err != nil || !near(got, c.FleetCost) {
-			t.Errorf("%s: fleet cost %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cFleet, r), c.FleetCost)
+		if got, err := number(at(sheetConfigs, cFleet, r)); err != nil || !near(got, c.FleetCost.Float()) {
+			t.Errorf("%s: fleet cost %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cFleet, r), c.FleetCost.Float())
 		}
-		if got, err := number(at(sheetConfigs, cTCOFleet, r)); err != nil || !near(got, c.TCOFleet) {
-			t.Errorf("%s: TCO for the fleet %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cTCOFleet, r), c.TCOFleet)
+		if got, err := number(at(sheetConfigs, cTCOFleet, r)); err != nil || !near(got, c.TCOFleet.Float()) {
+			t.Errorf("%s: TCO for the fleet %q in LibreOffice, %v in memplan", c.ID, at(sheetConfigs, cTCOFleet, r), c.TCOFleet.Float())
 		}
 		if got, err := number(at(sheetConfigs, cRank, r)); err != nil || int(got) != c.Rank {
 			t.Errorf("%s: rank %q in LibreOffice, %d in memplan", c.ID, at(sheetConfigs, cRank, r), c.Rank)

@@ -561,7 +561,7 @@ func TestCostChartReadable(t *testing.T) {
 	// The cost axis starts near the cheapest fleet, not at zero.
 	cheapest := math.Inf(1)
 	for _, c := range out.Configurations {
-		cheapest = math.Min(cheapest, c.FleetCost)
+		cheapest = math.Min(cheapest, c.FleetCost.Float())
 	}
 	if y, ok := bound(axes[1][1], "min"); !ok || y <= 0 || y > cheapest {
 		t.Errorf("cost axis starts at %v (set: %v), want between 0 and the cheapest fleet cost %v", y, ok, cheapest)

@@ -103,7 +103,7 @@ func exactTieKey(rows []reports.Configuration) bool {
 	const margin = 100
 	most := 0.0
 	for _, c := range rows {
-		most = max(most, c.CostPerServer)
+		most = max(most, c.CostPerServer.Float())
 	}
 	return (most*margin*100+1)*float64(len(rows)+1) < 1e15
 }

@@ -104,7 +104,7 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 		}
 		today := map[string]float64{}
 		for _, p := range x.p.Parts {
-			today[p.SKU] = p.UnitPrice
+			today[p.SKU] = p.UnitPrice.Float()
 		}
 		kind := "Dimm"
 		if x.p == be.Drive {
@@ -136,7 +136,7 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 				if pp.SKU != "" {
 					w.set(vSKU, r, pp.SKU, st.text)
 					w.set(vModel, r, pp.Model, st.text)
-					w.set(vAtPoint, r, pp.UnitPrice, st.money)
+					w.set(vAtPoint, r, pp.UnitPrice.Float(), st.money)
 					w.set(vPerGB, r, pp.PerGB, st.money)
 					if v, ok := today[pp.SKU]; ok {
 						w.set(vToday, r, v, st.money)
@@ -165,7 +165,7 @@ func (b *book) livePrice(kind, skuCell, sku string) (string, any) {
 	var v any = ""
 	for _, p := range parts {
 		if p.SKU == sku {
-			v = p.UnitPrice
+			v = p.UnitPrice.Float()
 			break
 		}
 	}

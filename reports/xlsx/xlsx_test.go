@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/units"
@@ -192,15 +193,15 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 			want float64
 			what string
 		}{
-			{cPlatformPrice, c.PlatformCost, "platform"},
-			{cDIMMsCost, c.DIMMsCost, "DIMMs"},
-			{cDrivesCost, c.DrivesCost, "drives"},
-			{cReplCost, c.ReplacementsCost, "replacements"},
-			{cPerServer, c.CostPerServer, "cost per server"},
-			{cFleet, c.FleetCost, "fleet cost"},
-			{cPower, c.PowerCost, "power"},
-			{cTCO, c.TCOPerServer, "TCO per server"},
-			{cTCOFleet, c.TCOFleet, "TCO for the fleet"},
+			{cPlatformPrice, c.PlatformCost.Float(), "platform"},
+			{cDIMMsCost, c.DIMMsCost.Float(), "DIMMs"},
+			{cDrivesCost, c.DrivesCost.Float(), "drives"},
+			{cReplCost, c.ReplacementsCost.Float(), "replacements"},
+			{cPerServer, c.CostPerServer.Float(), "cost per server"},
+			{cFleet, c.FleetCost.Float(), "fleet cost"},
+			{cPower, c.PowerCost.Float(), "power"},
+			{cTCO, c.TCOPerServer.Float(), "TCO per server"},
+			{cTCOFleet, c.TCOFleet.Float(), "TCO for the fleet"},
 		} {
 			if got := calcNum(t, f, sheetConfigs, cell(x.col, r)); !near(got, x.want) {
 				t.Errorf("%s: %s = %v in the workbook, %v in the model", c.ID, x.what, got, x.want)
@@ -227,11 +228,11 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 		if got := calc(t, f, sheetSummary, cell(side.col, sLabel)); got != side.want.Label {
 			t.Errorf("Summary column %d label %q, the model %q", side.col, got, side.want.Label)
 		}
-		if got := calcNum(t, f, sheetSummary, cell(side.col, sPerServer)); !near(got, side.want.CostPerServer) {
-			t.Errorf("Summary column %d: cost per server %v, the model %v", side.col, got, side.want.CostPerServer)
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sPerServer)); !near(got, side.want.CostPerServer.Float()) {
+			t.Errorf("Summary column %d: cost per server %v, the model %v", side.col, got, side.want.CostPerServer.Float())
 		}
-		if got := calcNum(t, f, sheetSummary, cell(side.col, sFleet)); !near(got, side.want.FleetCost) {
-			t.Errorf("Summary column %d: fleet cost %v, the model %v", side.col, got, side.want.FleetCost)
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sFleet)); !near(got, side.want.FleetCost.Float()) {
+			t.Errorf("Summary column %d: fleet cost %v, the model %v", side.col, got, side.want.FleetCost.Float())
 		}
 		if got := calcNum(t, f, sheetSummary, cell(side.col, sSlowdown)); got != side.want.Slowdown {
 			t.Errorf("Summary column %d: slowdown %v, the model %v", side.col, got, side.want.Slowdown)
@@ -239,26 +240,26 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 		if got := calcNum(t, f, sheetSummary, cell(side.col, sRuntime)); got != side.want.RuntimeHours {
 			t.Errorf("Summary column %d: runtime %v, the model %v", side.col, got, side.want.RuntimeHours)
 		}
-		if got := calcNum(t, f, sheetSummary, cell(side.col, sTCOFleet)); !near(got, side.want.TCOFleet) {
-			t.Errorf("Summary column %d: TCO for the fleet %v, the model %v", side.col, got, side.want.TCOFleet)
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sTCOFleet)); !near(got, side.want.TCOFleet.Float()) {
+			t.Errorf("Summary column %d: TCO for the fleet %v, the model %v", side.col, got, side.want.TCOFleet.Float())
 		}
-		if got := calcNum(t, f, sheetSummary, cell(side.col, sPowerPer)); !near(got, side.want.PowerCost) {
-			t.Errorf("Summary column %d: power per server %v, the model %v", side.col, got, side.want.PowerCost)
+		if got := calcNum(t, f, sheetSummary, cell(side.col, sPowerPer)); !near(got, side.want.PowerCost.Float()) {
+			t.Errorf("Summary column %d: power per server %v, the model %v", side.col, got, side.want.PowerCost.Float())
 		}
 	}
 	if s := want.Savings; s != nil {
-		if got := calcNum(t, f, sheetSummary, cell(colRec, sSavePer)); !near(got, s.PerServer) {
-			t.Errorf("savings per server %v, the model %v", got, s.PerServer)
+		if got := calcNum(t, f, sheetSummary, cell(colRec, sSavePer)); !near(got, s.PerServer.Float()) {
+			t.Errorf("savings per server %v, the model %v", got, s.PerServer.Float())
 		}
-		if got := calcNum(t, f, sheetSummary, cell(colRec, sSaveFleet)); !near(got, s.Fleet) {
-			t.Errorf("fleet savings %v, the model %v", got, s.Fleet)
+		if got := calcNum(t, f, sheetSummary, cell(colRec, sSaveFleet)); !near(got, s.Fleet.Float()) {
+			t.Errorf("fleet savings %v, the model %v", got, s.Fleet.Float())
 		}
 		if got := calcNum(t, f, sheetSummary, cell(colRec, sSavePct)); math.Abs(got*100-s.Percent) > 1e-3 {
 			t.Errorf("savings %v%%, the model %v%%", got*100, s.Percent)
 		}
 		if want.TCO != nil && want.TCO.Priced {
-			if got := calcNum(t, f, sheetSummary, cell(colRec, sTCOSaveFleet)); !near(got, s.TCOFleet) {
-				t.Errorf("TCO savings for the fleet %v, the model %v", got, s.TCOFleet)
+			if got := calcNum(t, f, sheetSummary, cell(colRec, sTCOSaveFleet)); !near(got, s.TCOFleet.Float()) {
+				t.Errorf("TCO savings for the fleet %v, the model %v", got, s.TCOFleet.Float())
 			}
 			if got := calcNum(t, f, sheetSummary, cell(colRec, sTCOSavePct)); math.Abs(got*100-s.TCOPercent) > 1e-3 {
 				t.Errorf("TCO savings %v%%, the model %v%%", got*100, s.TCOPercent)
@@ -267,11 +268,11 @@ func checkAgainstModel(t *testing.T, f *excelize.File, want reports.Output) {
 	}
 	if r := want.Recommended; r != nil {
 		total := bFirst + 4
-		if got := calcNum(t, f, sheetBOM, cell(bExt, total)); !near(got, r.CostPerServer) {
-			t.Errorf("bill of materials per server %v, the model %v", got, r.CostPerServer)
+		if got := calcNum(t, f, sheetBOM, cell(bExt, total)); !near(got, r.CostPerServer.Float()) {
+			t.Errorf("bill of materials per server %v, the model %v", got, r.CostPerServer.Float())
 		}
-		if got := calcNum(t, f, sheetBOM, cell(bExtAll, total)); !near(got, r.FleetCost) {
-			t.Errorf("bill of materials for the fleet %v, the model %v", got, r.FleetCost)
+		if got := calcNum(t, f, sheetBOM, cell(bExtAll, total)); !near(got, r.FleetCost.Float()) {
+			t.Errorf("bill of materials for the fleet %v, the model %v", got, r.FleetCost.Float())
 		}
 		if got := calc(t, f, sheetBOM, cell(bSKU, bFirst+1)); got != r.DIMM.SKU {
 			t.Errorf("bill of materials DIMM %q, the model %q", got, r.DIMM.SKU)
@@ -538,8 +539,8 @@ func TestTopKeepsRecommendedAndBaseline(t *testing.T) {
 	if got := calc(t, f, sheetSummary, cell(colBase, sID)); got != out.Baseline.ID {
 		t.Errorf("baseline %s, want %s", got, out.Baseline.ID)
 	}
-	if got := calcNum(t, f, sheetSummary, cell(colRec, sSaveFleet)); !near(got, out.Savings.Fleet) {
-		t.Errorf("fleet savings %v, want %v", got, out.Savings.Fleet)
+	if got := calcNum(t, f, sheetSummary, cell(colRec, sSaveFleet)); !near(got, out.Savings.Fleet.Float()) {
+		t.Errorf("fleet savings %v, want %v", got, out.Savings.Fleet.Float())
 	}
 	// Ranked among the listed configurations; memplan's own rank is kept.
 	if got := calcNum(t, f, sheetConfigs, cell(cRank, rows[out.Baseline.ID])); got != 3 {
@@ -801,7 +802,7 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 
 func TestInconsistentPricesRefused(t *testing.T) {
 	out := intelOutput(t, 0, nil)
-	out.Configurations[3].DIMM.UnitPrice++
+	out.Configurations[3].DIMM.UnitPrice = out.Configurations[3].DIMM.UnitPrice.Add(money.Units(1))
 	if out.Configurations[3].DIMM.SKU != out.Configurations[0].DIMM.SKU {
 		t.Fatal("test premise: configurations 1 and 4 share a DIMM")
 	}

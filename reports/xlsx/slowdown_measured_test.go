@@ -400,3 +400,27 @@ func TestHistogramWithManyFits(t *testing.T) {
 
 // q0 is the first quantile row.
 func q0(rows [][]string) int { return findRow(rows, 0, "Curve") + 1 }
+
+// TestMeasurementsPrinted: printed, each backend's histogram starts a page
+// and its chart is whole on it (title and x axis), and the experiments
+// start a page of their own.
+func TestMeasurementsPrinted(t *testing.T) {
+	_, path := writeAndOpen(t, probeOutput(t))
+	p := printWorkbook(t, path)
+	charts, experiments := 0, 0
+	for _, pg := range p.sheetPages(sheetSlowdown) {
+		text := pg.text()
+		if strings.Contains(text, "Per-fault latency:") {
+			charts++
+			if !strings.HasPrefix(text, "Up to (us)") || !strings.Contains(text, "Latency, up to (us)") || !strings.Contains(text, "Timed faults") {
+				t.Errorf("page %d: a per-fault latency chart not whole on the page its histogram starts: %.300s", pg.n, text)
+			}
+		}
+		if strings.HasPrefix(text, "Swapdemo experiment") {
+			experiments++
+		}
+	}
+	if charts != 2 || experiments != 1 {
+		t.Errorf("%d pages with a per-fault latency chart (want 2, one per backend), %d starting with the experiments (want 1)", charts, experiments)
+	}
+}

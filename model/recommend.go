@@ -828,6 +828,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s)", wp*100, pe.Basis, wd*100, de.Basis),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				FaultTime:    de.FaultTime,
+				Inferred:     pe.Inferred || de.Inferred,
 			}
 			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + wd*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
 		}
@@ -892,7 +893,7 @@ func zramDevice(sw Software) Device {
 	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: w.D(), Memory: true}
 }
 
-var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}
+var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Inferred: 3, Published: 4, Derived: 5}
 
 func worse(a, b string) string {
 	if provenanceOrder[a] >= provenanceOrder[b] {
@@ -1004,8 +1005,12 @@ func restsOn(res *Result, in Input) string {
 	if c == nil {
 		return ""
 	}
-	var derived, published []string
+	var derived, published, inferred []string
 	for _, j := range c.Jobs {
+		if j.Estimate.Inferred {
+			inferred = append(inferred, j.Name)
+			continue
+		}
 		switch j.Estimate.Provenance {
 		case Derived:
 			derived = append(derived, j.Name)
@@ -1020,6 +1025,13 @@ func restsOn(res *Result, in Input) string {
 		class = "zram-" + c.Swap.Algorithm
 	}
 	switch {
+	case len(inferred) > 0:
+		its := "its slowdown is"
+		if len(inferred) > 1 {
+			its = "their slowdowns are"
+		}
+		return fmt.Sprintf("The curve of %s was inferred from one run by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: %s as uncertain as the one-pass band, so read the band, not the central figure; where the job can be run a dozen times, `memplan profile -- YOUR JOB` measures it.",
+			strings.Join(inferred, " and "), its)
 	case len(derived) > 0:
 		its := "its slowdown is"
 		if len(derived) > 1 {

@@ -182,12 +182,17 @@ func (b *book) summary() error {
 	}
 	for _, ff := range out.Factors {
 		var curves []string
+		inferred := len(ff.Curves) > 0
 		for _, c := range ff.Curves {
 			curves = append(curves, fmt.Sprintf("%s (%s)", c.Class, c.Provenance))
+			inferred = inferred && c.Provenance == model.Inferred
 		}
 		sort.Strings(curves)
 		where := "published figures"
-		if ff.Host != "" {
+		switch {
+		case ff.Host != "" && inferred:
+			where = "inferred on " + ff.Host + " from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit"
+		case ff.Host != "":
 			where = "measured on " + ff.Host
 		}
 		facts = append(facts, [2]string{"Slowdown factors " + ff.Name,

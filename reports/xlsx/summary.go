@@ -172,7 +172,11 @@ func (b *book) summary() error {
 	if out.RejectedTotal > 0 {
 		var rs []string
 		for _, x := range out.Rejected {
-			rs = append(rs, fmt.Sprintf("%s: %d", x.Reason, x.Count))
+			r := fmt.Sprintf("%s: %d", x.Reason, x.Count)
+			if x.Note != "" {
+				r += " (" + x.Note + ")"
+			}
+			rs = append(rs, r)
 		}
 		facts = append(facts, [2]string{"Rejected before ranking", fmt.Sprintf("%d (%s)", out.RejectedTotal, strings.Join(rs, "; "))})
 	}

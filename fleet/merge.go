@@ -182,6 +182,19 @@ func check(class string, ms []member) error {
 		if a.stamp.Command != b.stamp.Command {
 			return differ("command", a.stamp.Command, b.stamp.Command, "merge probes with probes and profiles with profiles")
 		}
+		// Before the flags (--one-pass is one of them), so the refusal
+		// says why it matters.
+		for _, ca := range a.f.Curves {
+			cb := curveOf(b.f, ca.Class)
+			if cb != nil && ca.Provenance != cb.Provenance && (ca.Provenance == model.Inferred || cb.Provenance == model.Inferred) {
+				// An inferred point is the model's arithmetic on sampled
+				// working sets with a band that is no sampling interval;
+				// pooled with measured means it would come out labelled
+				// as one of them, and its band would be lost.
+				return differ("curve "+ca.Class+"'s provenance", ca.Provenance, cb.Provenance,
+					"merge one-pass profiles (memplan profile --one-pass, provenance inferred) only with one-pass profiles, and measured files with measured ones")
+			}
+		}
 		for _, k := range unionKeys(a.stamp.Flags, b.stamp.Flags) {
 			if hostFlags[k] {
 				continue
@@ -278,6 +291,16 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 			ps.PI = [2]float64{ps.Mean - h, ps.Mean + h}
 			pt := model.Point{Fit: p0.Fit, Slowdown: round4(math.Max(1, ps.Mean))}
 			pt.CI = []float64{round4(math.Min(pt.Slowdown, math.Max(1, ps.PI[0]))), round4(math.Max(pt.Slowdown, ps.PI[1]))}
+			if c0.Provenance == model.Inferred {
+				// Each host's one-pass band is the method's own
+				// uncertainty, which the spread between hosts does not
+				// show: the merged band spans them all.
+				for _, c := range curves {
+					if ci := c.Points[j].CI; len(ci) == 2 {
+						pt.CI = []float64{math.Min(pt.CI[0], ci[0]), math.Max(pt.CI[1], ci[1])}
+					}
+				}
+			}
 			pt.PageRate = meanPoint(curves, j, func(p model.Point) float64 { return p.PageRate })
 			pt.BlockFaultRate = meanPoint(curves, j, func(p model.Point) float64 { return p.BlockFaultRate })
 			pt.BlockPageRate = meanPoint(curves, j, func(p model.Point) float64 { return p.BlockPageRate })

@@ -12,9 +12,12 @@ type CrossvalRow struct {
 	Fit        float64 `json:"fit"`
 	Actual     float64 `json:"actual"`
 	From       string  `json:"from"`
-	Predicted  float64 `json:"predicted"`
-	Low        float64 `json:"low"`
-	High       float64 `json:"high"`
+	// FromInferred marks a prediction made from an inferred (one-pass)
+	// curve: how far the one pass and the transfer together can be trusted.
+	FromInferred bool    `json:"from_inferred,omitempty"`
+	Predicted    float64 `json:"predicted"`
+	Low          float64 `json:"low"`
+	High         float64 `json:"high"`
 	// ErrSlowdown is predicted/actual - 1; ErrExcess the same of the
 	// excess (slowdown - 1).
 	ErrSlowdown float64 `json:"error_slowdown"`
@@ -33,15 +36,23 @@ type Crossval struct {
 	TransferFloor float64 `json:"transfer_log_error_floor"`
 	TransferSlope float64 `json:"transfer_log_error_slope"`
 	Inside        int     `json:"inside"`
+	// Inferred lists the inferred curves: predicted from, never held out.
+	Inferred []string `json:"inferred,omitempty"`
 }
 
 // CrossValidate predicts every published or measured point of fs from each
-// of the other curves.
+// of the other curves, inferred ones included; inferred points are not
+// held out (observedClasses).
 func CrossValidate(fs *Factors) Crossval {
 	te := fs.TransferError()
 	out := Crossval{TransferFloor: te.Floor, TransferSlope: te.Slope}
 	classes := fs.transferClasses()
-	for _, held := range classes {
+	for _, k := range classes {
+		if fs.Curves[k].Provenance == Inferred {
+			out.Inferred = append(out.Inferred, k)
+		}
+	}
+	for _, held := range fs.observedClasses() {
 		c := fs.Curves[held]
 		rest := fs.without(held)
 		for _, from := range classes {
@@ -56,7 +67,7 @@ func CrossValidate(fs *Factors) Crossval {
 					continue
 				}
 				est := p.at(pt.Fit)
-				r := CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: from,
+				r := CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: from, FromInferred: src.Provenance == Inferred,
 					Predicted: est.Slowdown, Low: est.Low, High: est.High, Transfer: p.transfer,
 					ErrSlowdown: est.Slowdown/pt.Slowdown - 1, ErrExcess: (est.Slowdown-1)/(pt.Slowdown-1) - 1}
 				r.Inside = est.Low <= pt.Slowdown && pt.Slowdown <= est.High

@@ -21,8 +21,15 @@ const (
 	Published = "published" // taken from a published study
 	Measured  = "measured"  // measured by memplan probe/profile on a real device
 	Emulated  = "emulated"  // measured on a throttled stand-in for a device not present
-	Derived   = "derived"   // computed by memplan from another curve (never in a file)
-	InRAM     = "in RAM"    // no swapping: the jobs fit
+	// Inferred is a job's curve worked out from one unconstrained run by
+	// sampling which pages it referenced (memplan profile --one-pass), not
+	// measured under a memory limit. Its points' ci is the one-pass band,
+	// asymmetric and far wider than a measured interval; the model carries
+	// that band as it is, never teaches its transfer error with such a
+	// curve, and crossval never holds one out as if it were an observation.
+	Inferred = "inferred"
+	Derived  = "derived" // computed by memplan from another curve (never in a file)
+	InRAM    = "in RAM"  // no swapping: the jobs fit
 )
 
 // FactorFile holds slowdown curves. The probe writes this format (as JSON,
@@ -179,7 +186,18 @@ func ParseFactors(file string, data []byte) (*FactorFile, error) {
 	return &f, nil
 }
 
-var validProvenance = []string{Published, Measured, Emulated}
+var validProvenance = []string{Published, Measured, Emulated, Inferred}
+
+// OnePassMethod is extra.profile.method in a profile memplan profile
+// --one-pass wrote.
+const OnePassMethod = "one-pass"
+
+// onePass reports whether f was written by memplan profile --one-pass.
+func (f *FactorFile) onePass() bool {
+	p, _ := f.Extra["profile"].(map[string]any)
+	m, _ := p["method"].(string)
+	return m == OnePassMethod
+}
 
 func (f *FactorFile) validate() error {
 	d := f.doc
@@ -236,7 +254,12 @@ func (f *FactorFile) validate() error {
 		if !ok {
 			return d.Errorf(p+".provenance", "", "got %q, expected one of %s", c.Provenance, strings.Join(validProvenance, ", "))
 		}
-		if (c.Provenance == Measured || c.Provenance == Emulated) && c.Host == "" {
+		if c.Provenance == Measured && f.onePass() {
+			// memplan profile --one-pass wrote "measured" before the
+			// format knew inferred; its curves are inferred all the same.
+			c.Provenance = Inferred
+		}
+		if (c.Provenance == Measured || c.Provenance == Emulated || c.Provenance == Inferred) && c.Host == "" {
 			return d.Errorf(p+".host", "name the machine the curve was measured on", "missing for a %s curve", c.Provenance)
 		}
 		if c.Uncertainty < 0 || c.Uncertainty > 5 {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -109,15 +110,20 @@ type Result struct {
 	Factors      []FactorInfo
 	Evaluated    int
 	Rejected     map[string]int // reason -> configurations not evaluated further
-	Configs      []Config
-	Recommended  *Config
-	Baseline     *Config // cheapest all-DRAM configuration meeting every deadline
-	Savings      *Savings
-	TCO          *TCOInfo // how power was priced and what the ranking is by
-	Verdict      string
-	Advice       []string // what would make it work, when nothing does
-	Warnings     []string
-	Rates        []prices.RateUsed // exchange rates behind the conversions made
+	// RejectedNotes gives a reason the specific case behind it, when the
+	// reason alone cannot say what to do: for a fit ratio far below the
+	// curves, the refused configuration nearest to what was measured and
+	// the memplan profile --fits run that would let memplan evaluate it.
+	RejectedNotes map[string]string
+	Configs       []Config
+	Recommended   *Config
+	Baseline      *Config // cheapest all-DRAM configuration meeting every deadline
+	Savings       *Savings
+	TCO           *TCOInfo // how power was priced and what the ranking is by
+	Verdict       string
+	Advice        []string // what would make it work, when nothing does
+	Warnings      []string
+	Rates         []prices.RateUsed // exchange rates behind the conversions made
 }
 
 const pageSize = 4096
@@ -329,7 +335,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	evs := make([]*evaluator, workers)
 	var wg sync.WaitGroup
 	for i := range evs {
-		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[string]int{}}
+		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[string]int{}, notes: map[string]rejectNote{}}
 		evs[i] = ev
 		lo, hi := i*len(pops)/workers, (i+1)*len(pops)/workers
 		wg.Add(1)
@@ -342,12 +348,24 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	wg.Wait()
 	ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
+	notes := map[string]rejectNote{}
 	for _, x := range evs {
 		ev.configs = append(ev.configs, x.configs...)
 		res.Evaluated += x.evaluated
 		for k, v := range x.rejected {
 			res.Rejected[k] += v
 		}
+		for k, n := range x.notes {
+			if old, ok := notes[k]; !ok || n.closer(old) {
+				notes[k] = n
+			}
+		}
+	}
+	for k, n := range notes {
+		if res.RejectedNotes == nil {
+			res.RejectedNotes = map[string]string{}
+		}
+		res.RejectedNotes[k] = n.text
 	}
 	if len(ev.configs) == 0 {
 		return nil, ev.nothingFits(platforms)
@@ -542,6 +560,7 @@ type evaluator struct {
 	configs   []*Config
 	preps     map[prepKey]prepared
 	rejected  map[string]int // reason -> count, merged into Result.Rejected
+	notes     map[string]rejectNote
 	evaluated int
 	in        Input
 	w         *Workload
@@ -777,7 +796,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "no slowdown curve for " + s.Class
 			}
 			if est.Unsupported != "" {
-				return jr, 0, errUnsupported
+				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
 			est = e.h.adjust(s.Class, est)
 			jr.Estimate = est
@@ -812,7 +831,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "no slowdown curve for zram"
 			}
 			if est.Unsupported != "" {
-				return jr, 0, errUnsupported
+				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
 			jr.Estimate = e.h.adjust("zram-"+s.Algorithm, est)
 		case SwapZswap:
@@ -849,8 +868,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if err1 != nil || err2 != nil {
 				return jr, 0, "no slowdown curve for zswap's parts"
 			}
-			if pe.Unsupported != "" || de.Unsupported != "" {
-				return jr, 0, errUnsupported
+			if why := cmp.Or(de.Unsupported, pe.Unsupported); why != "" {
+				return jr, 0, e.unsupported(&c, j, f, why)
 			}
 			pe, de = e.h.adjust("zram-"+s.Algorithm, pe), e.h.adjust(s.Class, de)
 			// Uniform access: each part's faults are proportional to its share.
@@ -863,6 +882,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s)", wp*100, pe.Basis, wd*100, de.Basis),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				FaultTime:    de.FaultTime,
+				Inferred:     pe.Inferred || de.Inferred,
 			}
 			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + wd*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
 		}
@@ -889,8 +909,42 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 }
 
 // errUnsupported is the reject reason of a fit ratio the curves do not
-// reach; the count of configurations behind it is reported.
+// reach; the count of configurations behind it is reported, and the
+// nearest one's own advice (RejectedNotes).
 const errUnsupported = "fit ratio far below any measured point (measure the job there: memplan profile --fits)"
+
+// rejectNote is one refused configuration's own account of a reason.
+type rejectNote struct {
+	fit  float64
+	text string
+}
+
+// closer reports whether n is nearer to what was measured than o: the
+// higher fit ratio, the smaller step below the curve (ties: by text, so
+// the note does not depend on which goroutine saw which configuration).
+func (n rejectNote) closer(o rejectNote) bool {
+	if n.fit != o.fit {
+		return n.fit > o.fit
+	}
+	return n.text < o.text
+}
+
+// unsupported records why the model refused c for job j at fit ratio fit
+// and returns the reject reason. The reason is generic so configurations
+// count under one line; the note keeps the specific advice (which curve,
+// how far below it, which memplan profile --fits run) of the refused
+// configuration nearest to the curve: measuring there lets memplan
+// evaluate it and every refused configuration with more of the job in RAM.
+func (e *evaluator) unsupported(c *Config, j JobClass, fit float64, why string) string {
+	n := rejectNote{fit: fit, text: fmt.Sprintf("nearest: %s, job %s: %s", configLabel(c), j.Name, why)}
+	if e.notes == nil {
+		e.notes = map[string]rejectNote{}
+	}
+	if old, ok := e.notes[errUnsupported]; !ok || n.closer(old) {
+		e.notes[errUnsupported] = n
+	}
+	return errUnsupported
+}
 
 // faultsPerJob turns excess runtime into a count of major faults: each fault
 // costs the device's service time.
@@ -927,7 +981,7 @@ func zramDevice(sw Software) Device {
 	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: w.D(), Memory: true}
 }
 
-var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Published: 3, Derived: 4}
+var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Inferred: 3, Published: 4, Derived: 5}
 
 func worse(a, b string) string {
 	if provenanceOrder[a] >= provenanceOrder[b] {
@@ -1039,8 +1093,12 @@ func restsOn(res *Result, in Input) string {
 	if c == nil {
 		return ""
 	}
-	var derived, published []string
+	var derived, published, inferred []string
 	for _, j := range c.Jobs {
+		if j.Estimate.Inferred {
+			inferred = append(inferred, j.Name)
+			continue
+		}
 		switch j.Estimate.Provenance {
 		case Derived:
 			derived = append(derived, j.Name)
@@ -1055,6 +1113,13 @@ func restsOn(res *Result, in Input) string {
 		class = "zram-" + c.Swap.Algorithm
 	}
 	switch {
+	case len(inferred) > 0:
+		its := "its slowdown is"
+		if len(inferred) > 1 {
+			its = "their slowdowns are"
+		}
+		return fmt.Sprintf("The curve of %s was inferred from one run by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: %s as uncertain as the one-pass band, so read the band, not the central figure; where the job can be run a dozen times, `memplan profile -- YOUR JOB` measures it.",
+			strings.Join(inferred, " and "), its)
 	case len(derived) > 0:
 		its := "its slowdown is"
 		if len(derived) > 1 {

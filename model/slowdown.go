@@ -71,7 +71,7 @@ type Estimate struct {
 	Slowdown     float64
 	Low          float64
 	High         float64
-	Provenance   string // published, measured, emulated, derived
+	Provenance   string // published, measured, emulated, inferred, derived
 	Basis        string // human-readable origin
 	Extrapolated bool
 	// Unsupported says why no figure is given: the fit ratio is so far
@@ -80,6 +80,9 @@ type Estimate struct {
 	// FaultTime is the time lost per page needed back on the target device
 	// (seconds); it turns excess runtime back into a page count for wear.
 	FaultTime float64
+	// Inferred marks a figure that rests on an inferred curve (memplan
+	// profile --one-pass), the job's own or the one it was derived from.
+	Inferred bool
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.
@@ -110,7 +113,10 @@ type scenario struct {
 	shape    Shape
 	overhead time.Duration
 	fitPos   int // -1 low end of a point's fit range, 0 nominal, +1 high end
-	dim      int // which unknown it varies (dimNone for the central one)
+	// band is -1 or +1 for the low or high end of an inferred curve's
+	// band, carried as a curve of its own.
+	band int
+	dim  int // which unknown it varies (dimNone for the central one)
 }
 
 // The unknowns a prediction's band spans.
@@ -120,6 +126,9 @@ const (
 	dimOverhead
 	dimFit
 	dims
+	// dimBand is an inferred curve's own band; it bounds the band rather
+	// than joining the others in quadrature (outside dims on purpose).
+	dimBand = dims
 )
 
 // pointModel is one curve point carried to the target under one scenario.
@@ -164,6 +173,7 @@ type prepared struct {
 	basis      string
 	transfer   float64 // log error added by carrying the curve to another device
 	lowest     float64 // lowest fit ratio the curve stands on
+	inferred   bool    // the curve is inferred (one pass)
 }
 
 // shapesFor lists the families a prediction spans.
@@ -253,6 +263,15 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	for _, fp := range fitPos[1:] {
 		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], fitPos: fp, dim: dimFit})
 	}
+	if c.Provenance == Inferred {
+		// A one-pass band is asymmetric (the slopes of the working-set
+		// ladder on either side, widened) and often starts at 1 where the
+		// central figure is 1: a relative half-width cannot carry it, so
+		// each end is carried to the target as a curve of its own.
+		for _, b := range []int{-1, 1} {
+			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], band: b, dim: dimBand})
+		}
+	}
 	ref := fs.refPath(c)
 	same := samePath(ref, p.target)
 	for _, s := range p.scen {
@@ -265,6 +284,9 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	switch c.Provenance {
 	case Measured, Emulated:
 		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
+	case Inferred:
+		p.inferred = true
+		p.basis = fmt.Sprintf("inferred on %s from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit; the band is the one-pass band", c.Host)
 	default:
 		p.basis = "published: " + c.Source
 	}
@@ -316,6 +338,20 @@ func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []po
 	out := make([]pointModel, len(c.Points))
 	for i, pt := range c.Points {
 		r, t := fs.scenarioPath(ref, s), fs.scenarioPath(target, s)
+		solve := func() float64 { return fs.rateFor(c, i, r) }
+		if s.band != 0 && len(pt.CI) == 2 {
+			// The band's end as a point: its page rate in proportion to
+			// the central one (the same cost per page), or solved on the
+			// reference path where the central figure has no excess.
+			b := pt.CI[(s.band+1)/2]
+			if pt.PageRate > 0 && pt.Slowdown > 1 {
+				pt.PageRate *= (b - 1) / (pt.Slowdown - 1)
+			} else {
+				pt.PageRate = 0
+			}
+			pt.Slowdown = b
+			solve = func() float64 { return r.RateFor(b) }
+		}
 		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t}
 		switch s.fitPos {
 		case -1:
@@ -342,7 +378,7 @@ func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []po
 			}
 			m.rate = pt.PageRate
 		} else {
-			m.rate = fs.rateFor(c, i, r)
+			m.rate = solve()
 		}
 		m.path = t
 		m.time = t.PageTime(m.rate)
@@ -359,6 +395,9 @@ func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []po
 }
 
 func pointUnc(c *Curve, p Point) float64 {
+	if c.Provenance == Inferred && len(p.CI) == 2 {
+		return 0 // carried as the band scenarios instead
+	}
 	e := p.Slowdown - 1
 	if len(p.CI) == 2 && e > 0 {
 		return (p.CI[1] - p.CI[0]) / 2 / e
@@ -413,7 +452,7 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 }
 
 func (p prepared) at(f float64) Estimate {
-	est := Estimate{Provenance: p.provenance, Basis: p.basis}
+	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, p.curve.Class, p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
@@ -421,8 +460,13 @@ func (p prepared) at(f float64) Estimate {
 	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
 	est.Extrapolated = extra
 	var up, down [dims]float64
+	lowEx, highEx := central, central
 	for i, s := range p.scen[1:] {
 		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
+		if s.dim == dimBand {
+			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
+			continue
+		}
 		if central <= 0 || ex <= 0 {
 			continue
 		}
@@ -439,8 +483,8 @@ func (p prepared) at(f float64) Estimate {
 		sumDown += down[d] * down[d]
 	}
 	est.Slowdown = 1 + central
-	est.Low = 1 + central*math.Exp(-math.Sqrt(sumDown))
-	est.High = 1 + central*math.Exp(math.Sqrt(sumUp))
+	est.Low = 1 + lowEx*math.Exp(-math.Sqrt(sumDown))
+	est.High = 1 + highEx*math.Exp(math.Sqrt(sumUp))
 	// Time lost per page on the target near this fit, for the wear count.
 	m := p.points[0][0]
 	for _, q := range p.points[0] {
@@ -533,6 +577,21 @@ func (fs *Factors) transferClasses() []string {
 	return out
 }
 
+// observedClasses are the transfer classes whose curves were observed
+// (published, measured or emulated). An inferred curve is the model's own
+// arithmetic (page rate x time per page) on sampled working sets: pairing
+// it with another curve would test the swap-path model against itself, so
+// it neither teaches the transfer error nor is held out in crossval.
+func (fs *Factors) observedClasses() []string {
+	var out []string
+	for _, k := range fs.transferClasses() {
+		if fs.Curves[k].Provenance != Inferred {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // transferDistance is how far a transfer carries a curve.
 func transferDistance(target, ref Path) float64 {
 	return math.Abs(math.Log(target.IdleTime() / ref.IdleTime()))
@@ -545,7 +604,7 @@ func transferDistance(target, ref Path) float64 {
 // top. Fewer than two curves: a floor of ln 1.5, the model's prior.
 func (fs *Factors) transferError() transferErr {
 	var cs []*Curve
-	for _, k := range fs.transferClasses() {
+	for _, k := range fs.observedClasses() {
 		cs = append(cs, fs.Curves[k])
 	}
 	if len(cs) < 2 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/memplan/memplan/model"
@@ -33,14 +34,28 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 		if r.Inside {
 			in = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%s\t%.3f\t%.3f-%.3f\t%s\t%+.1f%%\t%+.0f%%\t%s\n", r.Class, r.Fit, r.Actual, r.From, r.Predicted, r.Low, r.High,
+		from := r.From
+		if r.FromInferred {
+			from += " (inferred)"
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%s\t%.3f\t%.3f-%.3f\t%s\t%+.1f%%\t%+.0f%%\t%s\n", r.Class, r.Fit, r.Actual, from, r.Predicted, r.Low, r.High,
 			factorWidth(r.Low, r.High), r.ErrSlowdown*100, r.ErrExcess*100, in)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
+	if len(cv.Inferred) > 0 {
+		msg := fmt.Sprintf("Inferred (memplan profile --one-pass): %s. An inferred curve is predicted from, never held out, and does not teach the transfer error: its points are the model's own arithmetic on sampled working sets, not observations.", strings.Join(cv.Inferred, ", "))
+		for _, l := range Wrap(msg, 80, "") {
+			fmt.Fprintln(w, l)
+		}
+	}
 	msg := fmt.Sprintf("Transfer error learnt from all %s (what recommend gives a derived or carried figure, on top of the shape, overhead and fit-ratio unknowns): ln e = %.2f + %.2f x |ln(target/reference time per page)|, a factor of %.2f between devices alike and %.2f between devices e-fold apart.",
 		plural(len(classesOf(cv)), "curve", "curves"), cv.TransferFloor, cv.TransferSlope, math.Exp(cv.TransferFloor), math.Exp(cv.TransferFloor+cv.TransferSlope))
+	if n := len(classesOf(cv)); n < 2 {
+		msg = fmt.Sprintf("Transfer error: %s observed, too few to learn it from, so recommend gives a derived or carried figure the model's prior, a factor of %.2f (ln e = %.2f), on top of the shape, overhead and fit-ratio unknowns.",
+			plural(n, "curve", "curves"), math.Exp(cv.TransferFloor), cv.TransferFloor)
+	}
 	for _, l := range Wrap(msg, 80, "") {
 		fmt.Fprintln(w, l)
 	}
@@ -57,6 +72,9 @@ func factorWidth(low, high float64) string {
 
 func classesOf(cv model.Crossval) []string {
 	seen := map[string]bool{}
+	for _, c := range cv.Inferred {
+		seen[c] = true // they teach the transfer error nothing
+	}
 	var out []string
 	for _, r := range cv.Rows {
 		for _, c := range []string{r.Class, r.From} {

@@ -275,3 +275,22 @@ func basisText(j Job) string {
 	}
 	return j.Provenance + ": " + j.Basis
 }
+
+// rejectionNote is a reject reason's specific case, introduced by the
+// reason's short form: "Far below the curves (N): nearest: ...".
+func rejectionNote(r Rejection) string {
+	short := r.Reason
+	if i := strings.Index(short, " ("); i > 0 {
+		short = short[:i]
+	}
+	return fmt.Sprintf("%s (%d): %s", strings.ToUpper(short[:1])+short[1:], r.Count, r.Note)
+}
+
+func hasNotes(rs []Rejection) bool {
+	for _, r := range rs {
+		if r.Note != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -164,6 +164,14 @@ func renderMarkdown(w io.Writer, out Output) error {
 			p("| %s | %d |\n", mdCell(r.Reason), r.Count)
 		}
 		p("\n")
+		for _, r := range out.Rejected {
+			if r.Note != "" {
+				p("- %s\n", mdText(rejectionNote(r)))
+			}
+		}
+		if hasNotes(out.Rejected) {
+			p("\n")
+		}
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err

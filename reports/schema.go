@@ -286,6 +286,10 @@ type Job struct {
 type Rejection struct {
 	Reason string `json:"reason" yaml:"reason"`
 	Count  int    `json:"count" yaml:"count"`
+	// Note is the specific case behind a reason that cannot say what to
+	// do by itself: for a fit ratio far below the curves, the nearest
+	// refused configuration and the memplan profile --fits run to make.
+	Note string `json:"note" yaml:"note"`
 }
 
 // Catalog identifies a price catalog the prices came from.
@@ -430,7 +434,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Configurations = append(out.Configurations, conv(&res.Configs[i]))
 	}
 	for reason, n := range res.Rejected {
-		out.Rejected = append(out.Rejected, Rejection{Reason: reason, Count: n})
+		out.Rejected = append(out.Rejected, Rejection{Reason: reason, Count: n, Note: res.RejectedNotes[reason]})
 		out.RejectedTotal += n
 	}
 	sort.Slice(out.Rejected, func(i, j int) bool {

@@ -156,6 +156,11 @@ func renderTable(w io.Writer, out Output, l layout) error {
 			parts = append(parts, fmt.Sprintf("%s: %d", r.Reason, r.Count))
 		}
 		para(fmt.Sprintf("Not evaluated: %s (%s).", plural(out.RejectedTotal, "configuration", "configurations"), strings.Join(parts, "; ")), "")
+		for _, r := range out.Rejected {
+			if r.Note != "" {
+				para("  "+rejectionNote(r), "    ")
+			}
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

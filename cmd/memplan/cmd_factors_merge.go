@@ -172,6 +172,11 @@ func writeMergeSummary(w io.Writer, g fleet.Group, path string, level float64) {
 		}
 	}
 	tw.Flush()
+	for _, c := range g.File.Curves {
+		if c.Provenance == model.Inferred {
+			fmt.Fprintf(w, "  %s is inferred (memplan profile --one-pass): each point's band in the file spans the PI and every host's own one-pass band\n", c.Class)
+		}
+	}
 	if len(g.Hosts) < 3 {
 		fmt.Fprintf(w, "  outliers: not judged (%d hosts; it takes 3 for the others to predict one)\n", len(g.Hosts))
 	} else if len(g.Outliers) == 0 {

@@ -111,9 +111,9 @@
 // derives every other class from the page rates, as for a multi-run
 // profile), fault_overhead only when measured, and extra.profile.method:
 // one-pass with the samples, the curve, the costs and the predictions
-// under extra.one_pass. The factor format knows no provenance between
-// measured and derived, so the curves say measured and their source says
-// inferred by one pass; the file is loaded back before it is returned.
+// under extra.one_pass. The curves' provenance is inferred (model.Inferred):
+// recommend says how the curve was obtained and carries the band as it is;
+// the file is loaded back before it is returned.
 //
 // # Where it fails
 //

@@ -15,7 +15,7 @@ import (
 
 // Method is what a one-pass profile says it was obtained by, in
 // extra.profile.method (a multi-run profile has no method key).
-const Method = "one-pass"
+const Method = model.OnePassMethod
 
 // Info is what the caller (memplan profile --one-pass) knows about the run
 // that the sampler does not.
@@ -71,10 +71,9 @@ func Derive(info Info, s Samples, c Costs) (*Result, error) {
 // profile writes, one curve per device marked Curve (zram-lz4 by default)
 // whose points carry the inferred page rate, transfer_from that curve (so
 // the model derives every other class from this job's page rates), and
-// under extra.profile method: one-pass. The curves say measured (the
-// factor format has no other provenance for a job's own curve); their
-// source says inferred, and every point's interval is the one-pass band.
-// The file is checked by loading it back.
+// under extra.profile method: one-pass. The curves' provenance is
+// inferred: the model carries every point's interval, the one-pass band,
+// as it is. The file is checked by loading it back.
 func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	host := "unknown-host"
 	if info.Host != nil && info.Host.Hostname != "" {
@@ -107,7 +106,7 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 		if dc == nil || !dc.Curve {
 			continue
 		}
-		c := model.Curve{Class: p.Class, Provenance: model.Measured, Host: host, MeasuredAt: today,
+		c := model.Curve{Class: p.Class, Provenance: model.Inferred, Host: host, MeasuredAt: today,
 			Source: fmt.Sprintf("inferred by one pass (working-set sampling, not a run under a memory limit) of %s: rate of pages needed back x time per page on %s (%s); the intervals are the one-pass band", cmd, p.Device, dc.Source),
 			Reference: model.Reference{Device: p.Device, ReadLatency: units.Duration(dc.Dev.ReadLatency), WriteLatency: units.Duration(dc.Dev.WriteLatency),
 				ReadIOPS: dc.Dev.ReadIOPS, WriteIOPS: dc.Dev.WriteIOPS, WriteBandwidth: units.Bytes(dc.Dev.WriteBW), Drives: dc.Dev.Drives,

@@ -57,6 +57,9 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	if back.TransferFrom != "zram-lz4" || len(back.Curves) != 1 || back.FaultOverhead != 0 {
 		t.Fatalf("transfer_from %q, %d curves, overhead %v; want zram-lz4, 1, none (the default is not measured)", back.TransferFrom, len(back.Curves), back.FaultOverhead)
 	}
+	if p := back.Curves[0].Provenance; p != model.Inferred {
+		t.Errorf("curve provenance %q, want %q", p, model.Inferred)
+	}
 	if m := back.Extra["profile"].(map[string]any)["method"]; m != "one-pass" {
 		t.Errorf("extra.profile.method = %v, want one-pass", m)
 	}
@@ -83,6 +86,9 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	mine := 1 + lam*0.5*(20+36)*1e-6
 	if est.Slowdown < 1.1 || math.Abs(est.Slowdown/mine-1) > 0.35 {
 		t.Errorf("derived hdd slowdown at 0.5: %.3f (%s), expected near 1 + rate x (20us + 36us) = %.3f", est.Slowdown, est.Basis, mine)
+	}
+	if est.Provenance != model.Derived || !est.Inferred || !strings.Contains(est.Basis, "(inferred)") {
+		t.Errorf("derived from a one-pass curve: provenance %q, inferred %v, basis %q; want derived, true, naming the inferred curve", est.Provenance, est.Inferred, est.Basis)
 	}
 }
 

@@ -172,7 +172,11 @@ func (b *book) summary() error {
 	if out.RejectedTotal > 0 {
 		var rs []string
 		for _, x := range out.Rejected {
-			rs = append(rs, fmt.Sprintf("%s: %d", x.Reason, x.Count))
+			r := fmt.Sprintf("%s: %d", x.Reason, x.Count)
+			if x.Note != "" {
+				r += " (" + x.Note + ")"
+			}
+			rs = append(rs, r)
 		}
 		facts = append(facts, [2]string{"Rejected before ranking", fmt.Sprintf("%d (%s)", out.RejectedTotal, strings.Join(rs, "; "))})
 	}
@@ -182,12 +186,17 @@ func (b *book) summary() error {
 	}
 	for _, ff := range out.Factors {
 		var curves []string
+		inferred := len(ff.Curves) > 0
 		for _, c := range ff.Curves {
 			curves = append(curves, fmt.Sprintf("%s (%s)", c.Class, c.Provenance))
+			inferred = inferred && c.Provenance == model.Inferred
 		}
 		sort.Strings(curves)
 		where := "published figures"
-		if ff.Host != "" {
+		switch {
+		case ff.Host != "" && inferred:
+			where = "inferred on " + ff.Host + " from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit"
+		case ff.Host != "":
 			where = "measured on " + ff.Host
 		}
 		facts = append(facts, [2]string{"Slowdown factors " + ff.Name,

@@ -408,7 +408,7 @@ func (p *Plan) describe() {
 	}
 	needFile := p.needsSwapFile()
 	for _, s := range p.Stages {
-		runs, at := stageRuns(s)
+		runs, at := stageRuns(s, o)
 		p.Runs += runs
 		switch s.Backend {
 		case measure.BackendZram:
@@ -459,9 +459,17 @@ func (p *Plan) describe() {
 // stageRuns counts a stage's runs and says what they are: --reps rounds of
 // an in-RAM run and every fit ratio, and a closing in-RAM run
 // (session.rounds); --precision may add rounds.
-func stageRuns(s Stage) (int, string) {
+func stageRuns(s Stage, o Options) (int, string) {
 	n, in := len(s.Fits)*s.Reps, s.Reps+1
-	return n + in, fmt.Sprintf("%s at fit %s interleaved with %d in-RAM runs in a random order", nRuns(n), fitList(s.Fits), in)
+	what := fmt.Sprintf("%s at fit %s interleaved with %d in-RAM runs in a random order", nRuns(n), fitList(s.Fits), in)
+	if o.Precision > 0 {
+		what += fmt.Sprintf(", and more rounds until every point is within +-%g%% (at most %d rounds", 100*o.Precision, measure.MaxRounds)
+		if o.PrecisionBudget > 0 {
+			what += fmt.Sprintf(", within %v", units.Duration(o.PrecisionBudget))
+		}
+		what += ")"
+	}
+	return n + in, what
 }
 
 // needsSwapFile reports whether any stage or scenario uses the swap file.

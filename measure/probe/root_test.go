@@ -392,7 +392,7 @@ func TestRootQuickProbePrecision(t *testing.T) {
 	o := smallOptions(t)
 	o.Backends = []string{measure.BackendZram}
 	o.Fits = []float64{0.75, 0.5}
-	o.Precision, o.PrecisionBudget = 0.1, 30*time.Second
+	o.Precision, o.PrecisionBudget = 0.1, 20*time.Second
 	o.Seed = 7
 	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
 	if err != nil {
@@ -406,7 +406,7 @@ func TestRootQuickProbePrecision(t *testing.T) {
 	st := rep.Stages[0]
 	t.Logf("%s: %s; in-RAM %.3fs +-%.3f over %d runs", st.Stage, st.Repetitions, st.InRAM.Mean, st.InRAM.SD, st.InRAM.N)
 	reached := strings.HasPrefix(st.Repetitions, fmt.Sprintf("precision 10%% reached after %d rounds", st.Rounds))
-	spent := strings.HasPrefix(st.Repetitions, fmt.Sprintf("budget 30s spent after %d rounds without reaching precision 10%%", st.Rounds))
+	spent := strings.HasPrefix(st.Repetitions, fmt.Sprintf("budget 20s spent after %d rounds without reaching precision 10%%", st.Rounds))
 	if !reached && !spent || st.Rounds < 3 {
 		t.Errorf("%d rounds: %q, want the precision reached or the budget spent after at least --reps 3", st.Rounds, st.Repetitions)
 	}

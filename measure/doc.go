@@ -22,7 +22,10 @@
 //
 // What is here: Progress (the command renders it), RunResult (one run, as
 // both the probe and the profiler report it), Summary (repeated
-// measurements with their Student-t interval), the swap backend names,
+// measurements with their Student-t interval), the measurement design on a
+// noisy host (noise.go: Contention, PairedBase, Verdict; rounds.go: the
+// order of a session's runs and when --precision has had rounds enough),
+// the swap backend names,
 // OptionError (a mistake in how a measurement was asked for, returned
 // before the host is touched), the data contents the workload and the zram
 // latency test write, and rounding helpers for the files written.

@@ -13,9 +13,12 @@ import (
 // what the kernel did meanwhile. Times are seconds; counters are deltas over
 // the timed phase.
 type RunResult struct {
-	Backend    string      `json:"backend"`
-	Fit        float64     `json:"fit,omitempty"`
-	Rep        int         `json:"rep"`
+	Backend string  `json:"backend"`
+	Fit     float64 `json:"fit,omitempty"`
+	Rep     int     `json:"rep"`
+	// Seq is the run's place in its stage's order of runs (probe curves:
+	// in-RAM and constrained runs interleaved, measure.Order).
+	Seq        int         `json:"seq,omitempty"`
 	Limit      units.Bytes `json:"limit_bytes,omitempty"`
 	Swappiness *int        `json:"swappiness,omitempty"`
 	WriterFile units.Bytes `json:"writer_file_bytes,omitempty"`
@@ -27,6 +30,9 @@ type RunResult struct {
 	Visits   int64   `json:"visits"`
 	Rate     float64 `json:"visits_per_s"`
 	Slowdown float64 `json:"slowdown,omitempty"`
+	// Base is the in-RAM timed seconds the slowdown is over: the mean of
+	// the in-RAM runs just before and after the run (measure.PairedBase).
+	Base float64 `json:"base_timed_s,omitempty"`
 	// Censored: the run hit the time cap and was stopped; the slowdown is
 	// estimated from the rate it had reached (a lower bound when it never
 	// got past initialisation).

@@ -15,7 +15,10 @@
 // fault_latency). The backends are a swap file, zram, zswap, none, and
 // emulations of catalog drives: IOPS-throttled, or with their latency on
 // measure/host/emulate's device (emulated.go, --emulate-latency). Each run
-// records what the rest of the host did (measure.Contention). The scenarios reproduce
+// records what the rest of the host did (measure.Contention). A backend's
+// curve is measured in rounds of an in-RAM run and every fit ratio in a
+// random order, each constrained run over the in-RAM runs next to it
+// (session.rounds, measure.Order). The scenarios reproduce
 // the source experiments: swappiness and swap off, a writer's page cache
 // with its remedies, swapdemo at its proportions, and the copy workloads.
 package probe

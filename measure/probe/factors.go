@@ -161,6 +161,7 @@ func (r *Report) faultTime(stage string) float64 {
 type extra struct {
 	Probe      any                `json:"probe"`
 	Baseline   any                `json:"baseline"`
+	Stages     []StageRounds      `json:"stages,omitempty"`
 	Points     []PointResult      `json:"points"`
 	NoSwap     []PointResult      `json:"no_swap,omitempty"`
 	Swappiness []SwappinessResult `json:"swappiness_scenario,omitempty"`
@@ -187,6 +188,7 @@ func (r *Report) extra() extra {
 	o := p.Options
 	probe := map[string]any{
 		"quick": o.Quick, "reps": o.Reps, "fits": o.Fits, "max_slowdown": o.MaxSlowdown, "seed": o.Seed,
+		"precision": o.Precision, "budget_s": o.PrecisionBudget.Seconds(),
 		"scenarios": o.Scenarios, "backends": o.Backends, "zram_algorithm": p.ZramAlg, "zswap_compressor": p.ZswapAlg,
 		"device_class": r.fileClass(), "swap_dir": p.Swap.Dir, "swap_disk": p.Swap.Disk, "swap_file_bytes": p.SwapFileSize,
 		"cgroup": p.Cgroups, "root": p.Root, "started": r.Started, "elapsed_s": r.Elapsed,
@@ -202,7 +204,7 @@ func (r *Report) extra() extra {
 		"footprint_bytes": r.Footprint, "timed_s": r.Baseline, "visits_per_s": r.BaselineRate,
 		"ns_per_page_visit": r.NsPerVisit, "runs": r.BaselineRuns,
 	}
-	e := extra{Probe: probe, Baseline: base, Swappiness: r.Swappiness, PageCache: r.PageCache, Swapdemo: r.Swapdemo, Copy: r.Copy,
+	e := extra{Probe: probe, Baseline: base, Stages: r.Stages, Swappiness: r.Swappiness, PageCache: r.PageCache, Swapdemo: r.Swapdemo, Copy: r.Copy,
 		Device: r.Device, Zram: r.ZramLatency, Skipped: p.Skipped, Notes: r.Notes}
 	for _, pt := range r.Points {
 		if pt.Backend == measure.BackendNone {

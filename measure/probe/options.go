@@ -74,9 +74,17 @@ type Options struct {
 	// Limit is the swapdemo experiment's memory limit L; 0: sized to the
 	// host.
 	Limit units.Bytes
-	// Budget is the swapdemo experiment's time budget per run; 0: the
-	// experiment's 2 minutes (--quick 20s).
+	// Budget is the swapdemo experiment's time budget per run
+	// (--swapdemo-budget); 0: the experiment's 2 minutes (--quick 20s).
 	Budget time.Duration
+	// Precision, when above 0, repeats a stage's rounds past Reps until
+	// every point's 95% interval is within this share of its mean (0.05:
+	// +-5%), or PrecisionBudget is spent, or 100 rounds are done
+	// (measure.RoundRule, as memplan profile --precision).
+	Precision float64
+	// PrecisionBudget bounds each stage's wall time when Precision adds
+	// rounds (--budget; 0: none).
+	PrecisionBudget time.Duration
 	// CopyRuns is how often each copy workload runs (default 8).
 	CopyRuns int
 	// CodePasses is how often a swapdemo iteration reads the code through,
@@ -140,6 +148,14 @@ func (o *Options) validate() error {
 	}
 	if o.Reps < 0 || o.Reps > 100 {
 		return measure.OptErr("reps", "%d repetitions is out of range; expected 1 to 100", o.Reps)
+	}
+	if o.PrecisionBudget > 0 && o.Precision == 0 && o.scenario(ScenarioSwapdemo) {
+		// --budget was the swapdemo run's time budget before the probe had
+		// --precision.
+		return measure.OptErr("budget", "bounds the rounds --precision adds; give --precision too, e.g. --precision 5%%; the swapdemo run's time budget is --swapdemo-budget")
+	}
+	if err := measure.CheckPrecision(o.Precision, o.PrecisionBudget); err != nil {
+		return err
 	}
 	if o.MaxSlowdown != 0 && o.MaxSlowdown < 2 {
 		return measure.OptErr("max-slowdown", "%g is too small to measure anything; expected 2 or more", o.MaxSlowdown)

@@ -408,7 +408,7 @@ func (p *Plan) describe() {
 	}
 	needFile := p.needsSwapFile()
 	for _, s := range p.Stages {
-		runs := len(s.Fits) * s.Reps
+		runs, at := stageRuns(s, o)
 		p.Runs += runs
 		switch s.Backend {
 		case measure.BackendZram:
@@ -416,20 +416,20 @@ func (p *Plan) describe() {
 			if !p.ZramHotAdd {
 				how = fmt.Sprintf("use the free zram device /dev/zram%d (its compressor is restored afterwards)", p.ZramFree)
 			}
-			add("%s, compressor %s, disk size %s; swapon priority %d; %s at fit %s; then swapoff, reset and remove it", how, p.ZramAlg, p.ZramSize, host.SwapPriority, nRuns(runs), fitList(s.Fits))
+			add("%s, compressor %s, disk size %s; swapon priority %d; %s; then swapoff, reset and remove it", how, p.ZramAlg, p.ZramSize, host.SwapPriority, at)
 		case measure.BackendFile:
-			add("create swap file %s (%s, fully allocated), swapon priority %d; %s at fit %s", p.SwapFile, p.SwapFileSize, host.SwapPriority, nRuns(runs), fitList(s.Fits))
+			add("create swap file %s (%s, fully allocated), swapon priority %d; %s", p.SwapFile, p.SwapFileSize, host.SwapPriority, at)
 		case measure.BackendEmulated:
 			if e := s.Emulation; e.Latency != "" {
-				add("start an emulated %s (%s: %v read latency): a FUSE server in its own memory-locked process holding %s, a direct-I/O loop device over its file, swap on it above the swap file; %s at fit %s",
-					e.Label, e.Latency, e.Drive.ReadLatency, p.SwapFileSize, nRuns(runs), fitList(s.Fits))
+				add("start an emulated %s (%s: %v read latency): a FUSE server in its own memory-locked process holding %s, a direct-I/O loop device over its file, swap on it above the swap file; %s",
+					e.Label, e.Latency, e.Drive.ReadLatency, p.SwapFileSize, at)
 				continue
 			}
-			add("throttle the run cgroups' I/O on %s (%s) to %d read / %d write IOPS to emulate %s; %s at fit %s", p.Swap.DiskDev, host.DiskName(p.Swap), s.Emulation.RIOPS, s.Emulation.WIOPS, s.Emulation.Label, nRuns(runs), fitList(s.Fits))
+			add("throttle the run cgroups' I/O on %s (%s) to %d read / %d write IOPS to emulate %s; %s", p.Swap.DiskDev, host.DiskName(p.Swap), s.Emulation.RIOPS, s.Emulation.WIOPS, s.Emulation.Label, at)
 		case measure.BackendZswap:
-			add("enable zswap (compressor %s) in front of the swap file; %s at fit %s; restore every zswap parameter", p.ZswapAlg, nRuns(runs), fitList(s.Fits))
+			add("enable zswap (compressor %s) in front of the swap file; %s; restore every zswap parameter", p.ZswapAlg, at)
 		case measure.BackendNone:
-			add("no swap for the run cgroups (memory+swap limit = memory limit); %s at fit %s", nRuns(runs), fitList(s.Fits))
+			add("no swap for the run cgroups (memory+swap limit = memory limit); %s", at)
 		}
 	}
 	if needFile && !hasStage(p.Stages, measure.BackendFile) {
@@ -454,6 +454,22 @@ func (p *Plan) describe() {
 	}
 	p.describeExperiments(add)
 	add("remove the cgroups and %s; the journal %s records each change before it is made", p.WorkDir, filepath.Join(o.StateDir, host.JournalName))
+}
+
+// stageRuns counts a stage's runs and says what they are: --reps rounds of
+// an in-RAM run and every fit ratio, and a closing in-RAM run
+// (session.rounds); --precision may add rounds.
+func stageRuns(s Stage, o Options) (int, string) {
+	n, in := len(s.Fits)*s.Reps, s.Reps+1
+	what := fmt.Sprintf("%s at fit %s interleaved with %d in-RAM runs in a random order", nRuns(n), fitList(s.Fits), in)
+	if o.Precision > 0 {
+		what += fmt.Sprintf(", and more rounds until every point is within +-%g%% (at most %d rounds", 100*o.Precision, measure.MaxRounds)
+		if o.PrecisionBudget > 0 {
+			what += fmt.Sprintf(", within %v", units.Duration(o.PrecisionBudget))
+		}
+		what += ")"
+	}
+	return n + in, what
 }
 
 // needsSwapFile reports whether any stage or scenario uses the swap file.

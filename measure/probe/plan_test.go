@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memplan/memplan/measure/host/hosttest"
 
@@ -40,6 +41,11 @@ func TestPlanRejectsBadInput(t *testing.T) {
 		{"bad zipf", func(o *Options, _ *hosttest.Fake) { o.Workload.ZipfS = 0.5 }, "zipf-s", "above 1"},
 		{"bad swappiness", func(o *Options, _ *hosttest.Fake) { o.Swappiness = []int{300} }, "swappiness", "0 to 200"},
 		{"bad device class", func(o *Options, _ *hosttest.Fake) { o.DeviceClass = "Fast SSD" }, "device-class", "is not a factor class"},
+		{"precision above 1", func(o *Options, _ *hosttest.Fake) { o.Precision = 1.5 }, "precision", "1.5 is out of range; expected a share of the mean above 0 and below 1"},
+		{"budget without precision", func(o *Options, _ *hosttest.Fake) { o.PrecisionBudget = time.Minute }, "budget", "bounds the rounds --precision adds; give --precision too"},
+		{"budget meant for swapdemo", func(o *Options, _ *hosttest.Fake) {
+			o.PrecisionBudget, o.Scenarios = time.Minute, []string{ScenarioSwapdemo}
+		}, "budget", "the swapdemo run's time budget is --swapdemo-budget"},
 		{"data too big", func(o *Options, _ *hosttest.Fake) { o.Workload.DataSize = 64 * units.GiB }, "data-size", "needs about"},
 	}
 	for _, c := range cases {

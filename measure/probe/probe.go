@@ -36,6 +36,13 @@ type Report struct {
 	BaselineTouch    *measure.LatencySummary `json:"baseline_touch_latency,omitempty"`
 	FaultThresholdUs float64                 `json:"fault_threshold_us,omitempty"`
 
+	// Seed seeds the workload's page choices and the order of every
+	// stage's runs (--seed; each stage's order is the stream of its index,
+	// measure.NewOrder).
+	Seed uint64 `json:"seed"`
+	// Stages are the curve stages' rounds: their in-RAM runs, interleaved
+	// with the points' runs, and why the rounds stopped.
+	Stages     []StageRounds      `json:"stages,omitempty"`
 	Points     []PointResult      `json:"points"`
 	Swappiness []SwappinessResult `json:"swappiness,omitempty"`
 	PageCache  []PageCacheResult  `json:"pagecache,omitempty"`
@@ -48,6 +55,22 @@ type Report struct {
 	Device      *device.Profile   `json:"device_profile,omitempty"`
 	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
 	Notes       []string          `json:"notes,omitempty"`
+}
+
+// StageRounds is how one stage's runs went (docs/probe.md, "Busy hosts").
+type StageRounds struct {
+	Stage string `json:"stage"`
+	// Seed and Stream reproduce the order (measure.NewOrder).
+	Seed   uint64 `json:"order_seed"`
+	Stream int    `json:"order_stream"`
+	Rounds int    `json:"rounds"`
+	// Repetitions says how many rounds ran and why they stopped: the
+	// --reps asked for, the precision reached, or the budget spent.
+	Repetitions string `json:"repetitions"`
+	// InRAM sums up the good in-RAM runs' timed seconds; each run's seq is
+	// its place in the stage's order.
+	InRAM     measure.Summary     `json:"in_ram_timed_s"`
+	InRAMRuns []measure.RunResult `json:"in_ram_runs"`
 }
 
 // PointResult is one backend at one fit ratio.
@@ -84,8 +107,10 @@ type PointResult struct {
 	PSIFull      float64                 `json:"psi_full_s_mean"`
 	ZramRatio    float64                 `json:"zram_ratio,omitempty"`
 	// FaultTime is the extra time per major fault over the in-RAM run.
-	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
-	Runs      []measure.RunResult `json:"runs"`
+	FaultTime float64 `json:"excess_s_per_major_fault,omitempty"`
+	// Repetitions is its stage's (StageRounds).
+	Repetitions string              `json:"repetitions,omitempty"`
+	Runs        []measure.RunResult `json:"runs"`
 }
 
 // SwappinessResult is one setting of the swappiness scenario.
@@ -138,7 +163,7 @@ func RunPlan(ctx context.Context, h host.Host, p *Plan, prog measure.Progress) (
 	if prog == nil {
 		prog = measure.NopProgress{}
 	}
-	rep = &Report{Plan: p, Started: time.Now().UTC(), DeviceClass: p.DeviceClass}
+	rep = &Report{Plan: p, Started: time.Now().UTC(), DeviceClass: p.DeviceClass, Seed: o.Seed}
 	s := &session{Confinement: &host.Confinement{Host: h, Layout: p.Cgroups, Exe: o.Executable}, prog: prog, plan: p, rep: rep,
 		stages: append([]Stage(nil), p.Stages...), workDir: p.WorkDir}
 	for _, m := range p.Skipped {
@@ -573,33 +598,174 @@ func (s *session) enableZswap(st *Stage) error {
 	return set("enabled", "Y")
 }
 
-// runStage runs a stage's fits and repetitions and records a point per
-// fit. Repetitions go round the fits (fit 1, fit 2, ..., fit 1, ...) so that
-// a burst of load from elsewhere on the host spreads over the points instead
-// of skewing one.
+// runStage runs a stage's fits in rounds and records a point per fit.
 func (s *session) runStage(ctx context.Context, st *Stage) error {
-	s.prog.Stage(st.Name, len(st.Fits)*st.Reps)
+	return s.rounds(ctx, st, s.runOne)
+}
+
+// runFunc runs one run (session.runOne; a fake in tests).
+type runFunc func(context.Context, runSpec) (measure.RunResult, error)
+
+// rounds runs a stage the way the profiler runs a phase (measure.Order,
+// measure.RoundRule): rounds of one in-RAM run and every fit ratio once in
+// a random order, --reps of them and more while --precision is not reached,
+// then a closing in-RAM run. Each constrained run's slowdown is over the
+// in-RAM runs next to it (measure.PairedBase), so a burst of load elsewhere
+// on the host, or drift over the session, does not bias one fit ratio or
+// every slowdown the way one baseline up front would.
+func (s *session) rounds(ctx context.Context, st *Stage, run runFunc) error {
+	o := s.plan.Options
+	rule := measure.RoundRule{Runs: st.Reps, RunsFlag: "--reps", Precision: o.Precision, Budget: o.PrecisionBudget}
+	stream := len(s.rep.Stages)
+	order := measure.NewOrder(o.Seed, uint64(stream), len(st.Fits))
+	rec := StageRounds{Stage: st.Name, Seed: o.Seed, Stream: stream}
 	pts := make([]PointResult, len(st.Fits))
 	for i, fit := range st.Fits {
 		pts[i] = PointResult{Stage: st.Name, Backend: st.Backend, Class: st.Class, Provenance: st.Provenance, Fit: fit, Limit: s.limitFor(fit)}
 	}
-	for r := 0; r < st.Reps; r++ {
-		for i, fit := range st.Fits {
-			res, err := s.runOne(ctx, s.curveRun(st, fit, r))
+	s.prog.Stage(st.Name, st.Reps*(1+len(st.Fits))+1) // and the closing in-RAM run
+	inRAM := func(slot measure.Slot) error {
+		res, err := run(ctx, s.inRAMRun(st, slot))
+		if err != nil {
+			return err
+		}
+		res.Seq = slot.Seq
+		if res.Failed != "" || res.Censored {
+			s.note("%s: the in-RAM run %d failed (%s); it does not count", st.Name, slot.Round, firstNonEmpty(res.Failed, "stopped at its time cap"))
+		}
+		s.score(&res) // against the baseline, for the progress line
+		s.prog.RunDone(res)
+		rec.InRAMRuns = append(rec.InRAMRuns, res)
+		return nil
+	}
+	started := time.Now()
+	rep := 1
+	for ; ; rep++ {
+		if rep > st.Reps {
+			widest, fit := s.widest(&rec, pts)
+			if stop, why := rule.Enough(rep-1, time.Since(started), widest, fit); stop {
+				rec.Repetitions = why
+				break
+			}
+			s.prog.Stage(fmt.Sprintf("%s: round %d (%s)", st.Name, rep, rule.State(widest, fit)), 1+len(st.Fits))
+		}
+		for _, slot := range order.Round(rep) {
+			if slot.Point == measure.InRAM {
+				if err := inRAM(slot); err != nil {
+					return err
+				}
+				continue
+			}
+			pt := &pts[slot.Point]
+			res, err := run(ctx, s.curveRun(st, pt.Fit, rep-1))
 			if err != nil {
 				return err
 			}
-			s.score(&res)
+			res.Seq = slot.Seq
+			// Against the in-RAM run before it until the one after is in.
+			s.scorePaired(&res, &rec)
 			s.prog.RunDone(res)
-			pts[i].Runs = append(pts[i].Runs, res)
+			pt.Runs = append(pt.Runs, res)
 		}
 	}
-	for i := range pts {
-		pts[i].Stage = st.Name
-		s.finishPoint(&pts[i])
-		s.rep.Points = append(s.rep.Points, pts[i])
+	if err := inRAM(order.Closing(rep)); err != nil {
+		return err
 	}
+	rec.Rounds = rep - 1
+	var timed []float64
+	for _, r := range rec.InRAMRuns {
+		if goodInRAM(r) {
+			timed = append(timed, r.Timed)
+		}
+	}
+	rec.InRAM = measure.Summarize(timed)
+	if o.Precision > 0 {
+		s.note("%s: %s", st.Name, rec.Repetitions)
+	}
+	for i := range pts {
+		s.finishPoint(&pts[i], &rec)
+	}
+	s.rep.Stages = append(s.rep.Stages, rec)
+	s.rep.Points = append(s.rep.Points, pts...)
 	return nil
+}
+
+// inRAMRun is a stage's in-RAM run: no memory limit, the round's workload
+// seed.
+func (s *session) inRAMRun(st *Stage, slot measure.Slot) runSpec {
+	return runSpec{Backend: st.Name + " in-RAM", Rep: slot.Round, Limit: -1, MemSw: -1, Spec: s.spec(uint64(slot.Round - 1)),
+		Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
+}
+
+// goodInRAM says whether an in-RAM run can be a constrained run's base.
+func goodInRAM(r measure.RunResult) bool { return r.Failed == "" && !r.Censored && r.Rate > 0 }
+
+// inRAMSeries lists a stage's good in-RAM runs in order: their places in
+// the session, seconds per page visit, and idle-host seconds per visit (0
+// when the run reported no contention, which measure.PairedBase skips).
+func inRAMSeries(rec *StageRounds) (seq []int, spv, idle []float64) {
+	for _, r := range rec.InRAMRuns {
+		if !goodInRAM(r) {
+			continue
+		}
+		seq = append(seq, r.Seq)
+		spv = append(spv, 1/r.Rate)
+		i := 0.0
+		if c := r.Contention; c != nil && r.Visits > 0 {
+			i = c.IdleWall / float64(r.Visits)
+		}
+		idle = append(idle, i)
+	}
+	return seq, spv, idle
+}
+
+// pairedBase is a constrained run's in-RAM seconds per page visit: the
+// mean of the stage's in-RAM runs next to it, else the baseline's.
+func (s *session) pairedBase(r *measure.RunResult, rec *StageRounds) float64 {
+	seq, spv, _ := inRAMSeries(rec)
+	if b := measure.PairedBase(r.Seq, seq, spv); b > 0 {
+		return b
+	}
+	if s.rep.BaselineRate > 0 {
+		return 1 / s.rep.BaselineRate
+	}
+	return 0
+}
+
+// scorePaired sets a constrained run's slowdown over its paired in-RAM
+// time, and records that time (Base, for the workload's visits).
+func (s *session) scorePaired(res *measure.RunResult, rec *StageRounds) {
+	b := s.pairedBase(res, rec)
+	if b <= 0 {
+		return
+	}
+	res.Base = b * float64(s.plan.Workload.Visits)
+	switch {
+	case res.Failed != "":
+	case res.LowerOnly:
+		res.Slowdown = s.plan.Options.MaxSlowdown
+	case res.Rate > 0:
+		res.Slowdown = 1 / (b * res.Rate)
+	}
+}
+
+// widest is the largest relative 95% half-width of the stage's points so
+// far (paired slowdowns) and its fit ratio.
+func (s *session) widest(rec *StageRounds, pts []PointResult) (float64, float64) {
+	samples := make([][]float64, len(pts))
+	for i := range pts {
+		for _, r := range pts[i].Runs {
+			s.scorePaired(&r, rec)
+			if r.Failed == "" && r.Slowdown > 0 {
+				samples[i] = append(samples[i], r.Slowdown)
+			}
+		}
+	}
+	w, at := measure.Widest(samples)
+	if at < 0 {
+		return w, 0
+	}
+	return w, pts[at].Fit
 }
 
 func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
@@ -623,7 +789,8 @@ func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
 	return rs
 }
 
-// score turns a run's rate into a slowdown against the baseline.
+// score turns a run's rate into a slowdown against the baseline (the
+// scenarios, which compare settings rather than fit ratios).
 func (s *session) score(res *measure.RunResult) {
 	switch {
 	case res.Failed != "":
@@ -634,12 +801,18 @@ func (s *session) score(res *measure.RunResult) {
 	}
 }
 
-func (s *session) finishPoint(pt *PointResult) {
+// finishPoint scores a point's runs against their paired in-RAM runs, now
+// that the stage's are all in, and sums the point up.
+func (s *session) finishPoint(pt *PointResult, rec *StageRounds) {
 	var excess, faults float64
 	var t measure.Tally
 	var idle []float64
 	var touch measure.Hist
-	baseIdle := s.baselineIdleShare()
+	seq, _, idleSeries := inRAMSeries(rec)
+	for i := range pt.Runs {
+		s.scorePaired(&pt.Runs[i], rec)
+	}
+	pt.Repetitions = rec.Repetitions
 	for _, r := range pt.Runs {
 		switch {
 		case r.OOMKilled:
@@ -653,9 +826,8 @@ func (s *session) finishPoint(pt *PointResult) {
 		pt.Samples = append(pt.Samples, r.Slowdown)
 		// The excess time per fault holds for a capped run too: its time and
 		// its faults cover the same visits.
-		if r.Timed > 0 && r.Visits > 0 {
-			base := float64(r.Visits) / s.rep.BaselineRate
-			excess += r.Timed - base
+		if r.Timed > 0 && r.Visits > 0 && r.Base > 0 {
+			excess += r.Timed - r.Base*float64(r.Visits)/float64(s.plan.Workload.Visits)
 			faults += float64(r.MajFlt)
 		}
 		if r.Censored {
@@ -665,8 +837,10 @@ func (s *session) finishPoint(pt *PointResult) {
 		if r.Touch != nil {
 			touch.Merge(r.Touch)
 		}
-		if c := r.Contention; c != nil && r.Timed > 0 {
-			idle = append(idle, r.Slowdown*(c.IdleWall/r.Timed)/baseIdle)
+		if c := r.Contention; c != nil && r.Visits > 0 {
+			if bi := measure.PairedBase(r.Seq, seq, idleSeries); bi > 0 {
+				idle = append(idle, c.IdleWall/float64(r.Visits)/bi)
+			}
 			if c.Disturbed {
 				pt.Disturbed++
 			}
@@ -688,8 +862,12 @@ func (s *session) finishPoint(pt *PointResult) {
 			pt.FaultLatency = &fs
 		}
 	}
+	// The noise a slowdown below 1 is judged against: the spread of the
+	// stage's own in-RAM runs, else the baseline's.
 	noise := 0.0
-	if b := s.rep.Baseline; b.Mean > 0 {
+	if b := rec.InRAM; b.N >= 2 && b.Mean > 0 {
+		noise = b.SD / b.Mean
+	} else if b := s.rep.Baseline; b.Mean > 0 {
 		noise = b.SD / b.Mean
 	}
 	if pt.Verdict = measure.Verdict(pt.Slowdown, noise); pt.Verdict != "" {
@@ -706,21 +884,6 @@ func (s *session) finishPoint(pt *PointResult) {
 		s.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown is estimated from the rate they reached",
 			pt.Stage, pt.Fit, pt.Censored, s.plan.Options.MaxSlowdown)
 	}
-}
-
-// baselineIdleShare is the in-RAM runs' idle-host share of their timed
-// phase (1 when they waited for no CPU, or reported nothing).
-func (s *session) baselineIdleShare() float64 {
-	var xs []float64
-	for _, r := range s.rep.BaselineRuns {
-		if c := r.Contention; c != nil && r.Timed > 0 && c.IdleWall > 0 {
-			xs = append(xs, c.IdleWall/r.Timed)
-		}
-	}
-	if len(xs) == 0 {
-		return 1
-	}
-	return measure.Summarize(xs).Mean
 }
 
 // swappinessScenario compares swappiness settings and swap off at one fit

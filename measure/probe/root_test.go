@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -377,5 +378,84 @@ func TestRootLatencyEmulatedDrive(t *testing.T) {
 	ff := rep.Factors("test")
 	if len(ff.Curves) != 1 || ff.Curves[0].Class != "sata-ssd-mlc" || ff.Curves[0].Provenance != model.Emulated {
 		t.Errorf("curves %+v", ff.Curves)
+	}
+}
+
+// TestRootQuickProbePrecision: a quick probe with --precision and --budget
+// interleaves its in-RAM runs with the constrained ones, pairs each
+// constrained run with its neighbours, and says which target stopped the
+// rounds; the host is as it was afterwards.
+func TestRootQuickProbePrecision(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	before := host.HostState(host.NewOSHost())
+	o := smallOptions(t)
+	o.Backends = []string{measure.BackendZram}
+	o.Fits = []float64{0.75, 0.5}
+	o.Precision, o.PrecisionBudget = 0.1, 20*time.Second
+	o.Seed = 7
+	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Unchanged(t, before)
+
+	if len(rep.Stages) != 1 || rep.Seed != 7 || rep.Stages[0].Seed != 7 {
+		t.Fatalf("stages %+v, seed %d: want one zram stage with seed 7", rep.Stages, rep.Seed)
+	}
+	st := rep.Stages[0]
+	t.Logf("%s: %s; in-RAM %.3fs +-%.3f over %d runs", st.Stage, st.Repetitions, st.InRAM.Mean, st.InRAM.SD, st.InRAM.N)
+	reached := strings.HasPrefix(st.Repetitions, fmt.Sprintf("precision 10%% reached after %d rounds", st.Rounds))
+	spent := strings.HasPrefix(st.Repetitions, fmt.Sprintf("budget 20s spent after %d rounds without reaching precision 10%%", st.Rounds))
+	if !reached && !spent || st.Rounds < 3 {
+		t.Errorf("%d rounds: %q, want the precision reached or the budget spent after at least --reps 3", st.Rounds, st.Repetitions)
+	}
+	if len(st.InRAMRuns) != st.Rounds+1 {
+		t.Errorf("%d in-RAM runs for %d rounds, want one a round and a closing one", len(st.InRAMRuns), st.Rounds)
+	}
+	var inSeq []int
+	for _, r := range st.InRAMRuns {
+		if r.Failed != "" || r.Censored || r.Rate <= 0 {
+			t.Errorf("in-RAM run %d (seq %d) failed: %q", r.Rep, r.Seq, r.Failed)
+		}
+		inSeq = append(inSeq, r.Seq)
+	}
+	if len(rep.Points) != 2 {
+		t.Fatalf("%d points, want 2", len(rep.Points))
+	}
+	for _, p := range rep.Points {
+		if p.Repetitions != st.Repetitions || len(p.Runs) != st.Rounds {
+			t.Errorf("fit %g: %d runs, repetitions %q", p.Fit, len(p.Runs), p.Repetitions)
+		}
+		t.Logf("fit %g: slowdown %.3f (%.3f-%.3f, n %d), idle host %.3f", p.Fit, p.Slowdown.Mean, p.Slowdown.Lo, p.Slowdown.Hi, p.Slowdown.N, p.IdleHost.Mean)
+		if p.Slowdown.N < 3 || !(p.Slowdown.Mean > 1) {
+			t.Errorf("fit %g: slowdown %+v", p.Fit, p.Slowdown)
+		}
+		for _, r := range p.Runs {
+			// The paired base: the mean of the in-RAM runs just before and
+			// after, which are in the same stage's order.
+			prev, next := -1, -1
+			for i, q := range inSeq {
+				if q < r.Seq {
+					prev = i
+				} else if next < 0 {
+					next = i
+				}
+			}
+			if prev < 0 || next < 0 || r.Seq-inSeq[prev] > 2 || inSeq[next]-r.Seq > 2 {
+				t.Errorf("fit %g run at seq %d: in-RAM neighbours at %v", p.Fit, r.Seq, inSeq)
+				continue
+			}
+			want := (st.InRAMRuns[prev].Timed + st.InRAMRuns[next].Timed) / 2
+			if math.Abs(r.Base/want-1) > 0.01 {
+				t.Errorf("fit %g run at seq %d: base %.4fs, want %.4fs, the mean of its neighbours (seq %d and %d)", p.Fit, r.Seq, r.Base, want, inSeq[prev], inSeq[next])
+			}
+			if !r.Censored && r.Failed == "" && math.Abs(r.Slowdown*r.Base/r.Timed-1) > 0.01 {
+				t.Errorf("fit %g run at seq %d: slowdown %.3f is not its %.3fs over its base %.3fs", p.Fit, r.Seq, r.Slowdown, r.Timed, r.Base)
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), st.Stage+": "+st.Repetitions) {
+		t.Errorf("notes do not say which target stopped the rounds: %q", rep.Notes)
 	}
 }

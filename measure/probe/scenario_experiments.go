@@ -18,7 +18,7 @@ func (o *Options) validateExperiments() error {
 		return measure.OptErr("limit", "%s is too small for the swapdemo experiment; expected 64MiB or more", o.Limit)
 	}
 	if o.Budget < 0 || (o.Budget > 0 && o.Budget < time.Second) {
-		return measure.OptErr("budget", "%s is too short; expected a time budget per run of a second or more (the experiment's is 2m)", o.Budget)
+		return measure.OptErr("swapdemo-budget", "%s is too short; expected a time budget per run of a second or more (the experiment's is 2m)", o.Budget)
 	}
 	if o.CodePasses < 0 || o.CodePasses > 100 {
 		return measure.OptErr("code-passes", "%g is out of range; expected the times a swapdemo iteration reads its code through, above 0 and at most 100 (default 8)", o.CodePasses)

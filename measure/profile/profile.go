@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,17 +145,11 @@ func (o *ProfileOptions) validate() error {
 	if o.Runs < 1 || o.Runs > 100 {
 		return measure.OptErr("runs", "%d repetitions is out of range; expected 1 to 100", o.Runs)
 	}
-	if o.Precision < 0 || o.Precision >= 1 {
-		return measure.OptErr("precision", "%g is out of range; expected a share of the mean above 0 and below 1, e.g. 5%%", o.Precision)
-	}
-	if o.Budget < 0 {
-		return measure.OptErr("budget", "cannot be negative")
+	if err := measure.CheckPrecision(o.Precision, o.Budget); err != nil {
+		return err
 	}
 	if o.OnePass && (o.Validate != "" || o.Precision > 0) {
 		return measure.OptErr("one-pass", "runs the command once and infers its curve; --validate and --precision need the multi-run profile (drop --one-pass)")
-	}
-	if o.Budget > 0 && o.Precision == 0 {
-		return measure.OptErr("budget", "bounds the rounds --precision adds; give --precision too, e.g. --precision 5%%")
 	}
 	if !host.Contains(profileBackends, o.Backend) {
 		return measure.OptErr("backend", "unknown backend %q; expected zram or file", o.Backend)
@@ -672,7 +665,8 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	// drift on the host is not confounded with the fit ratio); one more
 	// in-RAM run closes the session, so every constrained run has in-RAM
 	// neighbours on both sides.
-	rng := rand.New(rand.NewPCG(0x6d656d706c616e, uint64(len(ps.rep.Phases))))
+	order := measure.NewOrder(profileOrderSeed, uint64(len(ps.rep.Phases)), len(ph.Points))
+	rule := ps.rule()
 	inRAM := func(rep int) error {
 		r, err := ps.run(ctx, ph.Name, 0, rep, -1, -1, timeout, -1)
 		if err != nil {
@@ -692,19 +686,23 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	rep := 1
 	for ; ; rep++ {
 		if rep > o.Runs {
-			stop, why := ps.enough(&ph, rep-1, started)
-			if stop {
+			widest, fit := ps.widest(&ph)
+			if stop, why := rule.Enough(rep-1, time.Since(started), widest, fit); stop {
 				ph.Repetitions = why
 				break
 			}
-			ps.prog.Stage(fmt.Sprintf("%s: round %d (%s)", stage, rep, ps.precisionState(&ph)), 1+len(o.Fits))
+			ps.prog.Stage(fmt.Sprintf("%s: round %d (%s)", stage, rep, rule.State(widest, fit)), 1+len(o.Fits))
 		}
-		if err := inRAM(rep); err != nil {
-			return err
-		}
-		base := runningBaseline(ph.InRAMRuns)
-		for _, i := range rng.Perm(len(ph.Points)) {
-			pt := &ph.Points[i]
+		var base float64
+		for _, slot := range order.Round(rep) {
+			if slot.Point == measure.InRAM {
+				if err := inRAM(rep); err != nil {
+					return err
+				}
+				base = runningBaseline(ph.InRAMRuns)
+				continue
+			}
+			pt := &ph.Points[slot.Point]
 			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, ps.memsw(pt.Limit), timeout, zramID)
 			if err != nil {
 				return err
@@ -894,62 +892,32 @@ func firstDisturbance(runs []ProfileRun) string {
 	return ""
 }
 
-// enough says whether the phase has had rounds enough after done of them,
-// and why: the rounds asked for without a precision target, the precision
-// reached, the budget spent (the next round would overrun it), or the
-// ceiling of 100 rounds.
-func (ps *profileSession) enough(ph *ProfilePhase, done int, started time.Time) (bool, string) {
-	o := ps.o
-	if o.Precision <= 0 {
-		return true, fmt.Sprintf("%d rounds, as asked (--runs)", done)
-	}
-	widest, fit := ps.widest(ph)
-	if widest <= o.Precision {
-		return true, fmt.Sprintf("precision %.0f%% reached after %d rounds (widest interval +-%.1f%%, at fit %g)", 100*o.Precision, done, 100*widest, fit)
-	}
-	if done >= maxRounds {
-		return true, fmt.Sprintf("stopped at %d rounds without reaching precision %.0f%% (widest +-%.1f%%, at fit %g)", done, 100*o.Precision, 100*widest, fit)
-	}
-	if o.Budget > 0 {
-		perRound := time.Since(started) / time.Duration(done)
-		if time.Since(started)+perRound > o.Budget {
-			return true, fmt.Sprintf("budget %s spent after %d rounds without reaching precision %.0f%% (widest +-%.1f%%, at fit %g)", o.Budget, done, 100*o.Precision, 100*widest, fit)
-		}
-	}
-	return false, ""
-}
+// profileOrderSeed seeds the order of every profile's rounds (the stream is
+// the phase's index): a profile's order is the same on every host.
+const profileOrderSeed = 0x6d656d706c616e
 
-// maxRounds bounds the rounds a precision target may ask for.
-const maxRounds = 100
+// rule is the profile's stopping rule for a phase's rounds.
+func (ps *profileSession) rule() measure.RoundRule {
+	return measure.RoundRule{Runs: ps.o.Runs, RunsFlag: "--runs", Precision: ps.o.Precision, Budget: ps.o.Budget}
+}
 
 // widest is the largest relative 95% half-width of the phase's points so
 // far (slowdowns over the in-RAM runs next to them), and its fit ratio.
 func (ps *profileSession) widest(ph *ProfilePhase) (float64, float64) {
 	seq, wall, _ := inRAMSeries(ph)
-	worst, at := 0.0, 0.0
-	for _, pt := range ph.Points {
-		var xs []float64
+	samples := make([][]float64, len(ph.Points))
+	for i, pt := range ph.Points {
 		for _, r := range pt.Runs {
 			if b := measure.PairedBase(r.Seq, seq, wall); b > 0 && (r.ok() || r.Censored) {
-				xs = append(xs, r.Wall/b)
+				samples[i] = append(samples[i], r.Wall/b)
 			}
 		}
-		s := measure.Summarize(xs)
-		w := math.Inf(1)
-		if s.N >= 2 && s.Mean > 0 {
-			w = (s.Hi - s.Mean) / s.Mean
-		}
-		if w > worst {
-			worst, at = w, pt.Fit
-		}
 	}
-	return worst, at
-}
-
-// precisionState is the progress line's word on the precision target.
-func (ps *profileSession) precisionState(ph *ProfilePhase) string {
-	w, fit := ps.widest(ph)
-	return fmt.Sprintf("widest interval +-%.1f%% at fit %g, target %.0f%%", 100*w, fit, 100*ps.o.Precision)
+	w, at := measure.Widest(samples)
+	if at < 0 {
+		return w, 0
+	}
+	return w, ph.Points[at].Fit
 }
 
 // run runs the command once in a fresh cgroup below the profile's with the

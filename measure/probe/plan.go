@@ -123,7 +123,7 @@ func MakePlan(h host.Host, o Options) (*Plan, error) {
 			data = min(max(p.MemTotal/16, 256*units.MiB), 2*units.GiB)
 		}
 	}
-	need := func(d units.Bytes) units.Bytes { return 2*(d+codeSize(w, d)) + 256*units.MiB }
+	need := func(d units.Bytes) units.Bytes { return memoryNeed(d, codeSize(w, d)) }
 	if need(data) > p.MemAvail {
 		if !auto {
 			return nil, measure.OptErr("data-size", "%s needs about %s of available memory (workload plus compressed swap); the host has %s available; give a smaller --data-size",
@@ -247,6 +247,12 @@ func (p *Plan) pageCacheLimit() units.Bytes {
 	return units.Bytes(float64(p.Footprint) * p.Options.PageCacheFit)
 }
 
+// memoryNeed is the memory a workload of data and code bytes needs
+// available: itself and its compressed swap, and a margin for the host.
+func memoryNeed(data, code units.Bytes) units.Bytes {
+	return 2*(data+code) + 256*units.MiB
+}
+
 // planStages decides the backends, emulations and their fit ratios.
 func (p *Plan) planStages(h host.Host) {
 	o := p.Options
@@ -287,6 +293,14 @@ func (p *Plan) planStages(h host.Host) {
 		// own: no throttling needed, and the swap directory's disk is not
 		// one of them whatever the kernel calls it.
 		p.Emulations = emulations(o.Emulate, "", &p.Skipped)
+		// The emulator's server holds the device's data (the swap file's
+		// size) in locked memory, outside every cgroup limit, while the
+		// workload runs; one emulator runs at a time.
+		if want := memoryNeed(p.Workload.DataSize, p.Workload.CodeSize) + p.SwapFileSize; want > p.MemAvail && len(p.Emulations) > 0 {
+			p.skip("emulated drives with their latency: the emulator locks %s of memory for the device's data, which with the workload's %s needs %s available; the host has %s; give a smaller --data-size",
+				p.SwapFileSize, memoryNeed(p.Workload.DataSize, p.Workload.CodeSize), want, p.MemAvail)
+			p.Emulations = nil
+		}
 		for i := range p.Emulations {
 			e := &p.Emulations[i]
 			e.Latency = latencyPresets[e.Class]

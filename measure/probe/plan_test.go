@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,44 @@ func TestEmulations(t *testing.T) {
 	em = emulations([]string{"sata-ssd-slc"}, "hdd", &skipped)
 	if len(em) != 1 || em[0].Class != "sata-ssd-slc" || em[0].WIOPS != 3300 {
 		t.Errorf("restricted: %+v", em)
+	}
+}
+
+// TestPlanEmulatorMemory: the latency emulator's server locks the swap
+// file's size of memory outside every limit, so the plan counts it against
+// MemAvailable and skips the latency stages, saying why, when the host has
+// too little; with room, they are planned.
+func TestPlanEmulatorMemory(t *testing.T) {
+	plan := func(availKB int) *Plan {
+		t.Helper()
+		files := hosttest.V1Fixture()
+		files["/proc/meminfo"] = fmt.Sprintf("MemTotal:       24731708 kB\nMemFree:        23068472 kB\nMemAvailable:   %d kB\n", availKB)
+		h := hosttest.NewFake(t, files)
+		o := planOpts(t)
+		o.Backends = []string{measure.BackendEmulated}
+		o.EmulateLatency = true
+		o.Workload.DataSize = 512 * units.MiB
+		p, err := MakePlan(h, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Calls) != 0 {
+			t.Errorf("planning changed the host: %q", h.Calls)
+		}
+		return p
+	}
+	roomy := plan(24331760)
+	if len(roomy.Stages) == 0 {
+		t.Fatalf("with 23 GiB available no latency stage was planned; skipped: %q", roomy.Skipped)
+	}
+	need := memoryNeed(roomy.Workload.DataSize, roomy.Workload.CodeSize)
+	// Enough for the workload alone, not for the emulator's data on top.
+	tight := plan(int((need + roomy.SwapFileSize/2) / units.KiB))
+	if len(tight.Stages) != 0 || len(tight.Emulations) != 0 {
+		t.Errorf("with %s available the latency stages were planned: %+v", tight.MemAvail, tight.Stages)
+	}
+	why := strings.Join(tight.Skipped, "\n")
+	if !strings.Contains(why, "the emulator locks "+roomy.SwapFileSize.String()) || !strings.Contains(why, "give a smaller --data-size") {
+		t.Errorf("skipped does not say why: %q", tight.Skipped)
 	}
 }

@@ -825,6 +825,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if F-M > float64(s.Capacity) {
 				return jr, 0, "zram disk too small for the overflow"
 			}
+			// mem_limit caps the compressed pool (zsmalloc's pages, its
+			// loss included; not the slot table). Beyond it zram refuses
+			// writes and the jobs cannot swap.
+			if lim := float64(e.w.Options.ZramMemLimit) * float64(c.Installed); lim > 0 && (F-M)/ratio > lim {
+				return jr, 0, "zram mem_limit too small for the compressed overflow"
+			}
 			jr.Fit = M / F
 			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, jr.Fit)
 			if err != nil {

@@ -107,6 +107,43 @@ options: {zram_sizes: ["50%", "75%"]}
 	}
 }
 
+// TestZramMemLimit: zram's mem_limit caps the compressed pool. The 75%
+// disk above holds 160 - 88.055 = 71.945 GiB of overflow compressed at
+// 2/1.1: 39.57 GiB of pool. A limit of 30% of the 128 GiB installed
+// (38.4 GiB) cannot take it; 35% (44.8 GiB) can.
+func TestZramMemLimit(t *testing.T) {
+	run := func(limit string) *model.Result {
+		t.Helper()
+		in := input(t, `
+name: z
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 160GiB, runtime: 1h, deadline: 2h, compressibility: 2}
+options: {zram_sizes: ["75%"], zram_mem_limit: "`+limit+`"}
+`, smallCatalog)
+		res, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	const reason = "zram mem_limit too small for the compressed overflow"
+	tight := run("30%")
+	for _, c := range tight.Configs {
+		if strings.HasSuffix(c.ID, "8xD16/zram-lz4-75pct") {
+			t.Errorf("with a 38.4 GiB mem_limit the 39.57 GiB pool was accepted: %s", c.Label)
+		}
+	}
+	if tight.Rejected[reason] == 0 {
+		t.Errorf("rejections %v lack %q", tight.Rejected, reason)
+	}
+	roomy := run("35%")
+	c := configByID(t, roomy, "8xD16/zram-lz4-75pct")
+	if cr := 2 / 1.1; !near(c.Jobs[0].Fit, (cr*127.625-160)/(cr-1)/160, 1e-9) {
+		t.Errorf("a limit that holds the pool changed the fit: %.4f", c.Jobs[0].Fit)
+	}
+}
+
 func TestIncompressibleDataGetsNothingFromZram(t *testing.T) {
 	in := input(t, `
 name: z

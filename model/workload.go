@@ -57,12 +57,15 @@ type JobClass struct {
 
 // Options restrict or widen the search.
 type Options struct {
-	Platforms  []string      `yaml:"platforms,omitempty"`       // SKUs to consider (default all)
-	ZramShares []units.Ratio `yaml:"zram_sizes,omitempty"`      // zram disk size as a share of RAM
-	MaxDrives  int           `yaml:"max_swap_drives,omitempty"` // cap on swap drives per server
-	ZswapPool  units.Ratio   `yaml:"zswap_pool,omitempty"`      // zswap max_pool_percent as a share
-	NoSwap     bool          `yaml:"dram_only,omitempty"`       // consider only all-DRAM configurations
-	RankBy     string        `yaml:"rank_by,omitempty"`         // capital (default) or tco
+	Platforms  []string      `yaml:"platforms,omitempty"`  // SKUs to consider (default all)
+	ZramShares []units.Ratio `yaml:"zram_sizes,omitempty"` // zram disk size as a share of RAM
+	// ZramMemLimit is zram's mem_limit as a share of RAM: the most its
+	// compressed pool may take (0: no limit, zram's default).
+	ZramMemLimit units.Ratio `yaml:"zram_mem_limit,omitempty"`
+	MaxDrives    int         `yaml:"max_swap_drives,omitempty"` // cap on swap drives per server
+	ZswapPool    units.Ratio `yaml:"zswap_pool,omitempty"`      // zswap max_pool_percent as a share
+	NoSwap       bool        `yaml:"dram_only,omitempty"`       // consider only all-DRAM configurations
+	RankBy       string      `yaml:"rank_by,omitempty"`         // capital (default) or tco
 }
 
 // Defaults applied when a field is left out.
@@ -237,6 +240,9 @@ func (w *Workload) validate() error {
 		if s <= 0 || s > 2 {
 			return d.Errorf(fmt.Sprintf("options.zram_sizes[%d]", i), "", "got %g, expected a share of RAM such as 25%%", float64(s))
 		}
+	}
+	if o.ZramMemLimit < 0 || o.ZramMemLimit > 1 || (o.ZramMemLimit == 0 && given("options.zram_mem_limit")) {
+		return d.Errorf("options.zram_mem_limit", "leave it out for no limit", "got %g, expected a share of RAM such as 15%%", float64(o.ZramMemLimit))
 	}
 	if o.ZswapPool == 0 && !given("options.zswap_pool") {
 		o.ZswapPool = DefaultZswapPool

@@ -145,11 +145,15 @@ func TestRootSortAndChildren(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "lines.txt")
-	genLines(t, in, 900000)
+	// 2M lines: sort runs for a few seconds. With 900k it ran 1.0 s in
+	// CI, and under load the duty cycle allowed one read (5 skipped), at
+	// 100 ms, which saw 39 of its 92 MiB. The duty is the 5% here
+	// (the default is 2%), which the test holds the sampler to below.
+	genLines(t, in, 2000000)
 	procs := testCgroup(t)
 	// sh forks sleep and sort; sort is the big one.
-	cmd := inCgroup(procs, fmt.Sprintf("sh -c 'sleep 1 & sort -S 200M %s -o /dev/null; wait'", in))
-	s, maxrss, wall, heap := sampleRun(t, procs, cmd, Config{})
+	cmd := inCgroup(procs, fmt.Sprintf("sh -c 'sleep 1 & sort -S 400M %s -o /dev/null; wait'", in))
+	s, maxrss, wall, heap := sampleRun(t, procs, cmd, Config{Duty: 0.05})
 	logSamples(t, s)
 	if s.Processes < 3 {
 		t.Errorf("%d processes seen; want at least the two shells, sleep and sort", s.Processes)
@@ -173,7 +177,7 @@ func TestRootSortAndChildren(t *testing.T) {
 		t.Errorf("the sampler took %.1f%% of the run; the budget is 5%%", 100*s.CostShare)
 	}
 	checkHeap(t, heap)
-	res, err := Derive(Info{Command: []string{"sort", "-S", "200M", in}, Runtime: wall, Fits: []float64{0.9, 0.75, 0.5}}, s, DefaultCosts())
+	res, err := Derive(Info{Command: []string{"sort", "-S", "400M", in}, Runtime: wall, Fits: []float64{0.9, 0.75, 0.5}}, s, DefaultCosts())
 	if err != nil {
 		t.Fatal(err)
 	}

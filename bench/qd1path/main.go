@@ -154,7 +154,6 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "qd1path: fewer than two variants to compare")
 		return 2
 	}
-	type obs struct{ p50, iops float64 }
 	res := map[string][]obs{} // res[v][round]
 	for r := 0; r < *rounds; r++ {
 		fmt.Fprintf(stderr, "qd1path: round %d of %d\n", r+1, *rounds)
@@ -168,23 +167,18 @@ func run(stdout, stderr io.Writer, args []string) int {
 				return 1
 			}
 			var o obs
-			switch v {
-			case "fio", "fio-fresh":
+			if _, ok := binaries[v]; ok {
+				o, err = parseMemplan(out)
+			} else if v == "fio" || v == "fio-fresh" {
 				o, err = parseFio(out)
-				got[v] = o
-			default:
-				if _, ok := binaries[v]; ok {
-					o, err = parseMemplan(out)
-					got[v] = o
-					break
-				}
+			} else {
 				_, err = fmt.Sscan(string(out), &o.p50, &o.iops)
-				got[v] = o
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "qd1path: %s printed %q: %v\n", v, out, err)
 				return 1
 			}
+			got[v] = o
 		}
 		for _, v := range names {
 			res[v] = append(res[v], got[v])
@@ -237,8 +231,11 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func parseMemplan(out []byte) (struct{ p50, iops float64 }, error) {
-	var o struct{ p50, iops float64 }
+// obs is one loop's figures: its median latency in microseconds and IOPS.
+type obs struct{ p50, iops float64 }
+
+func parseMemplan(out []byte) (obs, error) {
+	var o obs
 	var p device.Profile
 	if err := json.Unmarshal(out, &p); err != nil || p.RandReadQD1 == nil {
 		return o, fmt.Errorf("no rand_read_qd1 in memplan's JSON")
@@ -247,7 +244,7 @@ func parseMemplan(out []byte) (struct{ p50, iops float64 }, error) {
 	return o, nil
 }
 
-func parseFio(out []byte) (struct{ p50, iops float64 }, error) {
+func parseFio(out []byte) (obs, error) {
 	var j struct {
 		Jobs []struct {
 			Read struct {
@@ -261,7 +258,7 @@ func parseFio(out []byte) (struct{ p50, iops float64 }, error) {
 			} `json:"read"`
 		} `json:"jobs"`
 	}
-	var o struct{ p50, iops float64 }
+	var o obs
 	// fio may print notes before its JSON.
 	if i := bytes.IndexByte(out, '{'); i > 0 {
 		out = out[i:]

@@ -84,8 +84,8 @@ var (
 	reMerge    = regexp.MustCompile(`<mergeCell ref="([A-Z]+[0-9]+):([A-Z]+[0-9]+)"`)
 )
 
-// readSheets parses every worksheet of the workbook at path.
-func readSheets(t *testing.T, path string) map[string]*sheetXML {
+// zipParts returns every part of the package at path by name.
+func zipParts(t *testing.T, path string) map[string]string {
 	t.Helper()
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -105,12 +105,29 @@ func readSheets(t *testing.T, path string) map[string]*sheetXML {
 		}
 		files[f.Name] = string(b)
 	}
-	targets := map[string]string{}
-	for _, m := range reRel.FindAllStringSubmatch(files["xl/_rels/workbook.xml.rels"], -1) {
-		targets[m[1]] = m[2]
+	return files
+}
+
+// relTargets lists the (Id, Target) pairs of a relationships part, with
+// the attributes in either order.
+func relTargets(rels string) [][2]string {
+	var out [][2]string
+	for _, m := range reRel.FindAllStringSubmatch(rels, -1) {
+		out = append(out, [2]string{m[1], m[2]})
 	}
-	for _, m := range reRelRev.FindAllStringSubmatch(files["xl/_rels/workbook.xml.rels"], -1) {
-		targets[m[2]] = m[1]
+	for _, m := range reRelRev.FindAllStringSubmatch(rels, -1) {
+		out = append(out, [2]string{m[2], m[1]})
+	}
+	return out
+}
+
+// readSheets parses every worksheet of the workbook at path.
+func readSheets(t *testing.T, path string) map[string]*sheetXML {
+	t.Helper()
+	files := zipParts(t, path)
+	targets := map[string]string{}
+	for _, r := range relTargets(files["xl/_rels/workbook.xml.rels"]) {
+		targets[r[0]] = r[1]
 	}
 	out := map[string]*sheetXML{}
 	for _, m := range reSheet.FindAllStringSubmatch(files["xl/workbook.xml"], -1) {
@@ -520,23 +537,7 @@ func TestPrintedWorkbook(t *testing.T) {
 func TestCostChartReadable(t *testing.T) {
 	out := sameRuntimeOutput(t)
 	_, path := writeAndOpen(t, out)
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	var chart string
-	for _, f := range zr.File {
-		if f.Name == "xl/charts/chart1.xml" {
-			rc, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(rc)
-			rc.Close()
-			chart = string(b)
-		}
-	}
+	chart := zipParts(t, path)["xl/charts/chart1.xml"]
 	if !strings.Contains(chart, "Fleet cost against runtime") {
 		t.Fatalf("chart1.xml is not the cost chart:\n%.300s", chart)
 	}

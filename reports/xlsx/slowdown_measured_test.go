@@ -1,9 +1,7 @@
 package xlsx
 
 import (
-	"archive/zip"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"regexp"
@@ -300,21 +298,7 @@ func TestSlowdownSheetWithoutProbe(t *testing.T) {
 // slowdownCharts returns the chart parts drawn on the Slowdown sheet.
 func slowdownCharts(t *testing.T, path string) []string {
 	t.Helper()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	parts := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		parts[f.Name] = string(b)
-	}
+	parts := zipParts(t, path)
 	// workbook.xml names the sheet, its rels the sheet part, the sheet's
 	// rels its drawing, the drawing's rels the charts.
 	sheetPart := ""
@@ -344,18 +328,6 @@ func slowdownCharts(t *testing.T, path string) []string {
 		}
 	}
 	return charts
-}
-
-// relTargets lists a relationships part's (Id, Target) pairs.
-func relTargets(rels string) [][2]string {
-	var out [][2]string
-	for _, m := range reRel.FindAllStringSubmatch(rels, -1) {
-		out = append(out, [2]string{m[1], m[2]})
-	}
-	for _, m := range reRelRev.FindAllStringSubmatch(rels, -1) {
-		out = append(out, [2]string{m[2], m[1]})
-	}
-	return out
 }
 
 // TestHistogramWithManyFits: a backend measured at more fit ratios than

@@ -96,14 +96,26 @@ type Reference struct {
 	// WriteBandwidth is the device's sustained sequential write speed,
 	// at which swap-out clusters are written.
 	WriteBandwidth units.Bytes `yaml:"write_bandwidth,omitempty" json:"write_bandwidth,omitempty"`
+	// SeqReadLatency is the 4 KiB read latency when a read follows on from
+	// the one before (default: DefaultSeqReadLatency for the class).
+	SeqReadLatency units.Duration `yaml:"seq_read_latency,omitempty" json:"seq_read_latency,omitempty"`
+	// DirtyShareRange and WriteBandwidthRange are where the dirty share and
+	// the write bandwidth may really have been when they were not measured
+	// (a published figure); predictions and crossval span them.
+	DirtyShareRange     []units.Ratio `yaml:"dirty_share_range,omitempty" json:"dirty_share_range,omitempty"`
+	WriteBandwidthRange []units.Bytes `yaml:"write_bandwidth_range,omitempty" json:"write_bandwidth_range,omitempty"`
 }
 
 // RefDevice is the device the curve was obtained on, as the transfer model
 // sees it.
 func (c *Curve) RefDevice() Device {
 	r := c.Reference
+	seq := r.SeqReadLatency.D()
+	if seq <= 0 {
+		seq = DefaultSeqReadLatency(c.Class, r.ReadLatency.D())
+	}
 	return Device{Name: r.Device, ReadLatency: r.ReadLatency.D(), WriteLatency: r.WriteLatency.D(),
-		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), Drives: r.Drives, Memory: MemoryClass(c.Class)}
+		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
 // Point is one measured (or published) slowdown at a fit ratio.
@@ -229,6 +241,12 @@ func (f *FactorFile) validate() error {
 		if !(sh.Readahead > 0 && sh.Readahead <= 1) {
 			return d.Errorf(p+".readahead_faults", "major faults per page needed back on a block device: above 0, at most 1", "got %g", sh.Readahead)
 		}
+		if !(sh.Locality >= 0 && sh.Locality <= 1) {
+			return d.Errorf(p+".locality", "share of the reads that follow on from the one before: 0 to 1", "got %g", sh.Locality)
+		}
+		if r := sh.LocalityRange; len(r) != 0 && (len(r) != 2 || !(r[0] >= 0 && r[0] <= sh.Locality && sh.Locality <= r[1] && r[1] < 1)) {
+			return d.Errorf(p+".locality_range", "[low, high] around locality, from 0 to below 1", "got %v for locality %g", r, sh.Locality)
+		}
 		if strings.TrimSpace(sh.Source) == "" {
 			return d.Errorf(p+".source", "say what the shape was measured on", "missing")
 		}
@@ -280,6 +298,15 @@ func (f *FactorFile) validate() error {
 		}
 		if r.DirtyShare == 0 {
 			c.Reference.DirtyShare = DefaultDirtyShare
+		}
+		if r.SeqReadLatency < 0 || r.SeqReadLatency > r.ReadLatency {
+			return d.Errorf(p+".reference.seq_read_latency", "the latency of a 4 KiB read that follows on from the one before, at most read_latency", "got %s with read_latency %s", r.SeqReadLatency, r.ReadLatency)
+		}
+		if x := r.DirtyShareRange; len(x) != 0 && (len(x) != 2 || !(x[0] > 0 && x[0] <= c.Reference.DirtyShare && c.Reference.DirtyShare <= x[1] && x[1] <= 1)) {
+			return d.Errorf(p+".reference.dirty_share_range", "[low, high] around dirty_share, within (0, 1]", "got %v for dirty_share %g", x, float64(c.Reference.DirtyShare))
+		}
+		if x := r.WriteBandwidthRange; len(x) != 0 && (len(x) != 2 || r.WriteBandwidth <= 0 || !(x[0] > 0 && x[0] <= r.WriteBandwidth && r.WriteBandwidth <= x[1])) {
+			return d.Errorf(p+".reference.write_bandwidth_range", "[low, high] around write_bandwidth, e.g. [30MB, 80MB]", "got %v for write_bandwidth %v", x, r.WriteBandwidth)
 		}
 		if r.Drives < 0 || r.Concurrency < 0 || r.ReadIOPS < 0 || r.WriteIOPS < 0 {
 			return d.Errorf(p+".reference", "", "drives, concurrency and IOPS cannot be negative")

@@ -51,6 +51,22 @@ func DefaultWriteBandwidth(class string) float64 {
 	}
 }
 
+// DefaultSeqReadLatency is the 4 KiB read latency of a drive when the read
+// follows on from the one before it (no seek), by class, given its random
+// read latency; zero means no difference. A rotating disk that reads on
+// along the track serves the next sectors from its own read-ahead cache:
+// the command and a 4 KiB transfer (41 us at 100 MB/s), not a seek and half
+// a rotation. memplan assumes 100 us (docs/model.md). A flash drive has no
+// seek to save, and neither has a device of the hdd class whose random
+// reads take under a millisecond (a virtual disk the kernel calls
+// rotational, say): its latency is not a seek.
+func DefaultSeqReadLatency(class string, random time.Duration) time.Duration {
+	if strings.HasPrefix(class, "hdd") && random >= time.Millisecond {
+		return 100 * time.Microsecond
+	}
+	return 0
+}
+
 // Path is the swap path of one job class on one server.
 type Path struct {
 	Dev      Device
@@ -58,6 +74,20 @@ type Path struct {
 	Dirty    float64       // share of the pages read back that must be written again on eviction (block devices)
 	Overhead time.Duration // software cost per page read
 	RA       Readahead     // faults and pages read per page needed back (block devices)
+	// Locality is the share of the reads from a block device that follow
+	// on from the read before (the job needs its pages back in the order
+	// they were evicted, so they sit in consecutive swap slots); they cost
+	// the device's sequential read latency instead of a seek.
+	Locality float64
+}
+
+// readLatency is the mean device time of one read on the path.
+func (p Path) readLatency() float64 {
+	s := p.Dev.ReadLatency.Seconds()
+	if q := p.Dev.SeqReadLatency; q > 0 && p.Locality > 0 && !p.Dev.Memory {
+		return (1-p.Locality)*s + p.Locality*q.Seconds()
+	}
+	return s
 }
 
 func (p Path) jobs() int {
@@ -101,7 +131,7 @@ func (p Path) IdleTime() float64 {
 		return o + p.Dev.ReadLatency.Seconds() + p.Dev.WriteLatency.Seconds()
 	}
 	faults, pages := p.RA.orOne()
-	return o*pages + faults*p.Dev.ReadLatency.Seconds()
+	return o*pages + faults*p.readLatency()
 }
 
 // PageTime is the mean time a job loses per page it needs back when each of
@@ -113,7 +143,7 @@ func (p Path) PageTime(rate float64) float64 {
 	}
 	z := 1 / rate
 	faults, pages := p.RA.orOne()
-	s := p.Dev.ReadLatency.Seconds()
+	s := p.readLatency()
 	k := p.units()
 	n := p.jobs()
 	tw := p.writeTime()

@@ -667,6 +667,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		if dev.WriteBW <= 0 {
 			dev.WriteBW = DefaultWriteBandwidth(d.class)
 		}
+		dev.SeqReadLatency = DefaultSeqReadLatency(d.class, dev.ReadLatency)
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
@@ -1117,6 +1118,10 @@ func restsOn(res *Result, in Input) string {
 	class := c.Swap.Class
 	if c.Swap.Kind == SwapZram || c.Swap.Kind == SwapZswap {
 		class = "zram-" + c.Swap.Algorithm
+	}
+	if c.Swap.Kind == SwapZswap && c.Swap.Class != "" {
+		// zswap is two devices: its compressed pool and the drive behind.
+		class = fmt.Sprintf("zswap (its pool as %s, the drive as %s)", class, c.Swap.Class)
 	}
 	switch {
 	case len(inferred) > 0:

@@ -20,7 +20,11 @@ type Device struct {
 	ReadIOPS     float64
 	WriteIOPS    float64
 	WriteBW      float64 // bytes per second per drive
-	Drives       int
+	// SeqReadLatency is the latency of a read that follows on from the
+	// one before (zero: the same as ReadLatency); it differs on a
+	// rotating disk only (DefaultSeqReadLatency).
+	SeqReadLatency time.Duration
+	Drives         int
 	// Memory marks compressed RAM (zram): the faulting task decompresses
 	// and reclaim compresses in the task's own time, and the kernel reads
 	// no pages ahead. Otherwise it is a block device: writes are queued
@@ -103,7 +107,25 @@ type Shape struct {
 	Name      string  `yaml:"name" json:"name"`
 	Exponent  float64 `yaml:"exponent" json:"exponent"`
 	Readahead float64 `yaml:"readahead_faults" json:"readahead_faults"`
-	Source    string  `yaml:"source" json:"source"`
+	// Locality is the share of the reads from a block device that follow
+	// on from the one before (no seek on a rotating disk).
+	Locality float64 `yaml:"locality,omitempty" json:"locality,omitempty"`
+	// LocalityRange is where the locality may really be when it was not
+	// measured; crossval and the transfer error's search span it.
+	LocalityRange []float64 `yaml:"locality_range,omitempty" json:"locality_range,omitempty"`
+	Source        string    `yaml:"source" json:"source"`
+}
+
+// locality is the shape's locality moved a share pos through its range,
+// in logs of the share of reads that seek (which is what a seek costs).
+func (sh Shape) locality(pos float64) float64 {
+	r := sh.LocalityRange
+	if pos == 0 || len(r) != 2 || sh.Locality >= 1 {
+		return sh.Locality
+	}
+	seek := func(l float64) float64 { return math.Log(math.Max(1e-3, 1-l)) }
+	// The low end of the locality is the high end of the seeks.
+	return 1 - math.Exp(towards(seek(sh.Locality), seek(r[1]), seek(r[0]), -pos))
 }
 
 // scenario is one choice of what a curve does not pin down: the shape
@@ -116,7 +138,13 @@ type scenario struct {
 	// band is -1 or +1 for the low or high end of an inferred curve's
 	// band, carried as a curve of its own.
 	band int
-	dim  int // which unknown it varies (dimNone for the central one)
+	// dirtyPos and writePos are where in its stated range a reference's
+	// dirty share and write bandwidth were: -1 the low end, 0 the stated
+	// figure, +1 the high end, fractions in between.
+	dirtyPos, writePos float64
+	// localityPos is where in the shape's locality_range its locality was.
+	localityPos float64
+	dim         int // which unknown it varies (dimNone for the central one)
 }
 
 // The unknowns a prediction's band spans.
@@ -125,6 +153,8 @@ const (
 	dimShape
 	dimOverhead
 	dimFit
+	dimDirty // a reference's dirty share over its dirty_share_range
+	dimWrite // a reference's write bandwidth over its write_bandwidth_range
 	dims
 	// dimBand is an inferred curve's own band; it bounds the band rather
 	// than joining the others in quadrature (outside dims on purpose).
@@ -263,6 +293,16 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	for _, fp := range fitPos[1:] {
 		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], fitPos: fp, dim: dimFit})
 	}
+	if len(c.Reference.DirtyShareRange) == 2 {
+		for _, d := range []float64{-1, 1} {
+			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], dirtyPos: d, dim: dimDirty})
+		}
+	}
+	if len(c.Reference.WriteBandwidthRange) == 2 {
+		for _, w := range []float64{-1, 1} {
+			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], writePos: w, dim: dimWrite})
+		}
+	}
 	if c.Provenance == Inferred {
 		// A one-pass band is asymmetric (the slopes of the working-set
 		// ladder on either side, widened) and often starts at 1 where the
@@ -275,7 +315,7 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	ref := fs.refPath(c)
 	same := samePath(ref, p.target)
 	for _, s := range p.scen {
-		p.points = append(p.points, fs.carry(c, ref, p.target, s, same))
+		p.points = append(p.points, fs.carry(c, p.target, s, same))
 	}
 	p.lowest = c.Points[len(c.Points)-1].Fit
 	if r := c.Points[len(c.Points)-1].FitRange; len(r) == 2 {
@@ -334,10 +374,10 @@ func samePath(a, b Path) bool {
 // and its own software cost per page: what its measured excess per page
 // leaves after the reference device's time. Otherwise the rate is solved
 // from the slowdown on the reference path.
-func (fs *Factors) carry(c *Curve, ref, target Path, s scenario, same bool) []pointModel {
+func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointModel {
 	out := make([]pointModel, len(c.Points))
 	for i, pt := range c.Points {
-		r, t := fs.scenarioPath(ref, s), fs.scenarioPath(target, s)
+		r, t := fs.refScenario(c, s), fs.scenarioPath(target, s)
 		solve := func() float64 { return fs.rateFor(c, i, r) }
 		if s.band != 0 && len(pt.CI) == 2 {
 			// The band's end as a point: its page rate in proportion to
@@ -611,9 +651,8 @@ func (fs *Factors) transferError() transferErr {
 		return transferErr{Floor: fallbackTransferError}
 	}
 	best := transferErr{Floor: math.Inf(1)}
-	for _, sh := range fs.ShapeList() {
-		for _, o := range fs.overheads() {
-			s := scenario{shape: sh, overhead: o}
+	for _, s := range fs.scenarioGrid() {
+		{
 			type obs struct{ d, e float64 }
 			var all []obs
 			for _, a := range cs {
@@ -621,7 +660,7 @@ func (fs *Factors) transferError() transferErr {
 					if a == b {
 						continue
 					}
-					d := transferDistance(fs.scenarioPath(fs.refPath(b), s), fs.scenarioPath(fs.refPath(a), s))
+					d := transferDistance(fs.refScenario(b, s), fs.refScenario(a, s))
 					for _, e := range fs.pairErrors(a, b, s) {
 						all = append(all, obs{d, math.Abs(e)})
 					}
@@ -644,22 +683,84 @@ func (fs *Factors) transferError() transferErr {
 	return best
 }
 
-// scenarioPath is p with s's overhead and, on a block device whose
-// readahead was not measured, s's readahead.
+// scenarioGrid is every combination of the unknowns a factor set's curves
+// leave open, for the searches that look for the combination the curves
+// allow: shape, software overhead, and where in their stated ranges the
+// references' dirty shares and write bandwidths were (one position for all
+// curves with a range: the published anchors are one study's jobs).
+func (fs *Factors) scenarioGrid() []scenario {
+	dirty, write, local := []float64{0}, []float64{0}, []float64{0}
+	for _, c := range fs.Curves {
+		if len(c.Reference.DirtyShareRange) == 2 {
+			dirty = []float64{-1, -0.5, 0, 0.5, 1}
+		}
+		if len(c.Reference.WriteBandwidthRange) == 2 {
+			write = []float64{-1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1}
+		}
+	}
+	var out []scenario
+	for _, sh := range fs.ShapeList() {
+		local = []float64{0}
+		if len(sh.LocalityRange) == 2 {
+			local = []float64{-1, -0.5, 0, 0.5, 1}
+		}
+		for _, o := range fs.overheads() {
+			for _, d := range dirty {
+				for _, w := range write {
+					for _, l := range local {
+						out = append(out, scenario{shape: sh, overhead: o, dirtyPos: d, writePos: w, localityPos: l})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// scenarioPath is p with s's overhead, its shape's locality and, on a
+// block device whose readahead was not measured, its shape's readahead.
 func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 	p.Overhead = s.overhead
-	if !fs.Readahead.measured() && !p.Dev.Memory && s.shape.Readahead > 0 {
-		p.RA = Readahead{Faults: s.shape.Readahead, Pages: 1}
+	if !p.Dev.Memory {
+		p.Locality = s.shape.locality(s.localityPos)
+		if !fs.Readahead.measured() && s.shape.Readahead > 0 {
+			p.RA = Readahead{Faults: s.shape.Readahead, Pages: 1}
+		}
 	}
 	return p
+}
+
+// refScenario is c's reference path under s: scenarioPath, and where in
+// their stated ranges the reference's dirty share and write bandwidth were.
+func (fs *Factors) refScenario(c *Curve, s scenario) Path {
+	p := fs.scenarioPath(fs.refPath(c), s)
+	r := c.Reference
+	if d := r.DirtyShareRange; len(d) == 2 && s.dirtyPos != 0 {
+		p.Dirty = towards(p.Dirty, float64(d[0]), float64(d[1]), s.dirtyPos)
+	}
+	if w := r.WriteBandwidthRange; len(w) == 2 && s.writePos != 0 && p.Dev.WriteBW > 0 {
+		// Bandwidths spread by factors: move through the range in logs.
+		l := towards(math.Log(p.Dev.WriteBW), math.Log(float64(w[0])), math.Log(float64(w[1])), s.writePos)
+		p.Dev.WriteBW = math.Exp(l)
+	}
+	return p
+}
+
+// towards is nominal moved a share pos of the way to high (pos > 0) or to
+// low (pos < 0).
+func towards(nominal, low, high, pos float64) float64 {
+	if pos < 0 {
+		return nominal + -pos*(low-nominal)
+	}
+	return nominal + pos*(high-nominal)
 }
 
 // pairErrors predicts b's points from a's curve carried to b's reference
 // path under s and returns ln(predicted/actual excess) at each point of b
 // with an excess.
 func (fs *Factors) pairErrors(a, b *Curve, s scenario) []float64 {
-	tgt := fs.refPath(b)
-	pts := fs.carry(a, fs.refPath(a), tgt, s, false)
+	tgt := fs.refScenario(b, s)
+	pts := fs.carry(a, tgt, s, false)
 	var out []float64
 	for _, bp := range b.Points {
 		act := bp.Slowdown - 1

@@ -44,6 +44,26 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
+	if len(cv.Joint) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range Wrap("Jointly: each point predicted from all the other curves at once. The unknowns (shape and its locality, software overhead, where in their stated ranges the references' dirty share and write bandwidth were) are limited to the combinations under which the other curves agree with each other within their uncertainties; the band is the spread of the prediction over those, widened by the source points' own uncertainty.", 80, "") {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "class\tfit\tactual\tpredicted\t95% band\twidth\terror in excess\tallowed\tinside")
+		for _, r := range cv.Joint {
+			in := "no"
+			if r.Inside {
+				in = "yes"
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%.3f-%.3f\t%s\t%+.0f%%\t%d of %d\t%s\n", r.Class, r.Fit, r.Actual, r.Predicted, r.Low, r.High,
+				factorWidth(r.Low, r.High), r.ErrExcess*100, r.Consistent, r.Scenarios, in)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%d of %d points inside the band predicted jointly from the other curves.\n", cv.JointInside, len(cv.Joint))
+	}
 	if len(cv.Inferred) > 0 {
 		msg := fmt.Sprintf("Inferred (memplan profile --one-pass): %s. An inferred curve is predicted from, never held out, and does not teach the transfer error: its points are the model's own arithmetic on sampled working sets, not observations.", strings.Join(cv.Inferred, ", "))
 		for _, l := range Wrap(msg, 80, "") {

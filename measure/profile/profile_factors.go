@@ -213,7 +213,7 @@ func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
 				n, label = 2, "2 x "+d.Model+", RAID 0"
 			}
 			targets = append(targets, target{class, model.Device{Name: label, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(),
-				ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: n}})
+				ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: n, SeqReadLatency: model.DefaultSeqReadLatency(class, d.ReadLatency.D())}})
 		}
 	}
 	for _, sw := range model.DefaultFactors().Software {

@@ -90,6 +90,7 @@ type Config struct {
 	ID           string
 	Label        string
 	Platform     Part
+	Cores        int // the platform's CPU cores (0: not given, a core per job)
 	DIMM         Part
 	DIMMCount    int
 	Swap         Swap

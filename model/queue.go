@@ -79,7 +79,15 @@ type Path struct {
 	// they were evicted, so they sit in consecutive swap slots); they cost
 	// the device's sequential read latency instead of a seek.
 	Locality float64
+	// Cores is the CPU cores the jobs share (zero: a core per job). With
+	// more jobs than cores they queue for the CPU: a job waiting for its
+	// page lets another compute, and the software cost of each page takes
+	// a core (cpuBound).
+	Cores int
 }
+
+// cpuBound reports whether the jobs outnumber the cores.
+func (p Path) cpuBound() bool { return p.Cores > 0 && p.jobs() > p.Cores }
 
 // readLatency is the mean device time of one read on the path.
 func (p Path) readLatency() float64 {
@@ -138,6 +146,9 @@ func (p Path) IdleTime() float64 {
 // the Jobs jobs needs back rate pages per second of computing.
 func (p Path) PageTime(rate float64) float64 {
 	idle := p.IdleTime()
+	if rate > 0 && p.cpuBound() {
+		return p.sharedPageTime(rate)
+	}
 	if rate <= 0 || p.Dev.Memory {
 		return idle
 	}
@@ -184,6 +195,57 @@ func (p Path) PageTime(rate float64) float64 {
 	return cycle - z
 }
 
+// sharedPageTime is PageTime when the jobs outnumber the cores. The CPU
+// becomes a queueing centre of Cores servers (Seidmann's split, as for the
+// device's units) whose demand per page is the computing between pages
+// plus the software cost of the page (and, on compressed RAM, the
+// decompression and compression). The slowdown is the cycle against the
+// cycle of the same jobs on the same cores with nothing swapped, so
+// PageTime = z x (cycle/inRAM - 1): the time lost per page, relative.
+func (p Path) sharedPageTime(rate float64) float64 {
+	z := 1 / rate
+	n := p.jobs()
+	c := float64(p.Cores)
+	faults, pages := p.RA.orOne()
+	cpu := z + p.Overhead.Seconds()*pages
+	var devDelay, devQ, tw float64
+	if p.Dev.Memory {
+		cpu = z + p.Overhead.Seconds() + p.Dev.ReadLatency.Seconds() + p.Dev.WriteLatency.Seconds()
+	} else {
+		s := p.readLatency()
+		if k := p.units(); math.IsInf(k, 1) {
+			devDelay = faults * s
+		} else {
+			devDelay, devQ = faults*s*(k-1)/k, faults*s/k
+		}
+		tw = p.writeTime()
+	}
+	// mva solves delay + a C-server CPU + the device's queue for n jobs.
+	mva := func(cpu, devDelay, devQ, uw float64) (cycle, x float64) {
+		delay := cpu*(c-1)/c + devDelay
+		dc, dd := cpu/c, devQ/(1-uw)
+		var qc, qd, rc, rd float64
+		for m := 1; m <= n; m++ {
+			rc, rd = dc*(1+qc), dd*(1+qd)
+			x = float64(m) / (delay + rc + rd)
+			qc, qd = x*rc, x*rd
+		}
+		return delay + rc + rd, x
+	}
+	inRAM, _ := mva(z, 0, 0, 0)
+	var cycle, x, uw float64
+	for it := 0; it < 8; it++ {
+		cycle, x = mva(cpu, devDelay, devQ, uw)
+		next := math.Min(0.95, x*tw)
+		if math.Abs(next-uw) < 1e-6 {
+			break
+		}
+		uw = next
+	}
+	cycle = math.Max(cycle, float64(n)*tw)
+	return z * (cycle/inRAM - 1)
+}
+
 // Slowdown is 1 + rate x PageTime(rate).
 func (p Path) Slowdown(rate float64) float64 { return 1 + rate*p.PageTime(rate) }
 
@@ -195,8 +257,14 @@ func (p Path) RateFor(s float64) float64 {
 		return 0
 	}
 	// Queueing only adds to the idle time, so the rate lies in
-	// (0, ex/idle]; Slowdown grows with the rate.
+	// (0, ex/idle]; Slowdown grows with the rate. Jobs sharing cores
+	// hide part of the wait, so there the bound is widened until it holds.
 	hi := ex / p.IdleTime()
+	if p.cpuBound() {
+		for i := 0; i < 60 && p.Slowdown(hi) < s; i++ {
+			hi *= 2
+		}
+	}
 	if p.Slowdown(hi) <= s {
 		return hi
 	}

@@ -315,6 +315,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 				}
 				base := Config{
 					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
+					Cores:     pl.Cores,
 					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
 					DIMMCount: count,
 					Installed: installed,
@@ -574,18 +575,19 @@ type prepKey struct {
 	class       string
 	dev         Device
 	concurrency int
+	cores       int
 	dirty       float64
 	shape       string
 }
 
 // predict is Factors.Predict with the fit-independent part cached: the
 // search asks the same device and load about many memory sizes.
-func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f float64) (Estimate, error) {
-	k := prepKey{fs, class, dev, j.Concurrency, float64(j.DirtyShare), j.Access}
+func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f float64, cores int) (Estimate, error) {
+	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
 	p, ok := e.preps[k]
 	if !ok {
 		var err error
-		if p, err = fs.prepare(class, dev, j.Concurrency, float64(j.DirtyShare), j.Access); err != nil {
+		if p, err = fs.prepare(class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access); err != nil {
 			return Estimate{}, err
 		}
 		if e.preps == nil {
@@ -792,7 +794,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "swap space too small for the overflow"
 			}
 			jr.Fit = R / F
-			est, err := e.predict(fs, s.Class, dev, j, jr.Fit)
+			est, err := e.predict(fs, s.Class, dev, j, jr.Fit, c.Cores)
 			if err != nil {
 				return jr, 0, "no slowdown curve for " + s.Class
 			}
@@ -833,7 +835,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, "zram mem_limit too small for the compressed overflow"
 			}
 			jr.Fit = M / F
-			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, jr.Fit)
+			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, jr.Fit, c.Cores)
 			if err != nil {
 				return jr, 0, "no slowdown curve for zram"
 			}
@@ -870,8 +872,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			}
 			f := M / F
 			jr.Fit = f
-			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, f)
-			de, err2 := e.predict(fs, s.Class, dev, j, f)
+			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, f, c.Cores)
+			de, err2 := e.predict(fs, s.Class, dev, j, f, c.Cores)
 			if err1 != nil || err2 != nil {
 				return jr, 0, "no slowdown curve for zswap's parts"
 			}

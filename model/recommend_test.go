@@ -404,3 +404,44 @@ func TestWrittenZeroIsNotADefault(t *testing.T) {
 		t.Errorf("dirty_share 0: %v %v", err, w)
 	}
 }
+
+// With more concurrent jobs than the platform has cores, a job waiting for
+// a page lets another compute: the device's latency is partly hidden and
+// the basis says so. The same platform without a core count keeps a core
+// per job.
+func TestJobsOutnumberingCoresHideTheDevice(t *testing.T) {
+	wl := `
+name: c
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 12GiB, concurrency: 16, runtime: 1h, deadline: 3h}
+`
+	withCores := strings.Replace(smallCatalog, "    drive_bays: 2\n", "    drive_bays: 2\n    cores: 4\n", 1)
+	if withCores == smallCatalog {
+		t.Fatal("catalog edit did not apply")
+	}
+	run := func(cat string) *model.Config {
+		res, err := model.Recommend(input(t, wl, cat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return configByID(t, res, "8xD16/1xTINY")
+	}
+	own, shared := run(smallCatalog), run(withCores)
+	o, s := own.Jobs[0].Estimate, shared.Jobs[0].Estimate
+	t.Logf("a core each %.4f (%.4f-%.4f); 16 jobs on 4 cores %.4f (%.4f-%.4f)", o.Slowdown, o.Low, o.High, s.Slowdown, s.Low, s.High)
+	if !(s.Slowdown > 1 && s.Slowdown < o.Slowdown) {
+		t.Errorf("16 jobs on 4 cores: %.4f, want above 1 and below the core-each %.4f", s.Slowdown, o.Slowdown)
+	}
+	if !strings.Contains(s.Basis, "16 jobs share 4 cores") || strings.Contains(o.Basis, "share") {
+		t.Errorf("bases: %q / %q", s.Basis, o.Basis)
+	}
+}
+
+func TestCatalogCoresBelowSocketsIsAnInputError(t *testing.T) {
+	bad := strings.Replace(smallCatalog, "    drive_bays: 2\n", "    drive_bays: 2\n    sockets: 2\n    cores: 1\n", 1)
+	_, err := prices.Parse("c.yaml", []byte(bad))
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:") || !strings.Contains(err.Error(), "platforms[0].cores") || !strings.Contains(err.Error(), "got 1 for 2 sockets") {
+		t.Fatalf("error %v", err)
+	}
+}

@@ -175,7 +175,7 @@ type pointModel struct {
 // non-resident memory lives on dev (class names the curve family), with
 // `concurrency` jobs per server and the given dirty share.
 func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
-	p, err := fs.prepare(class, dev, concurrency, dirty, "")
+	p, err := fs.prepare(class, dev, concurrency, 0, dirty, "")
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -185,7 +185,7 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 // PredictShape is Predict for a job whose access pattern names a shape
 // family ("" for unknown: the band spans every family).
 func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty, f float64, shape string) (Estimate, error) {
-	p, err := fs.prepare(class, dev, concurrency, dirty, shape)
+	p, err := fs.prepare(class, dev, concurrency, 0, dirty, shape)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -252,7 +252,9 @@ func (fs *Factors) overheads() []time.Duration {
 	return []time.Duration{o}
 }
 
-func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty float64, shapeName string) (prepared, error) {
+// prepare carries the curve of class (or the transfer_from curve) to dev
+// for concurrency jobs sharing cores CPU cores (0: a core each).
+func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dirty float64, shapeName string) (prepared, error) {
 	c, ok := fs.Curves[class]
 	derived := false
 	if !ok {
@@ -262,14 +264,15 @@ func (fs *Factors) prepare(class string, dev Device, concurrency int, dirty floa
 		}
 		derived = true
 	}
-	return fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName), nil
+	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores)
+	return p, nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
 // curve of its own.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string) prepared {
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
-		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}}
+		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores}}
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	ohs := fs.overheads()
 	fitPos := []int{0}
@@ -342,6 +345,9 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	}
 	if hasRates(c) && !same {
 		p.basis += " (pages counted per fit ratio)"
+	}
+	if p.target.cpuBound() {
+		p.basis += fmt.Sprintf("; %d jobs share %d cores: a job waiting for a page lets another compute, and each page's software cost takes a core", p.target.jobs(), cores)
 	}
 	if len(shapes) > 1 {
 		p.basis += "; access pattern not given: the band spans the " + shapeNames(shapes) + " shapes"

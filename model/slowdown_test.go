@@ -108,6 +108,36 @@ func TestLocalitySavesSeeksOnRotatingDisks(t *testing.T) {
 	}
 }
 
+func TestPageTimeJobsShareCores(t *testing.T) {
+	// Four jobs on two cores, each computing 1000us between pages, 10us of
+	// software a page, a 100us read with no IOPS ceiling. By hand, MVA with
+	// the CPU as a two-server centre (Seidmann: a delay of D/2 and a server
+	// of D/2): with swap D = 1010us, delay 505 + 100 (the read); n=1..4
+	// gives a cycle of 2074.143us. In RAM D = 1000us: 2031.25us. Slowdown
+	// 2074.143/2031.25 = 1.02112: while one job waits for its read another
+	// computes, so only the software cost shows (1 + 110us/1000us = 1.11
+	// with a core each).
+	p := Path{Dev: Device{ReadLatency: 100 * time.Microsecond, Drives: 1}, Jobs: 4, Cores: 2, Overhead: 10 * time.Microsecond}
+	if got := p.Slowdown(1000); !near(got, 2074.1432920970583/2031.25, 1e-9) {
+		t.Errorf("4 jobs on 2 cores: slowdown %.6f, want 1.021117", got)
+	}
+	own := p
+	own.Cores = 0
+	if got := own.Slowdown(1000); !near(got, 1.11, 1e-9) {
+		t.Errorf("a core each: %.6f, want 1.11", got)
+	}
+	// As many cores as jobs: nothing changes.
+	p.Cores = 4
+	if got := p.Slowdown(1000); got != own.Slowdown(1000) {
+		t.Errorf("4 jobs on 4 cores: %.6f, want the core-each %.6f", got, own.Slowdown(1000))
+	}
+	// The inverse still holds where the jobs share cores.
+	p.Cores = 2
+	if r := p.RateFor(p.Slowdown(3000)); !near(r, 3000, 1e-3) {
+		t.Errorf("RateFor on shared cores: %.4f, want 3000", r)
+	}
+}
+
 func TestPageTimeTwoJobsQueue(t *testing.T) {
 	// Two jobs, one read at a time (latency x IOPS = 1), each computing
 	// 1000us between pages. MVA by hand: delay D = 1000 + 10us, service
@@ -168,9 +198,17 @@ func TestSlowdownMonotone(t *testing.T) {
 		jobs := 1 + rng.IntN(32)
 		dirty := rng.Float64()
 		shape := []string{"", "uniform", "cold-tail", "sweep"}[rng.IntN(4)]
+		cores := 0
+		if i%2 == 1 {
+			cores = 1 + rng.IntN(16) // often fewer than the jobs
+		}
 		prev := Estimate{Slowdown: 1, Low: 1, High: 1}
+		predict := func(dev Device, f float64) (Estimate, error) {
+			p, err := fs.prepare("nvme-ssd-tlc", dev, jobs, cores, dirty, shape)
+			return p.at(f), err
+		}
 		for f := 0.99; f > 0.27; f -= 0.02 {
-			est, err := fs.PredictShape("nvme-ssd-tlc", dev, jobs, dirty, f, shape)
+			est, err := predict(dev, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,9 +217,9 @@ func TestSlowdownMonotone(t *testing.T) {
 			}
 			slower := dev
 			slower.ReadLatency *= 2
-			est2, _ := fs.PredictShape("nvme-ssd-tlc", slower, jobs, dirty, f, shape)
+			est2, _ := predict(slower, f)
 			if est2.Slowdown < est.Slowdown-1e-12 {
-				t.Fatalf("%+v x%d: doubling the read latency lowers the slowdown at fit %.2f: %.4f < %.4f", dev, jobs, f, est2.Slowdown, est.Slowdown)
+				t.Fatalf("%+v x%d on %d cores: doubling the read latency lowers the slowdown at fit %.2f: %.4f < %.4f", dev, jobs, cores, f, est2.Slowdown, est.Slowdown)
 			}
 			prev = est
 		}

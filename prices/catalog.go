@@ -109,10 +109,13 @@ func (d Drive) Endurance() units.Bytes {
 // Platform is a server chassis with CPUs and board: what the DIMMs and
 // drives go into.
 type Platform struct {
-	SKU      string      `yaml:"sku" json:"sku"`
-	Model    string      `yaml:"model" json:"model"`
-	Price    units.Money `yaml:"price" json:"price"`
-	Sockets  int         `yaml:"sockets" json:"sockets"`
+	SKU     string      `yaml:"sku" json:"sku"`
+	Model   string      `yaml:"model" json:"model"`
+	Price   units.Money `yaml:"price" json:"price"`
+	Sockets int         `yaml:"sockets" json:"sockets"`
+	// Cores is the server's CPU cores (optional: without it memplan
+	// assumes a core per concurrent job).
+	Cores    int         `yaml:"cores,omitempty" json:"cores,omitempty"`
 	Memory   MemoryRules `yaml:"memory" json:"memory"`
 	Bays     int         `yaml:"drive_bays" json:"drive_bays"` // bays free for swap drives
 	Classes  []string    `yaml:"drive_classes,omitempty" json:"drive_classes,omitempty"`
@@ -443,6 +446,9 @@ func (c *Catalog) validate() error {
 		}
 		if x.Sockets < 0 {
 			return d.Errorf(p+".sockets", "", "cannot be negative")
+		}
+		if x.Cores < 0 || (x.Cores > 0 && x.Cores < x.Sockets) {
+			return d.Errorf(p+".cores", "the server's CPU cores, at least one per socket", "got %d for %d sockets", x.Cores, x.Sockets)
 		}
 	}
 	return nil

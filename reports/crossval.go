@@ -23,42 +23,28 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 	default:
 		return fmt.Errorf("unknown format %q: expected table or json", format)
 	}
-	for _, l := range Wrap("Leave-one-out: each published or measured point predicted from each other curve, carried to the held-out curve's own device and load by the swap-path model; the band carries the transfer error learnt without the held-out curve.", 80, "") {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w)
+	paragraph(w, "Leave-one-out: each published or measured point predicted from each other curve, carried to the held-out curve's own device and load by the swap-path model; the band carries the transfer error learnt without the held-out curve.")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tfit\tactual\tfrom\tpredicted\t95% band\twidth\terror\terror in excess\tinside")
 	for _, r := range cv.Rows {
-		in := "no"
-		if r.Inside {
-			in = "yes"
-		}
 		from := r.From
 		if r.FromInferred {
 			from += " (inferred)"
 		}
 		fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%s\t%.3f\t%.3f-%.3f\t%s\t%+.1f%%\t%+.0f%%\t%s\n", r.Class, r.Fit, r.Actual, from, r.Predicted, r.Low, r.High,
-			factorWidth(r.Low, r.High), r.ErrSlowdown*100, r.ErrExcess*100, in)
+			factorWidth(r.Low, r.High), r.ErrSlowdown*100, r.ErrExcess*100, yesNo(r.Inside))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
 	if len(cv.Joint) > 0 {
 		fmt.Fprintln(w)
-		for _, l := range Wrap("Jointly: each point predicted from all the other curves at once. The unknowns (shape and its locality, software overhead, where in their stated ranges the references' dirty share and write bandwidth were) are limited to the combinations under which the other curves agree with each other within their uncertainties; the band is the spread of the prediction over those, widened by the source points' own uncertainty.", 80, "") {
-			fmt.Fprintln(w, l)
-		}
-		fmt.Fprintln(w)
+		paragraph(w, "Jointly: each point predicted from all the other curves at once. The unknowns (shape and its locality, software overhead, where in their stated ranges the references' dirty share and write bandwidth were) are limited to the combinations under which the other curves agree with each other within their uncertainties; the band is the spread of the prediction over those, widened by the source points' own uncertainty.")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "class\tfit\tactual\tpredicted\t95% band\twidth\terror in excess\tallowed\tinside")
 		for _, r := range cv.Joint {
-			in := "no"
-			if r.Inside {
-				in = "yes"
-			}
 			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%.3f-%.3f\t%s\t%+.0f%%\t%d of %d\t%s\n", r.Class, r.Fit, r.Actual, r.Predicted, r.Low, r.High,
-				factorWidth(r.Low, r.High), r.ErrExcess*100, r.Consistent, r.Scenarios, in)
+				factorWidth(r.Low, r.High), r.ErrExcess*100, r.Consistent, r.Scenarios, yesNo(r.Inside))
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -80,6 +66,21 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 		fmt.Fprintln(w, l)
 	}
 	return nil
+}
+
+// paragraph writes text wrapped to 80 columns and a blank line.
+func paragraph(w io.Writer, text string) {
+	for _, l := range Wrap(text, 80, "") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 // factorWidth is how many times the band's top excess is its bottom's.

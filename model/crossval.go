@@ -30,12 +30,24 @@ type CrossvalRow struct {
 	// Transfer is the transfer's log error the band carries, learnt from
 	// the curves other than the held-out one.
 	Transfer float64 `json:"transfer_log_error"`
-	// Consistent and Scenarios (joint rows): how many combinations of the
-	// unknowns the other curves allow, of how many there are. Zero allowed
-	// means the other curves contradict each other under every one; the
-	// band is then that of the combinations that explain them best.
-	Consistent int `json:"consistent_scenarios,omitempty"`
-	Scenarios  int `json:"scenarios,omitempty"`
+}
+
+// JointRow is a held-out point predicted jointly from all the other curves
+// (Crossval.Joint). It carries no transfer error: its band is the spread
+// over the combinations of the unknowns the other curves allow.
+type JointRow struct {
+	CrossvalRow
+	Transfer *float64 `json:"transfer_log_error,omitempty"`
+	// Consistent and Scenarios: how many combinations of the unknowns the
+	// other curves allow, of how many there are. Zero means they contradict
+	// each other under every one; the band then spans the combinations
+	// within one tolerance of the best explanation (Misfit).
+	Consistent int `json:"consistent_scenarios"`
+	Scenarios  int `json:"scenarios"`
+	// Misfit is the best combination's largest disagreement between the
+	// other curves, in units of their combined uncertainty (at most 1:
+	// they agree).
+	Misfit float64 `json:"misfit"`
 }
 
 // Crossval is the leave-one-out table of a factor set.
@@ -52,8 +64,8 @@ type Crossval struct {
 	// each other, and the band is the spread of the held-out point's
 	// prediction over them, widened by the source points' own
 	// uncertainty. It is as wide as the other curves leave it.
-	Joint       []CrossvalRow `json:"joint"`
-	JointInside int           `json:"joint_inside"`
+	Joint       []JointRow `json:"joint"`
+	JointInside int        `json:"joint_inside"`
 	// Inferred lists the inferred curves: predicted from, never held out.
 	Inferred []string `json:"inferred,omitempty"`
 }
@@ -104,14 +116,14 @@ func CrossValidate(fs *Factors) Crossval {
 			out.Joint = append(out.Joint, r)
 		}
 	}
-	sortRows(out.Rows)
-	sortRows(out.Joint)
+	sortRows(out.Rows, func(i int) CrossvalRow { return out.Rows[i] })
+	sortRows(out.Joint, func(i int) CrossvalRow { return out.Joint[i].CrossvalRow })
 	return out
 }
 
-func sortRows(rows []CrossvalRow) {
+func sortRows[T any](rows []T, row func(int) CrossvalRow) {
 	sort.SliceStable(rows, func(a, b int) bool {
-		x, y := rows[a], rows[b]
+		x, y := row(a), row(b)
 		if x.Class != y.Class {
 			return x.Class < y.Class
 		}
@@ -124,7 +136,7 @@ func sortRows(rows []CrossvalRow) {
 
 // jointRows predicts the held-out curve's points from every other curve at
 // once (Crossval.Joint).
-func (fs *Factors) jointRows(held string) []CrossvalRow {
+func (fs *Factors) jointRows(held string) []JointRow {
 	c := fs.Curves[held]
 	rest := fs.without(held)
 	sources := rest.transferClasses()
@@ -132,7 +144,7 @@ func (fs *Factors) jointRows(held string) []CrossvalRow {
 		return nil
 	}
 	observed := rest.observedClasses()
-	grid := fs.scenarioGrid()
+	grid := fs.scenarioGrid(true)
 	// cost is how far the other observed curves are from agreeing under s:
 	// the largest pair error in units of the two points' combined
 	// uncertainty (at most 1: they agree).
@@ -140,25 +152,25 @@ func (fs *Factors) jointRows(held string) []CrossvalRow {
 	for i, s := range grid {
 		for _, a := range observed {
 			for _, b := range observed {
-				if a == b {
-					continue
-				}
-				ca, cb := rest.Curves[a], rest.Curves[b]
-				tol := math.Hypot(math.Log1p(pointUnc(ca, ca.Points[0])), math.Log1p(pointUnc(cb, cb.Points[0])))
-				for _, e := range rest.pairErrors(ca, cb, s) {
-					costs[i] = math.Max(costs[i], math.Abs(e)/tol)
+				if a != b {
+					costs[i] = math.Max(costs[i], rest.pairCost(rest.Curves[a], rest.Curves[b], s))
 				}
 			}
 		}
 	}
-	best, bestAt := math.Inf(1), 0
-	for i, s := range grid {
-		// On a tie the combination nearest the stated figures wins.
-		if k := costs[i] + 1e-9*s.distance(fs); k < best {
-			best, bestAt = k, i
+	bestAt := 0
+	for i := range grid {
+		if costs[i] < costs[bestAt] {
+			bestAt = i
 		}
 	}
-	limit := math.Max(1, best*1.1)
+	// Where the others agree, the band spans every combination under which
+	// they do. Where they never do, it spans those within one tolerance of
+	// the best explanation: wider, not narrower, for the contradiction.
+	limit := 1.0
+	if costs[bestAt] > 1 {
+		limit = costs[bestAt] + 1
+	}
 	var kept []int
 	consistent := 0
 	for i := range grid {
@@ -169,14 +181,14 @@ func (fs *Factors) jointRows(held string) []CrossvalRow {
 			kept = append(kept, i)
 		}
 	}
-	var rows []CrossvalRow
+	var rows []JointRow
 	for _, pt := range c.Points {
 		act := pt.Slowdown - 1
 		if act <= 0 {
 			continue
 		}
 		lo, hi := math.Inf(1), 0.0
-		logSum, n := 0.0, 0
+		var all []float64 // every kept combination's prediction, for the median
 		fromInferred := false
 		predict := func(s scenario, src *Curve) float64 {
 			pts := rest.carry(src, fs.refScenario(c, s), s, false)
@@ -185,44 +197,82 @@ func (fs *Factors) jointRows(held string) []CrossvalRow {
 		}
 		for _, k := range sources {
 			src := rest.Curves[k]
-			fromInferred = fromInferred || src.Provenance == Inferred
-			u := math.Log1p(pointUnc(src, src.Points[0]))
-			for _, i := range kept {
-				ex := predict(grid[i], src)
-				if ex <= 0 {
-					continue
-				}
-				lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+			// An inferred curve's band is carried as its ends (its
+			// points' own uncertainty is then 0).
+			bands := []int{0}
+			if src.Provenance == Inferred {
+				fromInferred = true
+				bands = []int{-1, 0, 1}
 			}
-			if ex := predict(grid[bestAt], src); ex > 0 {
-				logSum += math.Log(ex)
-				n++
+			u := math.Log1p(pointUnc(src, nearestPoint(src, pt.Fit)))
+			for _, i := range kept {
+				for _, b := range bands {
+					s := grid[i]
+					s.band = b
+					ex := predict(s, src)
+					if ex <= 0 {
+						continue
+					}
+					lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+					if b == 0 {
+						all = append(all, ex)
+					}
+				}
 			}
 		}
-		if n == 0 {
+		if len(all) == 0 {
 			continue
 		}
-		central := math.Exp(logSum / float64(n))
-		r := CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: strings.Join(sources, "+"), FromInferred: fromInferred,
+		// The central figure is the median over the combinations the others
+		// allow: many fit them equally well, so the single best is an
+		// accident of the search.
+		sort.Float64s(all)
+		central := all[len(all)/2]
+		r := JointRow{CrossvalRow: CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: strings.Join(sources, "+"), FromInferred: fromInferred,
 			Predicted: 1 + central, Low: 1 + math.Min(lo, central), High: 1 + math.Max(hi, central),
-			ErrSlowdown: (1+central)/pt.Slowdown - 1, ErrExcess: central/act - 1, Consistent: consistent, Scenarios: len(grid)}
+			ErrSlowdown: (1+central)/pt.Slowdown - 1, ErrExcess: central/act - 1},
+			Consistent: consistent, Scenarios: len(grid), Misfit: costs[bestAt]}
 		r.Inside = r.Low <= pt.Slowdown && pt.Slowdown <= r.High
 		rows = append(rows, r)
 	}
 	return rows
 }
 
-// distance is how far s is from the stated figures (the nominal shape and
-// overhead, every range at its stated point), to break ties.
-func (s scenario) distance(fs *Factors) float64 {
-	d := math.Abs(s.dirtyPos) + math.Abs(s.writePos) + math.Abs(s.localityPos)
-	if s.shape.Name != NominalShape {
-		d++
+// minTolerance is the least combined uncertainty two points are held to
+// (a factor of 1.05): a zero-width interval would otherwise make every
+// disagreement infinite.
+var minTolerance = math.Log(1.05)
+
+// pairCost is how far a's curve carried to b's reference under s misses
+// b's points, each error in units of the two points' combined uncertainty
+// (a's nearest point and b's own).
+func (fs *Factors) pairCost(a, b *Curve, s scenario) float64 {
+	pts := fs.carry(a, fs.refScenario(b, s), s, false)
+	worst := 0.0
+	for _, bp := range b.Points {
+		act := bp.Slowdown - 1
+		if act <= 0 {
+			continue
+		}
+		pred, _, _ := excessAt(pts, s.shape, bp.Fit)
+		if pred <= 0 {
+			continue
+		}
+		tol := math.Max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, bp.Fit))), math.Log1p(pointUnc(b, bp))))
+		worst = math.Max(worst, math.Abs(math.Log(pred/act))/tol)
 	}
-	if s.overhead != fs.FaultOverhead.D() {
-		d++
+	return worst
+}
+
+// nearestPoint is c's point nearest fit f.
+func nearestPoint(c *Curve, f float64) Point {
+	best := c.Points[0]
+	for _, p := range c.Points[1:] {
+		if math.Abs(p.Fit-f) < math.Abs(best.Fit-f) {
+			best = p
+		}
 	}
-	return d
+	return best
 }
 
 // without is fs less one curve, with its own transfer error.

@@ -30,7 +30,7 @@ import (
 // The network is solved by exact mean-value analysis (MVA) for a delay
 // centre and one queueing centre, the multi-unit device approximated as in
 // Seidmann's method: a delay of s(K-1)/K plus a single server with service
-// time s/K. The write occupancy is found by fixed-point iteration. The
+// time s/K. The write occupancy is solved by false position. The
 // result is the mean time a job loses per page it needs back, so
 //
 //	slowdown = 1 + rate x PageTime(rate).
@@ -169,12 +169,9 @@ func (p Path) PageTime(rate float64) float64 {
 		delay += faults * s * (k - 1) / k
 		qd = faults * s / k
 	}
-	uw := 0.0
-	var cycle, x float64
-	// Three or four rounds settle the write occupancy to well under 0.1%:
-	// it changes the throughput only through the read queue.
-	for it := 0; it < 8; it++ {
-		d := qd / (1 - uw)
+	// mva solves the network with writes taking a share u of the device.
+	mva := func(u float64) (cycle, x float64) {
+		d := qd / (1 - u)
 		q := 0.0
 		var r float64
 		for m := 1; m <= n; m++ {
@@ -182,17 +179,59 @@ func (p Path) PageTime(rate float64) float64 {
 			x = float64(m) / (delay + r)
 			q = x * r
 		}
-		cycle = delay + r
-		next := math.Min(0.95, x*tw)
-		if math.Abs(next-uw) < 1e-6 {
-			break
-		}
-		uw = next
+		return delay + r, x
 	}
+	u := 0.0
+	if qd > 0 && tw > 0 {
+		u = writeShare(tw, func(u float64) float64 { _, x := mva(u); return x })
+	}
+	cycle, _ := mva(u)
 	// The writes bound the throughput on their own: the jobs cannot get
 	// pages back faster than the device writes their evictions.
 	cycle = math.Max(cycle, float64(n)*tw)
 	return cycle - z
+}
+
+// writeShare is the share u of the device's time spent writing: the root
+// of u = x(u) x tw, where x(u) is the jobs' throughput (pages a second)
+// when writes take that share, and tw the device time to write the
+// evictions of one page. x falls as u grows, so the root is unique and lies
+// in [0, x(0) x tw]; Illinois false position finds it in a few rounds. The
+// occupancy is solved, not iterated and capped, so the slowdown moves
+// smoothly as the write bandwidth moves (an earlier fixed-point iteration
+// capped at 0.95 jumped).
+func writeShare(tw float64, x func(u float64) float64) float64 {
+	g := func(u float64) float64 { return x(u)*tw - u }
+	a, b := 0.0, math.Min(x(0)*tw, 1-1e-9)
+	fa, fb := g(a), g(b)
+	if fa <= 0 {
+		return 0
+	}
+	if fb >= 0 {
+		return b
+	}
+	side := 0
+	for i := 0; i < 100 && b-a > 1e-12; i++ {
+		c := (fa*b - fb*a) / (fa - fb)
+		fc := g(c)
+		switch {
+		case math.Abs(fc) < 1e-12:
+			return c
+		case fc < 0:
+			b, fb = c, fc
+			if side == -1 {
+				fa /= 2
+			}
+			side = -1
+		default:
+			a, fa = c, fc
+			if side == 1 {
+				fb /= 2
+			}
+			side = 1
+		}
+	}
+	return (a + b) / 2
 }
 
 // sharedPageTime is PageTime when the jobs outnumber the cores. The CPU
@@ -233,15 +272,11 @@ func (p Path) sharedPageTime(rate float64) float64 {
 		return delay + rc + rd, x
 	}
 	inRAM, _ := mva(z, 0, 0, 0)
-	var cycle, x, uw float64
-	for it := 0; it < 8; it++ {
-		cycle, x = mva(cpu, devDelay, devQ, uw)
-		next := math.Min(0.95, x*tw)
-		if math.Abs(next-uw) < 1e-6 {
-			break
-		}
-		uw = next
+	u := 0.0
+	if devQ > 0 && tw > 0 {
+		u = writeShare(tw, func(u float64) float64 { _, x := mva(cpu, devDelay, devQ, u); return x })
 	}
+	cycle, _ := mva(cpu, devDelay, devQ, u)
 	cycle = math.Max(cycle, float64(n)*tw)
 	return z * (cycle/inRAM - 1)
 }

@@ -153,8 +153,9 @@ const (
 	dimShape
 	dimOverhead
 	dimFit
-	dimDirty // a reference's dirty share over its dirty_share_range
-	dimWrite // a reference's write bandwidth over its write_bandwidth_range
+	dimDirty    // a reference's dirty share over its dirty_share_range
+	dimWrite    // a reference's write bandwidth over its write_bandwidth_range
+	dimLocality // the job's shape's locality over its locality_range
 	dims
 	// dimBand is an inferred curve's own band; it bounds the band rather
 	// than joining the others in quadrature (outside dims on purpose).
@@ -296,6 +297,11 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	for _, fp := range fitPos[1:] {
 		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], fitPos: fp, dim: dimFit})
 	}
+	if len(shapes[nominalShape].LocalityRange) == 2 {
+		for _, l := range []float64{-1, 1} {
+			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], localityPos: l, dim: dimLocality})
+		}
+	}
 	if len(c.Reference.DirtyShareRange) == 2 {
 		for _, d := range []float64{-1, 1} {
 			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], dirtyPos: d, dim: dimDirty})
@@ -382,8 +388,9 @@ func samePath(a, b Path) bool {
 // from the slowdown on the reference path.
 func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointModel {
 	out := make([]pointModel, len(c.Points))
+	ref, tgt := fs.refScenario(c, s), fs.scenarioPath(target, s)
 	for i, pt := range c.Points {
-		r, t := fs.refScenario(c, s), fs.scenarioPath(target, s)
+		r, t := ref, tgt
 		solve := func() float64 { return fs.rateFor(c, i, r) }
 		if s.band != 0 && len(pt.CI) == 2 {
 			// The band's end as a point: its page rate in proportion to
@@ -657,7 +664,13 @@ func (fs *Factors) transferError() transferErr {
 		return transferErr{Floor: fallbackTransferError}
 	}
 	best := transferErr{Floor: math.Inf(1)}
-	for _, s := range fs.scenarioGrid() {
+	// Only the unknowns a prediction's band spans on its own terms (shape
+	// and overhead) are searched here, with every stated range at its
+	// stated figure. Searching the ranges too would fit the anchors ever
+	// more closely the finer the search, and the error would shrink
+	// towards nothing without recommend carrying the spread that bought
+	// it.
+	for _, s := range fs.scenarioGrid(false) {
 		{
 			type obs struct{ d, e float64 }
 			var all []obs
@@ -691,24 +704,28 @@ func (fs *Factors) transferError() transferErr {
 
 // scenarioGrid is every combination of the unknowns a factor set's curves
 // leave open, for the searches that look for the combination the curves
-// allow: shape, software overhead, and where in their stated ranges the
-// references' dirty shares and write bandwidths were (one position for all
-// curves with a range: the published anchors are one study's jobs).
-func (fs *Factors) scenarioGrid() []scenario {
+// allow: shape, software overhead and, with ranges, the shape's locality
+// and where in their stated ranges the references' dirty shares and write
+// bandwidths were (one position for all curves with a range: the
+// published anchors are one study's jobs).
+func (fs *Factors) scenarioGrid(ranges bool) []scenario {
 	dirty, write, local := []float64{0}, []float64{0}, []float64{0}
 	for _, c := range fs.Curves {
+		if !ranges {
+			break
+		}
 		if len(c.Reference.DirtyShareRange) == 2 {
-			dirty = []float64{-1, -0.5, 0, 0.5, 1}
+			dirty = positions(gridSteps)
 		}
 		if len(c.Reference.WriteBandwidthRange) == 2 {
-			write = []float64{-1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1}
+			write = positions(2 * gridSteps)
 		}
 	}
 	var out []scenario
 	for _, sh := range fs.ShapeList() {
 		local = []float64{0}
-		if len(sh.LocalityRange) == 2 {
-			local = []float64{-1, -0.5, 0, 0.5, 1}
+		if ranges && len(sh.LocalityRange) == 2 {
+			local = positions(gridSteps)
 		}
 		for _, o := range fs.overheads() {
 			for _, d := range dirty {
@@ -719,6 +736,21 @@ func (fs *Factors) scenarioGrid() []scenario {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// gridSteps is how many steps the searches take on either side of a
+// range's stated figure (twice as many for write bandwidth, where the
+// X25-M's write ceiling makes the slowdown steep). Halving the steps
+// moves the joint crossval bands by under 10% (TestCrossvalGridDensity).
+var gridSteps = 4
+
+// positions is -1 ... 1 in n steps either side of 0.
+func positions(n int) []float64 {
+	out := make([]float64, 0, 2*n+1)
+	for i := -n; i <= n; i++ {
+		out = append(out, float64(i)/float64(n))
 	}
 	return out
 }

@@ -71,3 +71,55 @@ func TestCrossvalGridDensity(t *testing.T) {
 		}
 	}
 }
+
+// Curves that contradict each other, with zero-width intervals: the joint
+// rows stay finite, report the misfit, and the band spans more than the
+// best explanation alone (a contradiction widens it).
+func TestCrossvalContradictionWidens(t *testing.T) {
+	src := `name: contradiction
+source: test
+curves:
+  - {class: zram-lz4, provenance: measured, host: h, source: s, reference: {read_latency: 3us, write_latency: 4us},
+     points: [{fit: 0.5, slowdown: 1.5, ci: [1.5, 1.5]}]}
+  - {class: hdd, provenance: measured, host: h, source: s, reference: {read_latency: 100us, write_latency: 100us, read_iops: 40000},
+     points: [{fit: 0.5, slowdown: 1.2, ci: [1.2, 1.2]}]}
+  - {class: sata-ssd-slc, provenance: measured, host: h, source: s, reference: {read_latency: 75us, write_latency: 85us, read_iops: 35000},
+     points: [{fit: 0.5, slowdown: 9, ci: [9, 9]}]}
+`
+	f, err := model.ParseFactors("c.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := model.MergeFactors(model.DefaultParameters(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := model.CrossValidate(fs)
+	if len(cv.Joint) != 3 {
+		t.Fatalf("%d joint rows", len(cv.Joint))
+	}
+	contradicted := 0
+	for _, r := range cv.Joint {
+		for _, v := range []float64{r.Predicted, r.Low, r.High, r.Misfit} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%s: not finite: %+v", r.Class, r)
+			}
+		}
+		if !(r.Low <= r.Predicted && r.Predicted <= r.High) {
+			t.Errorf("%s: %.3f outside %.3f-%.3f", r.Class, r.Predicted, r.Low, r.High)
+		}
+		if r.Misfit > 1 {
+			contradicted++
+			if r.Consistent != 0 {
+				t.Errorf("%s: misfit %.2f but %d consistent", r.Class, r.Misfit, r.Consistent)
+			}
+			if !((r.High-1)/(r.Low-1) > 1.5) {
+				t.Errorf("%s: the others contradict each other (misfit %.2f) yet the band is %.3f-%.3f", r.Class, r.Misfit, r.Low, r.High)
+			}
+		}
+		t.Logf("%s: %.3f (%.3f-%.3f) misfit %.2f, %d of %d", r.Class, r.Predicted, r.Low, r.High, r.Misfit, r.Consistent, r.Scenarios)
+	}
+	if contradicted == 0 {
+		t.Error("no row saw the contradiction")
+	}
+}

@@ -4,11 +4,16 @@
 package roottest
 
 import (
+	"fmt"
 	"os"
-	"testing"
-
+	"path/filepath"
 	"syscall"
+	"testing"
 )
+
+// lockName is the file whose lock the host-changing tests of every package
+// share.
+const lockName = "/tmp/memplan-probe-tests.lock"
 
 // Require skips the test unless it runs as root (CI does).
 func Require(t testing.TB) {
@@ -23,7 +28,7 @@ func Require(t testing.TB) {
 // another test binary would upset. The lock is released when the test ends.
 func Lock(t testing.TB) {
 	t.Helper()
-	f, err := os.OpenFile("/tmp/memplan-probe-tests.lock", os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,4 +37,33 @@ func Lock(t testing.TB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+}
+
+// RecoverStale undoes what earlier test runs left on the host: a test
+// binary killed by its timeout runs no cleanup, and its probe's journal
+// stays in its t.TempDir state directory (under the temporary directory,
+// TestName.../NNN). Call it from TestMain just before m.Run, after the
+// checks that turn the binary into a probe's child (a child must never
+// wait for this lock: its parent test holds it). It takes the tests' lock,
+// so no test of any package is changing the host meanwhile, and undoes the
+// journals whose process is gone. Best effort: it never fails the run.
+//
+// recover is host.RecoverStale over the real host (passed in, because the
+// packages below measure/host cannot import it from here).
+func RecoverStale(recover func(dirs []string) []string) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	f, err := os.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "Test*", "*"))
+	for _, l := range recover(dirs) {
+		fmt.Fprintln(os.Stderr, "roottest: an earlier run left host changes:", l)
+	}
 }

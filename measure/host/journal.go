@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure/host/emulate"
+	"golang.org/x/sys/unix"
 )
 
 // StateDirEnv overrides the directory holding the journal and the lock.
@@ -191,6 +192,43 @@ func PendingChanges(h Host, dir string) []string {
 		out = append(out, jf.Entries[i].String())
 	}
 	return out
+}
+
+// RecoverStale undoes what the journals in dirs still list when the process
+// that wrote them is gone. A test binary killed by its timeout leaves its
+// changes, and their journal in its t.TempDir state directory, behind; the
+// next run's tests call this first (internal/roottest). A journal whose
+// writer is alive, or a host another probe holds right now, is left alone.
+// It returns one line per journal it acted on.
+func RecoverStale(h Host, dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		jf, err := readJournal(h, dir)
+		if err != nil || len(jf.Entries) == 0 || processAlive(jf.PID) {
+			continue
+		}
+		j, err := OpenJournal(h, dir)
+		if err != nil {
+			continue // another probe holds the host: not ours to touch now
+		}
+		n := j.Len()
+		if err := j.UndoAll(); err != nil {
+			out = append(out, fmt.Sprintf("%s: undoing %d change(s) of pid %d (%s): %v", j.Path(), n, jf.PID, jf.Command, err))
+		} else {
+			out = append(out, fmt.Sprintf("%s: undid %d change(s) of pid %d (%s), which is gone", j.Path(), n, jf.PID, jf.Command))
+		}
+		j.Close()
+	}
+	return out
+}
+
+// processAlive reports whether pid names a running process.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }
 
 // Path is the journal file.

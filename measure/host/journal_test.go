@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,4 +158,49 @@ func TestHostLock(t *testing.T) {
 		t.Fatalf("relock after release: %v", err)
 	}
 	l2.Close()
+}
+
+// A journal whose process is gone (a test binary killed by its timeout) is
+// undone by RecoverStale; one whose process is alive is left alone.
+func TestRecoverStaleUndoesOnlyDeadProcesses(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	dead, alive := t.TempDir(), t.TempDir()
+	for _, dir := range []string{dead, alive} {
+		j, err := host.NewJournal(h, dir, "killed test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Record(host.Entry{Op: host.OpWrite, Path: "/sys/module/zswap/parameters/enabled", Old: "N", New: "Y"}); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+	}
+	host.WriteString(h, "/sys/module/zswap/parameters/enabled", "Y")
+	// The first journal's writer: a process that has exited.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dead, host.JournalName)
+	b, err := h.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), fmt.Sprintf(`"pid": %d`, os.Getpid()), fmt.Sprintf(`"pid": %d`, cmd.Process.Pid), 1))
+	if err := h.WriteFile(name, b); err != nil {
+		t.Fatal(err)
+	}
+	got := host.RecoverStale(h, []string{dead, alive, t.TempDir()})
+	if len(got) != 1 || !strings.Contains(got[0], "undid 1 change(s)") || !strings.Contains(got[0], "killed test") {
+		t.Fatalf("RecoverStale: %q", got)
+	}
+	if v := strings.TrimSpace(h.Read("/sys/module/zswap/parameters/enabled")); v != "N" {
+		t.Errorf("zswap enabled = %q after recovery", v)
+	}
+	if left := host.PendingChanges(h, dead); len(left) != 0 {
+		t.Errorf("dead journal still lists %q", left)
+	}
+	if left := host.PendingChanges(h, alive); len(left) != 1 {
+		t.Errorf("the live process's journal lists %q, want its one change untouched", left)
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/memplan/memplan/internal/roottest"
+
+	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/emulate"
 )
 
@@ -14,5 +17,6 @@ func TestMain(m *testing.M) {
 	if ok, code := WorkloadMain(); ok {
 		os.Exit(code)
 	}
+	roottest.RecoverStale(func(dirs []string) []string { return host.RecoverStale(host.NewOSHost(), dirs) })
 	os.Exit(m.Run())
 }

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 	if ok, code := probe.WorkloadMain(); ok {
 		os.Exit(code)
 	}
+	roottest.RecoverStale(func(dirs []string) []string { return host.RecoverStale(host.NewOSHost(), dirs) })
 	os.Exit(m.Run())
 }
 

@@ -90,6 +90,11 @@ type Options struct {
 	// CodePasses is how often a swapdemo iteration reads the code through,
 	// at random pages (default 8).
 	CodePasses float64
+	// SwapdemoSettings, when set, runs only these swapdemo settings (by
+	// name, as in the table: "swappiness 60", "swap off", ...), so that a
+	// test can afford the sizes at which one comparison shows; nil: all.
+	// No flag: a user wants the whole table.
+	SwapdemoSettings []string
 
 	// Command is recorded in the journal so cleanup can say what left it.
 	Command string

@@ -180,3 +180,25 @@ func TestPlanEmulatorMemory(t *testing.T) {
 		t.Errorf("skipped does not say why: %q", tight.Skipped)
 	}
 }
+
+// Tests may run a subset of the swapdemo settings; the plan says which.
+func TestPlanSwapdemoSubset(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	o := planOpts(t)
+	o.Scenarios = []string{ScenarioSwapdemo}
+	o.Limit = 256 * units.MiB
+	o.Reps = 1
+	o.SwapdemoSettings = []string{"swappiness 1", "swappiness 60"}
+	p, err := MakePlan(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(p.Changes, "\n")
+	if !strings.Contains(text, "up to 2 runs (1 per setting") || !strings.Contains(text, "each: swappiness 60, swappiness 1") || strings.Contains(text, "swap off") {
+		t.Errorf("plan for two settings:\n%s", text)
+	}
+	o.SwapdemoSettings = []string{"swappiness 60", "swapiness 1"}
+	if _, err := MakePlan(h, o); err == nil || !strings.Contains(err.Error(), `unknown swapdemo setting "swapiness 1"; expected some of swappiness 60, swappiness 1, swappiness 0, swap off`) {
+		t.Errorf("misspelt setting: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/memplan/memplan/measure"
@@ -31,6 +32,12 @@ func (o *Options) validateExperiments() error {
 	}
 	if o.CopyRuns > 0 && o.CopyRuns < 3 {
 		return measure.OptErr("copy-runs", "%d runs leave nothing once the best and worst are dropped; expected 3 or more (the benchmark ran 8)", o.CopyRuns)
+	}
+	for _, name := range o.SwapdemoSettings {
+		if !host.Contains(allSwapdemoNames(), name) {
+			// Only tests set these (no flag): a plain error.
+			return fmt.Errorf("probe: unknown swapdemo setting %q; expected some of %s", name, joinComma(allSwapdemoNames()))
+		}
 	}
 	for _, r := range o.PageCacheRemedies {
 		if !host.Contains(allRemedies, r) {
@@ -114,10 +121,11 @@ func (p *Plan) describeExperiments(add func(string, ...any)) {
 		return
 	}
 	if sd := p.Swapdemo; sd != nil {
-		n := len(swapdemoSettings()) * max(sd.Reps, 1)
+		o := p.Options
+		n := len(o.swapdemoSettings()) * max(sd.Reps, 1)
 		p.Runs += n
 		add("swapdemo experiment: memory limit %s, %s data + %s code file, %s chunk; swap file %s (priority %d) in %s, zram %s (priority %d) for the zram runs; up to %d runs (%d per setting, a setting that cannot finish in the budget runs once) of up to %d iterations or %s each: %s",
-			sd.Limit, sd.Data, sd.Code, sd.Chunk, sd.SwapFile, swapdemoFilePriority, p.Swap.Dir, sd.ZramSize, host.SwapPriority, n, max(sd.Reps, 1), sd.Iterations, units.Duration(sd.Budget), swapdemoNames())
+			sd.Limit, sd.Data, sd.Code, sd.Chunk, sd.SwapFile, swapdemoFilePriority, p.Swap.Dir, sd.ZramSize, host.SwapPriority, n, max(sd.Reps, 1), sd.Iterations, units.Duration(sd.Budget), swapdemoNames(o.swapdemoSettings()))
 	}
 	if cp := p.Copy; cp != nil {
 		p.Runs += 3 * cp.Runs
@@ -126,12 +134,36 @@ func (p *Plan) describeExperiments(add func(string, ...any)) {
 	}
 }
 
-func swapdemoNames() string {
+func swapdemoNames(settings []swapdemoSetting) string {
+	var s []string
+	for _, st := range settings {
+		s = append(s, st.name)
+	}
+	return joinComma(s)
+}
+
+func allSwapdemoNames() []string {
 	var s []string
 	for _, st := range swapdemoSettings() {
 		s = append(s, st.name)
 	}
-	return joinComma(s)
+	return s
+}
+
+// swapdemoSettings are the experiment's settings the options select, in the
+// table's order.
+func (o *Options) swapdemoSettings() []swapdemoSetting {
+	all := swapdemoSettings()
+	if len(o.SwapdemoSettings) == 0 {
+		return all
+	}
+	var out []swapdemoSetting
+	for _, st := range all {
+		if host.Contains(o.SwapdemoSettings, st.name) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // experiments runs the swapdemo and copy scenarios (after the shared swap

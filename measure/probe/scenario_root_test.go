@@ -92,7 +92,8 @@ func TestRootSwapdemo(t *testing.T) {
 	// Swappiness 1: the experiment's kernel thrashed like swap off. Since
 	// Linux 5.8 reclaim weighs swappiness by what each side's refaults cost,
 	// so once the code is re-read the kernel swaps data out anyway (see
-	// docs/probe.md). Older kernels are held to the experiment.
+	// docs/probe.md). Older kernels are held to the experiment here; every
+	// kernel is at 1 GiB, where it thrashes (TestRootSwapdemoSwappiness1).
 	sw1 := by["swappiness 1"]
 	if !kernelAtLeast(t, 5, 8) {
 		if slow(sw1) < 5 {

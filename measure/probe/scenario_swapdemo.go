@@ -200,7 +200,7 @@ func (s *session) swapdemoScenario(ctx context.Context) error {
 	if err := host.AddSwapFileAt(s.Host, s.Journal, s.plan.Swap, swapFile, sd.SwapFile, swapdemoFilePriority); err != nil {
 		return err
 	}
-	settings := swapdemoSettings()
+	settings := s.plan.Options.swapdemoSettings()
 	s.prog.Stage("swapdemo experiment", len(settings)*max(sd.Reps, 1))
 	cg := &host.Cgroup{Host: s.Host, Version: s.Layout.Version, Mem: s.MemDir}
 	res.Runs = make([]SwapdemoRun, len(settings))

@@ -148,6 +148,20 @@ type pricedDrive struct {
 	class string // FactorClass, computed once
 }
 
+// CatalogDevice is a catalog drive of factor class class as the transfer
+// model sees it, drives of it striped: its latencies and IOPS, its write
+// bandwidth (the class default when the catalog gives none) and the
+// latency of a read that follows on from the one before.
+func CatalogDevice(d prices.Drive, class string, drives int) Device {
+	dev := Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS,
+		WriteBW: float64(d.WriteBandwidth), Drives: drives}
+	if dev.WriteBW <= 0 {
+		dev.WriteBW = DefaultWriteBandwidth(class)
+	}
+	dev.SeqReadLatency = DefaultSeqReadLatency(class, dev.ReadLatency)
+	return dev
+}
+
 // Recommend enumerates, evaluates and ranks configurations.
 func Recommend(in Input) (*Result, error) { return recommend(in, nil) }
 
@@ -664,12 +678,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Swap = s
 	var dev Device
 	if d != nil {
-		dev = Device{Name: d.Model, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(), ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS,
-			WriteBW: float64(d.WriteBandwidth), Drives: s.Drives}
-		if dev.WriteBW <= 0 {
-			dev.WriteBW = DefaultWriteBandwidth(d.class)
-		}
-		dev.SeqReadLatency = DefaultSeqReadLatency(d.class, dev.ReadLatency)
+		dev = CatalogDevice(d.Drive, d.class, s.Drives)
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1

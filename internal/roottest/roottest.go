@@ -44,9 +44,10 @@ func Lock(t testing.TB) {
 // stays in its t.TempDir state directory (under the temporary directory,
 // TestName.../NNN). Call it from TestMain just before m.Run, after the
 // checks that turn the binary into a probe's child (a child must never
-// wait for this lock: its parent test holds it). It takes the tests' lock,
-// so no test of any package is changing the host meanwhile, and undoes the
-// journals whose process is gone. Best effort: it never fails the run.
+// take this lock: its parent test holds it). When it gets the tests' lock
+// at once (no test of any package is changing the host), it undoes the
+// journals whose process is gone; otherwise it leaves them for a later
+// run. Best effort: it never fails or delays the run.
 //
 // recover is host.RecoverStale over the real host (passed in, because the
 // packages below measure/host cannot import it from here).
@@ -59,7 +60,9 @@ func RecoverStale(recover func(dirs []string) []string) {
 		return
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	// Without waiting: while another binary's test changes the host, its
+	// journal is live, and this binary should not queue behind it.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return
 	}
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "Test*", "*"))

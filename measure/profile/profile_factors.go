@@ -212,8 +212,11 @@ func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
 			if class == "hdd" {
 				n, label = 2, "2 x "+d.Model+", RAID 0"
 			}
-			targets = append(targets, target{class, model.Device{Name: label, ReadLatency: d.ReadLatency.D(), WriteLatency: d.WriteLatency.D(),
-				ReadIOPS: d.ReadIOPS, WriteIOPS: d.WriteIOPS, Drives: n, SeqReadLatency: model.DefaultSeqReadLatency(class, d.ReadLatency.D())}})
+			// The device recommend would price: the catalog's write
+			// bandwidth or the class default, not 4 KiB x write IOPS.
+			dev := model.CatalogDevice(d, class, n)
+			dev.Name = label
+			targets = append(targets, target{class, dev})
 		}
 	}
 	for _, sw := range model.DefaultFactors().Software {

@@ -98,7 +98,19 @@ func (p *probeProc) wait(t *testing.T) int {
 	go func() { done <- p.cmd.Wait() }()
 	select {
 	case err := <-done:
-		for range p.lines {
+		// Read to the end of stderr; a child that kept it open (it should
+		// not) cannot hold the test for long.
+		drained := time.After(10 * time.Second)
+	drain:
+		for {
+			select {
+			case _, ok := <-p.lines:
+				if !ok {
+					break drain
+				}
+			case <-drained:
+				break drain
+			}
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

@@ -480,16 +480,23 @@ func (p *probeProc) kill9(t *testing.T, state string) {
 
 func startProc(t *testing.T, cmd *exec.Cmd, state string) *probeProc {
 	t.Helper()
-	errPipe, err := cmd.StderrPipe()
+	// An os.Pipe, not StderrPipe: Wait closes a StderrPipe as soon as the
+	// process exits, and the last lines (what a second Ctrl-C prints, say)
+	// could be lost before the reader got them. This read end stays open
+	// until the reader sees EOF.
+	errPipe, errW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stderr = errW
 	p := &probeProc{cmd: cmd, lines: make(chan string, 256), state: state}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	errW.Close()
 	go func() {
 		defer close(p.lines)
+		defer errPipe.Close()
 		sc := bufio.NewScanner(errPipe)
 		for sc.Scan() {
 			p.mu.Lock()

@@ -205,6 +205,12 @@ func (fs *Factors) jointRows(held string) []JointRow {
 				bands = []int{-1, 0, 1}
 			}
 			u := math.Log1p(pointUnc(src, nearestPoint(src, pt.Fit)))
+			if len(observed) < 2 {
+				// One other curve checks nothing against anything: the
+				// model's own error is then the prior the transfer
+				// error starts from, as for recommend.
+				u = math.Hypot(u, fallbackTransferError)
+			}
 			for _, i := range kept {
 				for _, b := range bands {
 					s := grid[i]

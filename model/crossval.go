@@ -181,6 +181,31 @@ func (fs *Factors) jointRows(held string) []JointRow {
 			kept = append(kept, i)
 		}
 	}
+	// Each source carried to the held-out curve's reference once per kept
+	// combination (an inferred one also with its band's ends, its points'
+	// own uncertainty then being 0); every held-out point reads them.
+	type carried struct {
+		src *Curve
+		s   scenario
+		pts []pointModel
+	}
+	var runs []carried
+	fromInferred := false
+	for _, k := range sources {
+		src := rest.Curves[k]
+		bands := []int{0}
+		if src.Provenance == Inferred {
+			fromInferred = true
+			bands = []int{-1, 0, 1}
+		}
+		for _, i := range kept {
+			for _, b := range bands {
+				s := grid[i]
+				s.band = b
+				runs = append(runs, carried{src, s, rest.carry(src, fs.refScenario(c, s), s, false)})
+			}
+		}
+	}
 	var rows []JointRow
 	for _, pt := range c.Points {
 		act := pt.Slowdown - 1
@@ -189,41 +214,21 @@ func (fs *Factors) jointRows(held string) []JointRow {
 		}
 		lo, hi := math.Inf(1), 0.0
 		var all []float64 // every kept combination's prediction, for the median
-		fromInferred := false
-		predict := func(s scenario, src *Curve) float64 {
-			pts := rest.carry(src, fs.refScenario(c, s), s, false)
-			ex, _, _ := excessAt(pts, s.shape, pt.Fit)
-			return ex
-		}
-		for _, k := range sources {
-			src := rest.Curves[k]
-			// An inferred curve's band is carried as its ends (its
-			// points' own uncertainty is then 0).
-			bands := []int{0}
-			if src.Provenance == Inferred {
-				fromInferred = true
-				bands = []int{-1, 0, 1}
+		for _, r := range runs {
+			ex, _, _ := excessAt(r.pts, r.s.shape, pt.Fit)
+			if ex <= 0 {
+				continue
 			}
-			u := math.Log1p(pointUnc(src, nearestPoint(src, pt.Fit)))
+			u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, pt.Fit)))
 			if len(observed) < 2 {
 				// One other curve checks nothing against anything: the
 				// model's own error is then the prior the transfer
 				// error starts from, as for recommend.
 				u = math.Hypot(u, fallbackTransferError)
 			}
-			for _, i := range kept {
-				for _, b := range bands {
-					s := grid[i]
-					s.band = b
-					ex := predict(s, src)
-					if ex <= 0 {
-						continue
-					}
-					lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
-					if b == 0 {
-						all = append(all, ex)
-					}
-				}
+			lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+			if r.s.band == 0 {
+				all = append(all, ex)
 			}
 		}
 		if len(all) == 0 {
@@ -253,19 +258,10 @@ var minTolerance = math.Log(1.05)
 // b's points, each error in units of the two points' combined uncertainty
 // (a's nearest point and b's own).
 func (fs *Factors) pairCost(a, b *Curve, s scenario) float64 {
-	pts := fs.carry(a, fs.refScenario(b, s), s, false)
 	worst := 0.0
-	for _, bp := range b.Points {
-		act := bp.Slowdown - 1
-		if act <= 0 {
-			continue
-		}
-		pred, _, _ := excessAt(pts, s.shape, bp.Fit)
-		if pred <= 0 {
-			continue
-		}
-		tol := math.Max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, bp.Fit))), math.Log1p(pointUnc(b, bp))))
-		worst = math.Max(worst, math.Abs(math.Log(pred/act))/tol)
+	for _, e := range fs.pairErrors(a, b, s) {
+		tol := math.Max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, e.point.Fit))), math.Log1p(pointUnc(b, e.point))))
+		worst = math.Max(worst, math.Abs(e.log)/tol)
 	}
 	return worst
 }

@@ -681,7 +681,7 @@ func (fs *Factors) transferError() transferErr {
 					}
 					d := transferDistance(fs.refScenario(b, s), fs.refScenario(a, s))
 					for _, e := range fs.pairErrors(a, b, s) {
-						all = append(all, obs{d, math.Abs(e)})
+						all = append(all, obs{d, math.Abs(e.log)})
 					}
 				}
 			}
@@ -793,13 +793,18 @@ func towards(nominal, low, high, pos float64) float64 {
 	return nominal + pos*(high-nominal)
 }
 
+// pairError is ln(predicted/actual excess) at one point of b.
+type pairError struct {
+	log   float64
+	point Point
+}
+
 // pairErrors predicts b's points from a's curve carried to b's reference
-// path under s and returns ln(predicted/actual excess) at each point of b
-// with an excess.
-func (fs *Factors) pairErrors(a, b *Curve, s scenario) []float64 {
-	tgt := fs.refScenario(b, s)
-	pts := fs.carry(a, tgt, s, false)
-	var out []float64
+// path under s and returns the log error at each point of b with an
+// excess.
+func (fs *Factors) pairErrors(a, b *Curve, s scenario) []pairError {
+	pts := fs.carry(a, fs.refScenario(b, s), s, false)
+	var out []pairError
 	for _, bp := range b.Points {
 		act := bp.Slowdown - 1
 		if act <= 0 {
@@ -809,7 +814,7 @@ func (fs *Factors) pairErrors(a, b *Curve, s scenario) []float64 {
 		if pred <= 0 {
 			continue
 		}
-		out = append(out, math.Log(pred/act))
+		out = append(out, pairError{math.Log(pred / act), bp})
 	}
 	return out
 }

@@ -34,6 +34,16 @@ func kernelAtLeast(t *testing.T, major, minor int) bool {
 	return ma > major || (ma == major && mi >= minor)
 }
 
+// hostRestored checks that a probe left the host as before and its
+// journal empty.
+func hostRestored(t *testing.T, before, stateDir string) {
+	t.Helper()
+	hosttest.Unchanged(t, before)
+	if left := host.PendingChanges(host.NewOSHost(), stateDir); len(left) != 0 {
+		t.Errorf("journal still lists %q", left)
+	}
+}
+
 func TestRootSwapdemo(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
@@ -52,10 +62,7 @@ func TestRootSwapdemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("swapdemo took %s", time.Since(start).Round(time.Second))
-	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
-		t.Errorf("journal still lists %q", left)
-	}
+	hostRestored(t, before, o.StateDir)
 	sd := rep.Swapdemo
 	if sd == nil || len(sd.Runs) != len(swapdemoSettings()) {
 		t.Fatalf("swapdemo result %+v", sd)
@@ -283,10 +290,7 @@ func TestRootSwapdemoInterrupted(t *testing.T) {
 	if !zramSeen {
 		t.Log("zram never became swap before the cancel (zram unavailable?)")
 	}
-	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
-		t.Errorf("journal still lists %q", left)
-	}
+	hostRestored(t, before, o.StateDir)
 	if m, _ := filepath.Glob(filepath.Join(o.SwapDir, "memplan-*")); len(m) != 0 {
 		t.Errorf("left in the swap directory: %q", m)
 	}

@@ -56,10 +56,7 @@ func TestRootSwapdemoSwappiness1(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("swapdemo at %s, budget %s, took %s", o.Limit, o.Budget, time.Since(start).Round(time.Second))
-	hosttest.Unchanged(t, before)
-	if left := host.PendingChanges(host.NewOSHost(), o.StateDir); len(left) != 0 {
-		t.Errorf("journal still lists %q", left)
-	}
+	hostRestored(t, before, o.StateDir)
 	sd := rep.Swapdemo
 	if sd == nil || len(sd.Runs) != len(o.SwapdemoSettings) {
 		t.Fatalf("swapdemo result %+v", sd)

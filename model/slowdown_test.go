@@ -267,3 +267,29 @@ func TestPredictCountsPages(t *testing.T) {
 		t.Errorf("zram scaled by counts: %+v, %v", est, err)
 	}
 }
+
+// A factor file's reference may state its disk's sequential read latency;
+// without it the hdd class gets the default, and a flash class none.
+func TestReferenceSeqReadLatency(t *testing.T) {
+	src := `name: s
+source: t
+curves:
+  - {class: hdd, provenance: published, source: s, reference: {read_latency: 8ms, seq_read_latency: 250us}, points: [{fit: 0.5, slowdown: 2}]}
+  - {class: hdd-raid, provenance: published, source: s, reference: {read_latency: 8ms}, points: [{fit: 0.5, slowdown: 2}]}
+  - {class: sata-ssd-slc, provenance: published, source: s, reference: {read_latency: 75us}, points: [{fit: 0.5, slowdown: 1.1}]}
+`
+	f, err := ParseFactors("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []time.Duration{250 * time.Microsecond, 100 * time.Microsecond, 0} {
+		if got := f.Curves[i].RefDevice().SeqReadLatency; got != want {
+			t.Errorf("%s: sequential read %v, want %v", f.Curves[i].Class, got, want)
+		}
+	}
+	// And it is what a path's reads cost when they follow on.
+	p := Path{Dev: f.Curves[0].RefDevice(), Jobs: 1, Locality: 1}
+	if got := p.IdleTime(); !near(got, 250e-6, 1e-12) {
+		t.Errorf("all reads following on: %.1fus, want 250us", got*1e6)
+	}
+}

@@ -202,8 +202,9 @@ func (p Path) PageTime(rate float64) float64 {
 // capped at 0.95 jumped).
 func writeShare(tw float64, x func(u float64) float64) float64 {
 	g := func(u float64) float64 { return x(u)*tw - u }
-	a, b := 0.0, math.Min(x(0)*tw, 1-1e-9)
-	fa, fb := g(a), g(b)
+	x0 := x(0)
+	a, b := 0.0, math.Min(x0*tw, 1-1e-9)
+	fa, fb := x0*tw, g(b)
 	if fa <= 0 {
 		return 0
 	}

@@ -574,6 +574,7 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 type evaluator struct {
 	configs   []*Config
 	preps     map[prepKey]prepared
+	ests      map[estKey]Estimate
 	rejected  map[string]int // reason -> count, merged into Result.Rejected
 	notes     map[string]rejectNote
 	evaluated int
@@ -594,8 +595,17 @@ type prepKey struct {
 	shape       string
 }
 
-// predict is Factors.Predict with the fit-independent part cached: the
-// search asks the same device and load about many memory sizes.
+// estKey is one prediction: a prepared curve at one fit ratio. Many
+// configurations share both (DIMM kits of the same capacity at different
+// prices, the same drive in several bays' worth of options).
+type estKey struct {
+	prep prepKey
+	fit  float64
+}
+
+// predict is Factors.Predict with the fit-independent part cached, and each
+// figure cached too: the search asks the same device and load about many
+// memory sizes, and about the same size many times.
 func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f float64, cores int) (Estimate, error) {
 	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
 	p, ok := e.preps[k]
@@ -609,7 +619,16 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 		}
 		e.preps[k] = p
 	}
-	return p.at(f), nil
+	ek := estKey{k, f}
+	if est, ok := e.ests[ek]; ok {
+		return est, nil
+	}
+	est := p.at(f)
+	if e.ests == nil {
+		e.ests = map[estKey]Estimate{}
+	}
+	e.ests[ek] = est
+	return est, nil
 }
 
 func (e *evaluator) factorsFor(job string) *Factors {

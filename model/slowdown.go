@@ -339,14 +339,18 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	default:
 		p.basis = "published: " + c.Source
 	}
-	tgt, refT := p.target.IdleTime(), ref.IdleTime()
+	// The distance the transfer error is read at, and the times per page
+	// the basis prints, are those of the central scenario, as when the
+	// error was learnt: with its shape's locality and readahead.
+	tgtPath, refPath := fs.scenarioPath(p.target, p.scen[0]), fs.refScenario(c, p.scen[0])
+	tgt, refT := tgtPath.IdleTime(), refPath.IdleTime()
 	switch {
 	case derived:
 		p.provenance = Derived
-		p.transfer = fs.TransferError().at(transferDistance(p.target, ref))
+		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
 		p.basis = fmt.Sprintf("derived from the %s curve (%s) by the swap-path model, %.3gus vs %.3gus a page unloaded", c.Class, c.Provenance, tgt*1e6, refT*1e6)
 	case !same:
-		p.transfer = fs.TransferError().at(transferDistance(p.target, ref))
+		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
 		p.basis += fmt.Sprintf("; carried to this device and load by the swap-path model, %.3gus vs %.3gus a page unloaded", tgt*1e6, refT*1e6)
 	}
 	if hasRates(c) && !same {

@@ -293,3 +293,62 @@ curves:
 		t.Errorf("all reads following on: %.1fus, want 250us", got*1e6)
 	}
 }
+
+// TestSweepBandSpansLocalityOnDisk: a job that names the sweep shape, on a
+// rotating disk, gets a band whose ends carry the shape's locality_range
+// (0.8-0.97) in quadrature with everything else: the band's log half-width
+// squared is the one without the range plus the log of the central figure
+// at the range's end, squared. On flash the range changes nothing.
+func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
+	const lat = 8 * time.Millisecond
+	hdd := Device{Name: "hdd", ReadLatency: lat, SeqReadLatency: DefaultSeqReadLatency("hdd", lat), ReadIOPS: 180, Drives: 1}
+	ssd := Device{Name: "sata-ssd-tlc", ReadLatency: 90 * time.Microsecond, ReadIOPS: 50000, Drives: 1}
+	// withSweep is the default factors with the sweep shape changed.
+	withSweep := func(change func(*Shape)) *Factors {
+		fs := testFactors(t)
+		fs.Shapes = append([]Shape(nil), fs.ShapeList()...)
+		for i := range fs.Shapes {
+			if fs.Shapes[i].Name == "sweep" {
+				change(&fs.Shapes[i])
+			}
+		}
+		return fs
+	}
+	at := func(fs *Factors, dev Device, f float64) Estimate {
+		t.Helper()
+		est, err := fs.PredictShape("new-drive", dev, 4, 0.5, f, "sweep")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return est
+	}
+	ranged := testFactors(t)
+	fixed := withSweep(func(s *Shape) { s.LocalityRange = nil })
+	low := withSweep(func(s *Shape) { s.Locality, s.LocalityRange = 0.8, nil })
+	high := withSweep(func(s *Shape) { s.Locality, s.LocalityRange = 0.97, nil })
+	for _, f := range []float64{0.9, 0.7, 0.5} {
+		r, x := at(ranged, hdd, f), at(fixed, hdd, f)
+		if r.Slowdown != x.Slowdown {
+			t.Fatalf("fit %g: the range moved the central figure %.6f to %.6f", f, x.Slowdown, r.Slowdown)
+		}
+		c := r.Slowdown - 1
+		// Fewer reads follow on (0.8): more seeks, the band's top.
+		up := math.Log((at(low, hdd, f).Slowdown - 1) / c)
+		down := math.Log(c / (at(high, hdd, f).Slowdown - 1))
+		if up < 0.1 || down < 0.1 {
+			t.Fatalf("fit %g: locality 0.8 moves the excess by %.3f, 0.97 by %.3f (logs): the test needs a disk where it matters", f, up, down)
+		}
+		gotUp, baseUp := math.Log((r.High-1)/c), math.Log((x.High-1)/c)
+		gotDown, baseDown := math.Log(c/(r.Low-1)), math.Log(c/(x.Low-1))
+		t.Logf("fit %g: %.3f (%.3f-%.3f), without the range (%.3f-%.3f); locality 0.8 %+.3f, 0.97 %+.3f in logs", f, r.Slowdown, r.Low, r.High, x.Low, x.High, up, -down)
+		if !near(gotUp*gotUp, baseUp*baseUp+up*up, 1e-9) {
+			t.Errorf("fit %g: band top %.4f in logs, want sqrt(%.4f² + %.4f²) = %.4f", f, gotUp, baseUp, up, math.Hypot(baseUp, up))
+		}
+		if !near(gotDown*gotDown, baseDown*baseDown+down*down, 1e-9) {
+			t.Errorf("fit %g: band bottom %.4f in logs, want sqrt(%.4f² + %.4f²) = %.4f", f, gotDown, baseDown, down, math.Hypot(baseDown, down))
+		}
+		if s, y := at(ranged, ssd, f), at(fixed, ssd, f); s != y {
+			t.Errorf("fit %g on flash: the locality range changed %+v to %+v", f, y, s)
+		}
+	}
+}

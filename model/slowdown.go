@@ -725,10 +725,19 @@ func (fs *Factors) scenarioGrid(ranges bool) []scenario {
 			write = positions(2 * gridSteps)
 		}
 	}
+	// Locality moves a read only on a device that seeks; where no curve
+	// was taken on one, its positions would be the same combination
+	// counted again.
+	seeks := false
+	for _, c := range fs.Curves {
+		if d := c.RefDevice(); d.SeqReadLatency > 0 && d.SeqReadLatency != d.ReadLatency && !d.Memory {
+			seeks = true
+		}
+	}
 	var out []scenario
 	for _, sh := range fs.ShapeList() {
 		local = []float64{0}
-		if ranges && len(sh.LocalityRange) == 2 {
+		if ranges && seeks && len(sh.LocalityRange) == 2 {
 			local = positions(gridSteps)
 		}
 		for _, o := range fs.overheads() {

@@ -91,7 +91,7 @@ func CrossValidate(fs *Factors) Crossval {
 			}
 			src := fs.Curves[from]
 			ref := fs.refPath(c)
-			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0)
+			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, false)
 			for _, pt := range c.Points {
 				if pt.Slowdown <= 1 {
 					continue
@@ -135,114 +135,43 @@ func sortRows[T any](rows []T, row func(int) CrossvalRow) {
 }
 
 // jointRows predicts the held-out curve's points from every other curve at
-// once (Crossval.Joint).
+// once (Crossval.Joint): agree and carryJoint with the grid of the whole
+// set, each source carried to the held-out curve's reference.
 func (fs *Factors) jointRows(held string) []JointRow {
 	c := fs.Curves[held]
 	rest := fs.without(held)
-	sources := rest.transferClasses()
+	var sources []*Curve
+	var names []string
+	fromInferred := false
+	for _, k := range rest.transferClasses() {
+		sources, names = append(sources, rest.Curves[k]), append(names, k)
+		fromInferred = fromInferred || rest.Curves[k].Provenance == Inferred
+	}
 	if len(sources) == 0 {
 		return nil
 	}
-	observed := rest.observedClasses()
-	grid := fs.scenarioGrid(true)
-	// cost is how far the other observed curves are from agreeing under s:
-	// the largest pair error in units of the two points' combined
-	// uncertainty (at most 1: they agree).
-	costs := make([]float64, len(grid))
-	for i, s := range grid {
-		for _, a := range observed {
-			for _, b := range observed {
-				if a != b {
-					costs[i] = math.Max(costs[i], rest.pairCost(rest.Curves[a], rest.Curves[b], s))
-				}
-			}
-		}
-	}
-	bestAt := 0
-	for i := range grid {
-		if costs[i] < costs[bestAt] {
-			bestAt = i
-		}
-	}
-	// Where the others agree, the band spans every combination under which
-	// they do. Where they never do, it spans those within one tolerance of
-	// the best explanation: wider, not narrower, for the contradiction.
-	limit := 1.0
-	if costs[bestAt] > 1 {
-		limit = costs[bestAt] + 1
-	}
-	var kept []int
-	consistent := 0
-	for i := range grid {
-		if costs[i] <= 1 {
-			consistent++
-		}
-		if costs[i] <= limit {
-			kept = append(kept, i)
-		}
-	}
-	// Each source carried to the held-out curve's reference once per kept
-	// combination (an inferred one also with its band's ends, its points'
-	// own uncertainty then being 0); every held-out point reads them.
-	type carried struct {
-		src *Curve
-		s   scenario
-		pts []pointModel
-	}
-	var runs []carried
-	fromInferred := false
-	for _, k := range sources {
-		src := rest.Curves[k]
-		bands := []int{0}
-		if src.Provenance == Inferred {
-			fromInferred = true
-			bands = []int{-1, 0, 1}
-		}
-		for _, i := range kept {
-			for _, b := range bands {
-				s := grid[i]
-				s.band = b
-				runs = append(runs, carried{src, s, rest.carry(src, fs.refScenario(c, s), s, false)})
-			}
-		}
-	}
+	a := rest.agree(fs.scenarioGrid(true))
+	// The held-out curve and the others share where their fit ratios
+	// really were (one study's jobs): no fit positions are searched.
+	runs := rest.carryJoint(sources, a, []int{0}, func(s scenario) Path { return fs.refScenario(c, s) })
 	var rows []JointRow
 	for _, pt := range c.Points {
 		act := pt.Slowdown - 1
 		if act <= 0 {
 			continue
 		}
-		lo, hi := math.Inf(1), 0.0
-		var all []float64 // every kept combination's prediction, for the median
-		for _, r := range runs {
-			ex, _, _ := excessAt(r.pts, r.s.shape, pt.Fit)
-			if ex <= 0 {
-				continue
-			}
-			u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, pt.Fit)))
-			if len(observed) < 2 {
-				// One other curve checks nothing against anything: the
-				// model's own error is then the prior the transfer
-				// error starts from, as for recommend.
-				u = math.Hypot(u, fallbackTransferError)
-			}
-			lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
-			if r.s.band == 0 {
-				all = append(all, ex)
-			}
-		}
-		if len(all) == 0 {
+		// One other curve checks nothing against anything, and curves that
+		// contradict each other under every combination show the model
+		// wrong by more than their tolerance: the model's own error is
+		// then the prior the transfer error starts from, as for recommend.
+		central, lo, hi, med := jointAt(runs, pt.Fit, a.curves < 2 || a.consistent == 0)
+		if med < 0 {
 			continue
 		}
-		// The central figure is the median over the combinations the others
-		// allow: many fit them equally well, so the single best is an
-		// accident of the search.
-		sort.Float64s(all)
-		central := all[len(all)/2]
-		r := JointRow{CrossvalRow: CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: strings.Join(sources, "+"), FromInferred: fromInferred,
-			Predicted: 1 + central, Low: 1 + math.Min(lo, central), High: 1 + math.Max(hi, central),
+		r := JointRow{CrossvalRow: CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: strings.Join(names, "+"), FromInferred: fromInferred,
+			Predicted: 1 + central, Low: 1 + lo, High: 1 + hi,
 			ErrSlowdown: (1+central)/pt.Slowdown - 1, ErrExcess: central/act - 1},
-			Consistent: consistent, Scenarios: len(grid), Misfit: costs[bestAt]}
+			Consistent: a.consistent, Scenarios: len(a.grid), Misfit: a.misfit}
 		r.Inside = r.Low <= pt.Slowdown && pt.Slowdown <= r.High
 		rows = append(rows, r)
 	}
@@ -286,6 +215,6 @@ func (fs *Factors) without(class string) *Factors {
 			cp.Curves[k] = v
 		}
 	}
-	cp.transfer = &transferCache{}
+	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
 	return &cp
 }

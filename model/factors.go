@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
@@ -390,11 +391,21 @@ type Factors struct {
 
 	transfer *transferCache
 	rates    *rateCache
+	joint    *jointCache
+	preps    *prepCache
+}
+
+// prepCache holds prepared predictions for every search over this factor
+// set: the uncertainty and break-even analyses re-run the search many
+// times over the same devices and loads.
+type prepCache struct {
+	mu sync.Mutex
+	m  map[prepKey]prepared
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.
 func MergeFactors(files ...*FactorFile) (*Factors, error) {
-	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}, rates: &rateCache{}}
+	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}, rates: &rateCache{}, joint: &jointCache{}, preps: &prepCache{}}
 	for _, f := range files {
 		fs.Files = append(fs.Files, f)
 		for i := range f.Curves {

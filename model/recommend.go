@@ -595,6 +595,31 @@ type prepKey struct {
 	shape       string
 }
 
+// cachedPrepare is prepare through the factor set's own cache, which every
+// search over it shares (an evaluator's map needs no lock; this one does).
+func (fs *Factors) cachedPrepare(k prepKey) (prepared, error) {
+	c := fs.preps
+	if c != nil {
+		c.mu.Lock()
+		p, ok := c.m[k]
+		c.mu.Unlock()
+		if ok {
+			return p, nil
+		}
+	}
+	p, err := fs.prepare(k.class, k.dev, k.concurrency, k.cores, k.dirty, k.shape)
+	if err != nil || c == nil {
+		return p, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[prepKey]prepared{}
+	}
+	c.m[k] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
 // estKey is one prediction: a prepared curve at one fit ratio. Many
 // configurations share both (DIMM kits of the same capacity at different
 // prices, the same drive in several bays' worth of options).
@@ -611,7 +636,7 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	p, ok := e.preps[k]
 	if !ok {
 		var err error
-		if p, err = fs.prepare(class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access); err != nil {
+		if p, err = fs.cachedPrepare(k); err != nil {
 			return Estimate{}, err
 		}
 		if e.preps == nil {

@@ -205,6 +205,12 @@ type prepared struct {
 	transfer   float64 // log error added by carrying the curve to another device
 	lowest     float64 // lowest fit ratio the curve stands on
 	inferred   bool    // the curve is inferred (one pass)
+	// joint is set for a class derived from several curves at once
+	// (prepareJoint): their runs replace scen and points. jointPrior: the
+	// curves contradict each other under every combination, so the
+	// model's prior error joins each run's own.
+	joint      []carried
+	jointPrior bool
 }
 
 // shapesFor lists the families a prediction spans.
@@ -265,16 +271,21 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 		}
 		derived = true
 	}
-	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores)
+	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived)
 	return p, nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
-// curve of its own.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int) prepared {
+// curve of its own, and joint lets it come from every curve of c's file at
+// once (prepareJoint) where there are several to check each other.
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
 		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores}}
 	shapes, nominalShape := fs.shapesFor(shapeName)
+	if joint && fs.prepareJoint(&p, shapeName, shapes) {
+		p.provenance = Derived
+		return p
+	}
 	ohs := fs.overheads()
 	fitPos := []int{0}
 	for _, pt := range c.Points {
@@ -514,6 +525,9 @@ func (p prepared) at(f float64) Estimate {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, p.curve.Class, p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
 	}
+	if len(p.joint) > 0 {
+		return p.jointEstimate(est, f)
+	}
 	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
 	est.Extrapolated = extra
 	var up, down [dims]float64
@@ -542,18 +556,36 @@ func (p prepared) at(f float64) Estimate {
 	est.Slowdown = 1 + central
 	est.Low = 1 + lowEx*math.Exp(-math.Sqrt(sumDown))
 	est.High = 1 + highEx*math.Exp(math.Sqrt(sumUp))
-	// Time lost per page on the target near this fit, for the wear count.
-	m := p.points[0][0]
-	for _, q := range p.points[0] {
+	est.FaultTime = faultTime(p.points[0], f)
+	return est
+}
+
+// jointEstimate is at() for a class derived jointly (prepareJoint).
+func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
+	central, lo, hi, med := jointAt(p.joint, f, p.jointPrior)
+	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
+	if med < 0 {
+		med = 0
+	}
+	r := p.joint[med]
+	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
+	est.FaultTime = faultTime(r.pts, f)
+	return est
+}
+
+// faultTime is the time lost per page on the target near fit f (pts
+// sorted by fit descending), for the wear count.
+func faultTime(pts []pointModel, f float64) float64 {
+	m := pts[0]
+	for _, q := range pts {
 		if q.fit >= f {
 			m = q
 		}
 	}
-	est.FaultTime = m.path.PageTime(m.rate)
 	if m.rate > 0 && m.excess > 0 {
-		est.FaultTime = m.excess / m.rate
+		return m.excess / m.rate
 	}
-	return est
+	return m.path.PageTime(m.rate)
 }
 
 // rateCache holds the page rates solved from curve points on their

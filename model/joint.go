@@ -1,0 +1,391 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// agreement is how far a factor set's observed curves are from agreeing
+// with each other under each combination of the unknowns in a grid, and
+// which combinations a prediction from them spans.
+type agreement struct {
+	grid []scenario
+	// kept are the combinations under which the curves agree or, where
+	// they agree under none, those within one tolerance of the best
+	// explanation: wider, not narrower, for the contradiction.
+	kept       []int
+	consistent int     // combinations under which they agree
+	misfit     float64 // the best combination's largest disagreement
+	curves     int     // observed curves checked against each other
+}
+
+// agree checks fs's observed curves against each other under every
+// combination of grid: the cost of one is the largest pair error in units
+// of the two points' combined uncertainty (at most 1: they agree).
+func (fs *Factors) agree(grid []scenario) agreement {
+	observed := fs.observedClasses()
+	a := agreement{grid: grid, curves: len(observed)}
+	if len(grid) == 0 {
+		return a
+	}
+	costs := make([]float64, len(grid))
+	bestCost := math.Inf(1)
+	for i, s := range grid {
+		// A combination already beyond both 1 and the best so far plus
+		// one is kept by no limit: the rest of its pairs need not be
+		// checked (its cost is then a lower bound, which is all that is
+		// read of it).
+		bound := math.Max(1, bestCost+1)
+	pairs:
+		for _, x := range observed {
+			for _, y := range observed {
+				if x != y {
+					costs[i] = math.Max(costs[i], fs.pairCost(fs.Curves[x], fs.Curves[y], s))
+					if costs[i] > bound {
+						break pairs
+					}
+				}
+			}
+		}
+		bestCost = math.Min(bestCost, costs[i])
+	}
+	best := 0
+	for i := range grid {
+		if costs[i] < costs[best] {
+			best = i
+		}
+	}
+	a.misfit = costs[best]
+	limit := 1.0
+	if a.misfit > 1 {
+		limit = a.misfit + 1
+	}
+	for i := range grid {
+		if costs[i] <= 1 {
+			a.consistent++
+		}
+		if costs[i] <= limit {
+			a.kept = append(a.kept, i)
+		}
+	}
+	return a
+}
+
+// carried is a source curve carried to a prediction's target under one
+// combination of the unknowns.
+type carried struct {
+	src *Curve
+	s   scenario
+	pts []pointModel
+	// median marks, in a reduced set (reduceRuns), the runs the central
+	// figure is the median of.
+	median bool
+}
+
+// carryJoint carries every source under every kept combination, at each
+// of the fit positions (where the sources' fit ratios really were), an
+// inferred source also with its band's ends (its points' own uncertainty
+// is then 0), to target(s).
+func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, target func(scenario) Path) []carried {
+	var runs []carried
+	for _, src := range sources {
+		bands := []int{0}
+		if src.Provenance == Inferred {
+			bands = []int{-1, 0, 1}
+		}
+		for _, i := range a.kept {
+			for _, fp := range fitPos {
+				for _, b := range bands {
+					s := a.grid[i]
+					s.band, s.fitPos = b, fp
+					runs = append(runs, carried{src: src, s: s, pts: fs.carry(src, target(s), s, false)})
+				}
+			}
+		}
+	}
+	return runs
+}
+
+// jointAt predicts the excess at fit f from carried runs: the central
+// figure is the median over the central runs (many combinations fit the
+// curves equally well, so the single best is an accident of the search);
+// the band spans every run, each widened by its source point's own
+// uncertainty, and by the model's prior error where only one curve was
+// there to check it (prior). med is the run the median came from (-1:
+// no run has an excess at f).
+func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
+	lo, hi = math.Inf(1), 0
+	reduced := false
+	for _, r := range runs {
+		reduced = reduced || r.median
+	}
+	type run struct {
+		ex float64
+		i  int
+	}
+	var all []run
+	for i, r := range runs {
+		ex, _, _ := excessAt(r.pts, r.s.shape, f)
+		if ex <= 0 {
+			continue
+		}
+		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
+		if prior {
+			u = math.Hypot(u, fallbackTransferError)
+		}
+		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+		if r.s.band == 0 && (r.median || !reduced) {
+			all = append(all, run{ex, i})
+		}
+	}
+	if len(all) == 0 {
+		return 0, 0, 0, -1
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].ex < all[b].ex })
+	m := all[len(all)/2]
+	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
+}
+
+// jointCache holds a factor set's agreements, one per named shape ("" for
+// every shape), for the derived classes of recommend.
+type jointCache struct {
+	mu    sync.Mutex
+	m     map[string]agreement
+	plans map[planKey][]carried
+}
+
+type planKey struct {
+	shape string
+	seeks bool
+}
+
+// cachedPlan is jointPlan, once per factor set, shape and kind of target.
+func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources []*Curve) []carried {
+	k := planKey{shapeName, seeks}
+	if fs.joint == nil {
+		return fs.jointPlan(a, sources, seeks)
+	}
+	fs.joint.mu.Lock()
+	plan, ok := fs.joint.plans[k]
+	fs.joint.mu.Unlock()
+	if ok {
+		return plan
+	}
+	plan = fs.jointPlan(a, sources, seeks)
+	fs.joint.mu.Lock()
+	if fs.joint.plans == nil {
+		fs.joint.plans = map[planKey][]carried{}
+	}
+	fs.joint.plans[k] = plan
+	fs.joint.mu.Unlock()
+	return plan
+}
+
+// jointSources are the observed curves of the same file as the
+// transfer_from curve: curves of one study's (or one profile's, one
+// probe's) jobs, which the joint check may hold against each other.
+// Curves of other files describe other jobs; their page rates need not
+// agree.
+func (fs *Factors) jointSources() []*Curve {
+	if _, ok := fs.Curves[fs.TransferFrom]; !ok {
+		return nil
+	}
+	origin := fs.Origin[fs.TransferFrom]
+	var out []*Curve
+	for _, k := range fs.transferClasses() {
+		if c := fs.Curves[k]; fs.Origin[k] == origin {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// jointAgreement is the agreement of the transfer_from curve's file's
+// observed curves under every combination whose shape is among shapes.
+func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, []*Curve) {
+	sources := fs.jointSources()
+	group := fs.onlyCurves(sources)
+	key := shapeName
+	if fs.joint != nil {
+		fs.joint.mu.Lock()
+		a, ok := fs.joint.m[key]
+		fs.joint.mu.Unlock()
+		if ok {
+			return a, sources
+		}
+	}
+	named := map[string]bool{}
+	for _, s := range shapes {
+		named[s.Name] = true
+	}
+	var grid []scenario
+	for _, s := range group.scenarioGrid(true) {
+		if named[s.shape.Name] {
+			grid = append(grid, s)
+		}
+	}
+	a := group.agree(grid)
+	if fs.joint != nil {
+		fs.joint.mu.Lock()
+		if fs.joint.m == nil {
+			fs.joint.m = map[string]agreement{}
+		}
+		fs.joint.m[key] = a
+		fs.joint.mu.Unlock()
+	}
+	return a, sources
+}
+
+// onlyCurves is fs with just the given curves.
+func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
+	cp := *fs
+	cp.Curves = map[string]*Curve{}
+	for _, c := range cs {
+		cp.Curves[c.Class] = c
+	}
+	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
+	return &cp
+}
+
+// prepareJoint prepares a derived class from every observed curve of the
+// transfer_from curve's file at once, over the combinations of the
+// unknowns under which those curves agree (as `memplan factors crossval`'s
+// joint table checks it). It returns false where fewer than two such
+// curves are there to check each other: the single transfer_from curve,
+// with the transfer error, is then all there is.
+func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) bool {
+	a, sources := fs.jointAgreement(shapeName, shapes)
+	if a.curves < 2 || len(a.kept) == 0 {
+		return false
+	}
+	p.lowest = 1
+	var names, inferred []string
+	for _, c := range sources {
+		names = append(names, c.Class)
+		if c.Provenance == Inferred {
+			inferred = append(inferred, c.Class)
+		}
+		last := c.Points[len(c.Points)-1]
+		low := last.Fit
+		if len(last.FitRange) == 2 {
+			low = last.FitRange[0]
+		}
+		p.lowest = math.Min(p.lowest, low)
+	}
+	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
+	for _, r := range fs.cachedPlan(shapeName, seeks, a, sources) {
+		r.pts = fs.carry(r.src, p.target, r.s, false)
+		p.joint = append(p.joint, r)
+	}
+	p.inferred = len(inferred) > 0
+	p.jointPrior = a.consistent == 0
+	kept := map[string]bool{}
+	for _, i := range a.kept {
+		kept[a.grid[i].shape.Name] = true
+	}
+	var keptShapes []Shape
+	for _, s := range shapes {
+		if kept[s.Name] {
+			keptShapes = append(keptShapes, s)
+		}
+	}
+	idleLo, idleHi := math.Inf(1), 0.0
+	for _, i := range a.kept {
+		t := fs.scenarioPath(p.target, a.grid[i]).IdleTime()
+		idleLo, idleHi = math.Min(idleLo, t), math.Max(idleHi, t)
+	}
+	idle := fmt.Sprintf("%.3gus", idleLo*1e6)
+	if idleHi > idleLo*1.0005 {
+		idle = fmt.Sprintf("%.3g-%.3gus", idleLo*1e6, idleHi*1e6)
+	}
+	p.basis = fmt.Sprintf("derived jointly from the %s curves (%s) by the swap-path model, %s a page unloaded: ", strings.Join(names, ", "), p.curve.Provenance, idle)
+	if a.consistent > 0 {
+		p.basis += fmt.Sprintf("the band spans the %d of %d combinations of the unknowns under which they agree (memplan factors crossval)", a.consistent, len(a.grid))
+	} else {
+		p.basis += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g), so the band spans the %d within one tolerance of the best and carries the model's prior error, ln 1.5 (memplan factors crossval)", len(a.grid), a.misfit, len(a.kept))
+	}
+	switch {
+	case len(shapes) > 1 && len(keptShapes) == 1:
+		p.basis += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, only " + keptShapes[0].Name + " fits the curves"
+	case len(shapes) > 1 && len(keptShapes) < len(shapes):
+		p.basis += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, the band spans the " + shapeNames(keptShapes) + " that fit the curves"
+	case len(shapes) > 1:
+		p.basis += "; access pattern not given: the band spans the " + shapeNames(shapes) + " shapes"
+	}
+	if len(inferred) > 0 {
+		p.basis += "; " + strings.Join(inferred, ", ") + " inferred from one run (memplan profile --one-pass)"
+	}
+	if p.target.cpuBound() {
+		p.basis += fmt.Sprintf("; %d jobs share %d cores: a job waiting for a page lets another compute, and each page's software cost takes a core", p.target.jobs(), p.target.Cores)
+	}
+	return true
+}
+
+// jointPlan picks, from the combinations an agreement keeps, the few runs
+// a derived prediction needs, once for every target. Within a group of
+// combinations that leave the target path alike (same source, shape,
+// software overhead and, on a target that seeks, locality) the excess on
+// any target grows with the source's page rates (and, for points that
+// counted their pages, with their own software cost), and it grows as the
+// sources' fit ratios move up their ranges and as an inferred curve's band
+// moves up. So the group's least excess is its lowest-rate combination at
+// the low fit position and band end, its most the highest-rate one at the
+// high ends, and the central figure is the median over the groups' median
+// combinations at the nominal ones. TestJointPlanMatchesFull checks the
+// band and the central figure against every run.
+func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks bool) []carried {
+	type gkey struct {
+		src      *Curve
+		shape    string
+		overhead time.Duration
+		loc      float64
+	}
+	type cand struct {
+		s   scenario
+		key float64
+	}
+	groups := map[gkey][]cand{}
+	var order []gkey
+	for _, src := range sources {
+		for _, i := range a.kept {
+			sc := a.grid[i]
+			k := gkey{src, sc.shape.Name, sc.overhead, 0}
+			if seeks {
+				k.loc = sc.localityPos
+			}
+			// The rates and per-point costs do not depend on the target:
+			// carry the source to its own reference.
+			key := 0.0
+			for _, m := range fs.carry(src, fs.refPath(src), sc, false) {
+				key += math.Log(math.Max(m.rate, 1e-300)) + math.Log(math.Max(m.path.Overhead.Seconds(), 1e-12))
+			}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], cand{sc, key})
+		}
+	}
+	var runs []carried
+	for _, k := range order {
+		g := groups[k]
+		sort.SliceStable(g, func(a, b int) bool { return g[a].key < g[b].key })
+		fitLo, fitHi, bandLo, bandHi := 0, 0, 0, 0
+		for _, pt := range k.src.Points {
+			if len(pt.FitRange) == 2 {
+				fitLo, fitHi = -1, 1
+			}
+		}
+		if k.src.Provenance == Inferred {
+			bandLo, bandHi = -1, 1
+		}
+		lo, hi, med := g[0].s, g[len(g)-1].s, g[len(g)/2].s
+		lo.fitPos, lo.band = fitLo, bandLo
+		hi.fitPos, hi.band = fitHi, bandHi
+		runs = append(runs, carried{src: k.src, s: lo}, carried{src: k.src, s: hi}, carried{src: k.src, s: med, median: true})
+	}
+	return runs
+}

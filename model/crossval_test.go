@@ -2,7 +2,9 @@ package model_test
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/memplan/memplan/model"
 )
@@ -121,5 +123,70 @@ curves:
 	}
 	if contradicted == 0 {
 		t.Error("no row saw the contradiction")
+	}
+
+	// A class derived from the same three curves says they contradict each
+	// other and carries the model's prior error: its band is wider than
+	// the spread of the runs alone.
+	nvme := model.Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	fs.TransferFrom = "sata-ssd-slc"
+	est, err := fs.Predict("nvme-ssd-tlc", nvme, 4, 0.5, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("derived nvme: %.3f (%.3f-%.3f): %s", est.Slowdown, est.Low, est.High, est.Basis)
+	if est.Provenance != model.Derived || !strings.Contains(est.Basis, "derived jointly from the hdd, sata-ssd-slc, zram-lz4 curves (measured)") ||
+		!strings.Contains(est.Basis, "they agree under none of the") || !strings.Contains(est.Basis, "the model's prior error, ln 1.5") {
+		t.Errorf("derived from contradicting curves: %s (%s)", est.Basis, est.Provenance)
+	}
+	if !(est.Low < est.Slowdown && est.Slowdown < est.High) || (est.High-1)/(est.Slowdown-1) < 1.5 {
+		t.Errorf("derived from contradicting curves: %.3f (%.3f-%.3f), want a band at least x1.5 above", est.Slowdown, est.Low, est.High)
+	}
+}
+
+// TestDerivedJointlyFromTheAnchors: under the defaults a class without a
+// curve (an NVMe drive) is derived from the three Intel anchors at once,
+// under the combinations where they agree, and the basis says which.
+// With the anchors' file reduced to one curve it falls back to that curve
+// and the transfer error.
+func TestDerivedJointlyFromTheAnchors(t *testing.T) {
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvme := model.Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	est, err := fs.Predict("nvme-ssd-tlc", nvme, 16, 0.5, 504.0/768)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.4f (%.4f-%.4f): %s", est.Slowdown, est.Low, est.High, est.Basis)
+	for _, want := range []string{"derived jointly from the hdd, sata-ssd-mlc, sata-ssd-slc curves (published)",
+		"the band spans the 28 of 5049 combinations of the unknowns under which they agree",
+		"of the uniform, cold-tail, sweep shapes, only sweep fits the curves"} {
+		if !strings.Contains(est.Basis, want) {
+			t.Errorf("basis %q lacks %q", est.Basis, want)
+		}
+	}
+	// docs/model.md works this figure through by hand: the X25-M anchor
+	// under 10us of overhead is the median run, 2,410.3 pages/s x 39.79us.
+	if math.Abs(est.Slowdown-1.0959) > 5e-4 || math.Abs(est.Low-1.0588) > 5e-4 || math.Abs(est.High-1.2783) > 5e-4 {
+		t.Errorf("%.4f (%.4f-%.4f), docs/model.md works out 1.0959 (1.0588-1.2783)", est.Slowdown, est.Low, est.High)
+	}
+
+	one, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range one.Curves {
+		if k != one.TransferFrom {
+			delete(one.Curves, k)
+		}
+	}
+	single, err := one.Predict("nvme-ssd-tlc", nvme, 16, 0.5, 504.0/768)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(single.Basis, "derived from the sata-ssd-slc curve (published) by the swap-path model") {
+		t.Errorf("one curve: %s", single.Basis)
 	}
 }

@@ -309,6 +309,8 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 		p.basis += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g), so the band spans the %d within one tolerance of the best and carries the model's prior error, ln 1.5 (memplan factors crossval)", len(a.grid), a.misfit, len(a.kept))
 	}
 	switch {
+	case len(shapes) > 1 && a.consistent == 0:
+		p.basis += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, the band spans the " + shapeNames(keptShapes) + " nearest to agreeing"
 	case len(shapes) > 1 && len(keptShapes) == 1:
 		p.basis += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, only " + keptShapes[0].Name + " fits the curves"
 	case len(shapes) > 1 && len(keptShapes) < len(shapes):

@@ -165,23 +165,20 @@ type planKey struct {
 
 // cachedPlan is jointPlan, once per factor set, shape and kind of target.
 func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources []*Curve) []carried {
-	k := planKey{shapeName, seeks}
 	if fs.joint == nil {
 		return fs.jointPlan(a, sources, seeks)
 	}
 	fs.joint.mu.Lock()
-	plan, ok := fs.joint.plans[k]
-	fs.joint.mu.Unlock()
-	if ok {
+	defer fs.joint.mu.Unlock()
+	k := planKey{shapeName, seeks}
+	if plan, ok := fs.joint.plans[k]; ok {
 		return plan
 	}
-	plan = fs.jointPlan(a, sources, seeks)
-	fs.joint.mu.Lock()
+	plan := fs.jointPlan(a, sources, seeks)
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}
 	}
 	fs.joint.plans[k] = plan
-	fs.joint.mu.Unlock()
 	return plan
 }
 
@@ -208,13 +205,12 @@ func (fs *Factors) jointSources() []*Curve {
 // observed curves under every combination whose shape is among shapes.
 func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, []*Curve) {
 	sources := fs.jointSources()
-	group := fs.onlyCurves(sources)
-	key := shapeName
 	if fs.joint != nil {
+		// Held while computing: the search's goroutines all ask at once,
+		// and one computation is enough.
 		fs.joint.mu.Lock()
-		a, ok := fs.joint.m[key]
-		fs.joint.mu.Unlock()
-		if ok {
+		defer fs.joint.mu.Unlock()
+		if a, ok := fs.joint.m[shapeName]; ok {
 			return a, sources
 		}
 	}
@@ -222,6 +218,7 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 	for _, s := range shapes {
 		named[s.Name] = true
 	}
+	group := fs.onlyCurves(sources)
 	var grid []scenario
 	for _, s := range group.scenarioGrid(true) {
 		if named[s.shape.Name] {
@@ -230,12 +227,10 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 	}
 	a := group.agree(grid)
 	if fs.joint != nil {
-		fs.joint.mu.Lock()
 		if fs.joint.m == nil {
 			fs.joint.m = map[string]agreement{}
 		}
-		fs.joint.m[key] = a
-		fs.joint.mu.Unlock()
+		fs.joint.m[shapeName] = a
 	}
 	return a, sources
 }

@@ -129,6 +129,10 @@ curves:
 	// other and carries the model's prior error: its band is wider than
 	// the spread of the runs alone.
 	nvme := model.Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	// A fresh set: a Factors must not change after its first prediction.
+	if fs, err = model.MergeFactors(model.DefaultParameters(), f); err != nil {
+		t.Fatal(err)
+	}
 	fs.TransferFrom = "sata-ssd-slc"
 	est, err := fs.Predict("nvme-ssd-tlc", nvme, 4, 0.5, 0.5)
 	if err != nil {

@@ -376,7 +376,10 @@ func (f *FactorFile) validate() error {
 func TInterval(xs []float64, level float64) (lo, hi float64) { return stats.MeanInterval(xs, level) }
 
 // Factors is the merged set of curves the model uses: later files override
-// curves of the same class from earlier ones.
+// curves of the same class from earlier ones. Its predictions are cached
+// (the transfer error, the joint agreement and plan, prepared curves), so
+// its fields must not change after its first prediction: copy it through
+// a new MergeFactors instead.
 type Factors struct {
 	Files         []*FactorFile
 	Curves        map[string]*Curve

@@ -81,9 +81,11 @@ type carried struct {
 	src *Curve
 	s   scenario
 	pts []pointModel
-	// median marks, in a reduced set (reduceRuns), the runs the central
-	// figure is the median of.
+	// median marks, in a reduced set (jointPlan), the runs the central
+	// figure is the median of, weight how many combinations each stands
+	// for (0: one).
 	median bool
+	weight int
 }
 
 // carryJoint carries every source under every kept combination, at each
@@ -126,11 +128,12 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 	type run struct {
 		ex float64
 		i  int
+		w  int
 	}
 	var all []run
 	for i, r := range runs {
 		ex, _, _ := excessAt(r.pts, r.s.shape, f)
-		if ex <= 0 {
+		if !(ex > 0) || math.IsInf(ex, 0) {
 			continue
 		}
 		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
@@ -139,14 +142,26 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 		}
 		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
 		if r.s.band == 0 && (r.median || !reduced) {
-			all = append(all, run{ex, i})
+			all = append(all, run{ex, i, max(r.weight, 1)})
 		}
 	}
 	if len(all) == 0 {
 		return 0, 0, 0, -1
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].ex < all[b].ex })
-	m := all[len(all)/2]
+	// The (weighted) median: the first run past half the weight; with
+	// weights of one, all[len(all)/2].
+	total := 0
+	for _, r := range all {
+		total += r.w
+	}
+	m, cum := all[len(all)-1], 0
+	for _, r := range all {
+		if cum += r.w; 2*cum > total {
+			m = r
+			break
+		}
+	}
 	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
 }
 
@@ -166,7 +181,7 @@ type planKey struct {
 // cachedPlan is jointPlan, once per factor set, shape and kind of target.
 func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources []*Curve) []carried {
 	if fs.joint == nil {
-		return fs.jointPlan(a, sources, seeks)
+		return fs.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
 	}
 	fs.joint.mu.Lock()
 	defer fs.joint.mu.Unlock()
@@ -174,12 +189,33 @@ func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources
 	if plan, ok := fs.joint.plans[k]; ok {
 		return plan
 	}
-	plan := fs.jointPlan(a, sources, seeks)
+	plan := fs.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}
 	}
 	fs.joint.plans[k] = plan
 	return plan
+}
+
+// lowestFit is the lowest fit ratio c stands on (its last point's, or the
+// low end of that point's fit_range).
+func lowestFit(c *Curve) float64 {
+	last := c.Points[len(c.Points)-1]
+	if len(last.FitRange) == 2 {
+		return last.FitRange[0]
+	}
+	return last.Fit
+}
+
+// searchedLocality reports whether the agreement's grid spans locality
+// (some curve was taken on a disk that seeks).
+func searchedLocality(a agreement) bool {
+	for _, s := range a.grid {
+		if s.localityPos != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // jointSources are the observed curves of the same file as the
@@ -257,19 +293,18 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 	if a.curves < 2 || len(a.kept) == 0 {
 		return false
 	}
-	p.lowest = 1
+	// The lowest fit any source stands on, named after the transfer_from
+	// curve where it is as low as any.
+	p.lowest, p.lowestOf = lowestFit(p.curve), p.curve.Class
 	var names, inferred []string
 	for _, c := range sources {
 		names = append(names, c.Class)
 		if c.Provenance == Inferred {
 			inferred = append(inferred, c.Class)
 		}
-		last := c.Points[len(c.Points)-1]
-		low := last.Fit
-		if len(last.FitRange) == 2 {
-			low = last.FitRange[0]
+		if low := lowestFit(c); low < p.lowest {
+			p.lowest, p.lowestOf = low, c.Class
 		}
-		p.lowest = math.Min(p.lowest, low)
 	}
 	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
 	for _, r := range fs.cachedPlan(shapeName, seeks, a, sources) {
@@ -325,16 +360,20 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 // jointPlan picks, from the combinations an agreement keeps, the few runs
 // a derived prediction needs, once for every target. Within a group of
 // combinations that leave the target path alike (same source, shape,
-// software overhead and, on a target that seeks, locality) the excess on
-// any target grows with the source's page rates (and, for points that
-// counted their pages, with their own software cost), and it grows as the
+// software overhead and, on a target that seeks, locality) the excess a
+// point gives on any target grows with its page rate (and, for a point
+// that counted its pages, with its own software cost), and it grows as the
 // sources' fit ratios move up their ranges and as an inferred curve's band
-// moves up. So the group's least excess is its lowest-rate combination at
-// the low fit position and band end, its most the highest-rate one at the
-// high ends, and the central figure is the median over the groups' median
-// combinations at the nominal ones. TestJointPlanMatchesFull checks the
-// band and the central figure against every run.
-func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks bool) []carried {
+// moves up. So each point's least excess in the group comes from its
+// lowest-rate combination at the low fit position and band end, and its
+// most from the highest-rate one at the high ends. The central figure is
+// the median of the groups' median combinations at the nominal fit, each
+// weighted by its group's size. spanLocality: the target seeks but no
+// curve was taken on a disk that does, so nothing constrains the shape's
+// locality; the low runs take the top of its range, the high runs the
+// bottom. TestJointPlanMatchesFull checks the band and the central figure
+// against every run.
+func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality bool) []carried {
 	type gkey struct {
 		src      *Curve
 		shape    string
@@ -342,8 +381,9 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks bool) []carrie
 		loc      float64
 	}
 	type cand struct {
-		s   scenario
-		key float64
+		s    scenario
+		keys []float64 // per point: ln rate + ln its own software cost
+		sum  float64
 	}
 	groups := map[gkey][]cand{}
 	var order []gkey
@@ -356,20 +396,21 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks bool) []carrie
 			}
 			// The rates and per-point costs do not depend on the target:
 			// carry the source to its own reference.
-			key := 0.0
+			c := cand{s: sc}
 			for _, m := range fs.carry(src, fs.refPath(src), sc, false) {
-				key += math.Log(math.Max(m.rate, 1e-300)) + math.Log(math.Max(m.path.Overhead.Seconds(), 1e-12))
+				key := math.Log(math.Max(m.rate, 1e-300)) + math.Log(math.Max(m.path.Overhead.Seconds(), 1e-12))
+				c.keys = append(c.keys, key)
+				c.sum += key
 			}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
 			}
-			groups[k] = append(groups[k], cand{sc, key})
+			groups[k] = append(groups[k], c)
 		}
 	}
 	var runs []carried
 	for _, k := range order {
 		g := groups[k]
-		sort.SliceStable(g, func(a, b int) bool { return g[a].key < g[b].key })
 		fitLo, fitHi, bandLo, bandHi := 0, 0, 0, 0
 		for _, pt := range k.src.Points {
 			if len(pt.FitRange) == 2 {
@@ -379,10 +420,46 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks bool) []carrie
 		if k.src.Provenance == Inferred {
 			bandLo, bandHi = -1, 1
 		}
-		lo, hi, med := g[0].s, g[len(g)-1].s, g[len(g)/2].s
-		lo.fitPos, lo.band = fitLo, bandLo
-		hi.fitPos, hi.band = fitHi, bandHi
-		runs = append(runs, carried{src: k.src, s: lo}, carried{src: k.src, s: hi}, carried{src: k.src, s: med, median: true})
+		// Each point's lowest and highest combination (one each for a
+		// single-point curve; several where the points order the
+		// combinations differently).
+		lo, hi := map[int]bool{}, map[int]bool{}
+		for j := range g[0].keys {
+			l, h := 0, 0
+			for i := range g {
+				if g[i].keys[j] < g[l].keys[j] {
+					l = i
+				}
+				if g[i].keys[j] > g[h].keys[j] {
+					h = i
+				}
+			}
+			lo[l], hi[h] = true, true
+		}
+		for i := range g {
+			if lo[i] {
+				s := g[i].s
+				s.fitPos, s.band = fitLo, bandLo
+				if spanLocality {
+					s.localityPos = 1
+				}
+				runs = append(runs, carried{src: k.src, s: s})
+			}
+			if hi[i] {
+				s := g[i].s
+				s.fitPos, s.band = fitHi, bandHi
+				if spanLocality {
+					s.localityPos = -1
+				}
+				runs = append(runs, carried{src: k.src, s: s})
+			}
+		}
+		order := make([]int, len(g))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return g[order[a]].sum < g[order[b]].sum })
+		runs = append(runs, carried{src: k.src, s: g[order[len(g)/2]].s, median: true, weight: len(g)})
 	}
 	return runs
 }

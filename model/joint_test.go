@@ -2,15 +2,17 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
 
 // TestJointPlanMatchesFull: a derived class evaluates a few runs picked
 // once (jointPlan) instead of every source under every combination the
-// curves allow. Over flash, disk and compressed-RAM targets, loads and fit
-// ratios, the band's ends must be those of every run, and the central
-// figure (a median of medians) near the median of every run.
+// curves allow. Over flash, disk and compressed-RAM targets, loads, shapes,
+// jobs sharing cores and fit ratios, the band's ends must be those of every
+// run, and the central figure (a weighted median of the groups' medians)
+// near the median of every run at the nominal fit.
 func TestJointPlanMatchesFull(t *testing.T) {
 	fs := testFactors(t)
 	devs := []Device{
@@ -21,31 +23,129 @@ func TestJointPlanMatchesFull(t *testing.T) {
 		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
 	}
 	worstBand, worstCentral := 0.0, 0.0
-	for _, dev := range devs {
-		for _, jobs := range []int{1, 4, 16} {
-			for _, dirty := range []float64{0.2, 1} {
-				p, err := fs.prepare("new-class", dev, jobs, 0, dirty, "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(p.joint) == 0 {
-					t.Fatalf("%s: not derived jointly", dev.Name)
-				}
-				a, sources := fs.jointAgreement("", fs.ShapeList())
-				full := fs.carryJoint(sources, a, []int{0, -1, 1}, func(scenario) Path { return p.target })
-				for _, f := range []float64{0.95, 0.8, 0.66, 0.52, 0.4, 0.3} {
-					c, lo, hi, _ := jointAt(full, f, false)
-					est := p.at(f)
-					dl, dh := math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
-					dc := math.Abs(math.Log((est.Slowdown - 1) / c))
-					worstBand, worstCentral = math.Max(worstBand, math.Max(dl, dh)), math.Max(worstCentral, dc)
-					if dl > 0.01 || dh > 0.01 || dc > 0.05 {
-						t.Errorf("%s, %d jobs, dirty %g, fit %g: plan %.4f (%.4f-%.4f) from %d runs, every run %.4f (%.4f-%.4f) from %d",
-							dev.Name, jobs, dirty, f, est.Slowdown, est.Low, est.High, len(p.joint), 1+c, 1+lo, 1+hi, len(full))
+	for _, shape := range []string{"", "uniform", "cold-tail", "sweep"} {
+		for _, dev := range devs {
+			for _, load := range []struct{ jobs, cores int }{{1, 0}, {4, 0}, {16, 0}, {16, 8}, {16, 2}} {
+				for _, dirty := range []float64{0.2, 1} {
+					p, err := fs.prepare("new-class", dev, load.jobs, load.cores, dirty, shape)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(p.joint) == 0 {
+						t.Fatalf("%s: not derived jointly", dev.Name)
+					}
+					shapes, _ := fs.shapesFor(shape)
+					a, sources := fs.jointAgreement(shape, shapes)
+					target := func(scenario) Path { return p.target }
+					all := fs.carryJoint(sources, a, []int{0, -1, 1}, target)
+					nominal := fs.carryJoint(sources, a, []int{0}, target)
+					for _, f := range []float64{0.95, 0.8, 0.66, 0.52, 0.4, 0.3} {
+						prior := a.consistent == 0 // the curves contradict each other under this shape
+						_, lo, hi, _ := jointAt(all, f, prior)
+						c, _, _, _ := jointAt(nominal, f, prior)
+						est := p.at(f)
+						dl, dh := math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
+						dc := math.Abs(math.Log((est.Slowdown - 1) / c))
+						if math.IsNaN(dl + dh + dc) {
+							t.Fatalf("%q %s %+v dirty %g fit %g: %+v against %.4f (%.4f-%.4f)", shape, dev.Name, load, dirty, f, est, 1+c, 1+lo, 1+hi)
+						}
+						worstBand, worstCentral = math.Max(worstBand, math.Max(dl, dh)), math.Max(worstCentral, dc)
+						if dl > 1e-9 || dh > 1e-9 || dc > 0.1 {
+							t.Errorf("%q %s, %d jobs on %d cores, dirty %g, fit %g: plan %.4f (%.4f-%.4f) from %d runs, every run %.4f (%.4f-%.4f) from %d",
+								shape, dev.Name, load.jobs, load.cores, dirty, f, est.Slowdown, est.Low, est.High, len(p.joint), 1+c, 1+lo, 1+hi, len(all))
+						}
 					}
 				}
 			}
 		}
 	}
-	t.Logf("largest difference in excess: band ends %.2f%%, central %.2f%%", 100*math.Expm1(worstBand), 100*math.Expm1(worstCentral))
+	t.Logf("largest difference in excess: band ends %.2g%%, central %.2f%%", 100*math.Expm1(worstBand), 100*math.Expm1(worstCentral))
+}
+
+// TestJointLocalityOnASeekingTarget: curves taken on flash and zram say
+// nothing about seeks, so a derived class on a disk that seeks spans the
+// sweep shape's whole locality range: its band holds the predictions at
+// both ends of it.
+func TestJointLocalityOnASeekingTarget(t *testing.T) {
+	src := `name: flash
+source: test
+transfer_from: nvme-ssd-tlc
+curves:
+  - {class: nvme-ssd-tlc, provenance: measured, host: h, source: s, reference: {read_latency: 90us, read_iops: 500000, concurrency: 1},
+     points: [{fit: 0.75, slowdown: 1.3, ci: [1.25, 1.35]}]}
+  - {class: zram-lz4, provenance: measured, host: h, source: s, reference: {read_latency: 3us, write_latency: 9us, concurrency: 1},
+     points: [{fit: 0.75, slowdown: 1.1, ci: [1.08, 1.12]}]}
+`
+	f, err := ParseFactors("flash.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(change func(*Shape)) *Factors {
+		fs, err := MergeFactors(DefaultParameters(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs.Shapes = append([]Shape(nil), fs.ShapeList()...)
+		for i := range fs.Shapes {
+			if fs.Shapes[i].Name == "sweep" && change != nil {
+				change(&fs.Shapes[i])
+			}
+		}
+		return fs
+	}
+	hdd := Device{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteBW: 1.8e8, Drives: 1}
+	at := func(fs *Factors, fit float64) Estimate {
+		t.Helper()
+		est, err := fs.PredictShape("hdd", hdd, 1, 0.5, fit, "sweep")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return est
+	}
+	for _, fit := range []float64{0.9, 0.7, 0.5} {
+		r := at(load(nil), fit)
+		few := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.8, nil }), fit)
+		many := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.97, nil }), fit)
+		t.Logf("fit %g: %.3f (%.3f-%.3f); locality 0.8 %.3f, 0.97 %.3f; %s", fit, r.Slowdown, r.Low, r.High, few.Slowdown, many.Slowdown, r.Basis)
+		if !strings.Contains(r.Basis, "derived jointly") {
+			t.Fatalf("not derived jointly: %s", r.Basis)
+		}
+		if !(r.Low <= many.Slowdown && few.Slowdown <= r.High) || !(many.Slowdown < r.Slowdown && r.Slowdown < few.Slowdown) {
+			t.Errorf("fit %g: band %.3f-%.3f does not span locality 0.97 (%.3f) to 0.8 (%.3f) around %.3f", fit, r.Low, r.High, many.Slowdown, few.Slowdown, r.Slowdown)
+		}
+	}
+}
+
+// TestJointNoNaN: measured points that counted their pages, carried to
+// more jobs than cores, can cost nothing a page on the target (the wait is
+// hidden); the band stays a number.
+func TestJointNoNaN(t *testing.T) {
+	src := `name: counted
+source: test
+transfer_from: sata-ssd-tlc
+curves:
+  - {class: sata-ssd-tlc, provenance: measured, host: h, source: s, reference: {read_latency: 100us, read_iops: 90000, concurrency: 1},
+     points: [{fit: 0.9, slowdown: 1.001, ci: [1.0, 1.002], page_rate: 20}, {fit: 0.5, slowdown: 1.2, ci: [1.15, 1.25], page_rate: 1500}]}
+  - {class: hdd, provenance: measured, host: h, source: s, reference: {read_latency: 111us, read_iops: 40000, concurrency: 1},
+     points: [{fit: 0.9, slowdown: 1.001, ci: [1.0, 1.002], page_rate: 20}, {fit: 0.5, slowdown: 1.25, ci: [1.2, 1.3], page_rate: 1500}]}
+`
+	f, err := ParseFactors("counted.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := MergeFactors(DefaultParameters(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvme := Device{Name: "nvme", ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	for _, fit := range []float64{0.95, 0.9, 0.7, 0.5} {
+		p, err := fs.prepare("nvme-ssd-tlc", nvme, 16, 1, 0.5, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := p.at(fit)
+		if math.IsNaN(est.Slowdown+est.Low+est.High) || !(est.Low <= est.Slowdown && est.Slowdown <= est.High) {
+			t.Errorf("fit %g: %.4f (%.4f-%.4f)", fit, est.Slowdown, est.Low, est.High)
+		}
+	}
 }

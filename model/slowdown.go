@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -204,6 +205,7 @@ type prepared struct {
 	basis      string
 	transfer   float64 // log error added by carrying the curve to another device
 	lowest     float64 // lowest fit ratio the curve stands on
+	lowestOf   string  // the curve it is (a joint prediction has several; "": curve)
 	inferred   bool    // the curve is inferred (one pass)
 	// joint is set for a class derived from several curves at once
 	// (prepareJoint): their runs replace scen and points. jointPrior: the
@@ -337,10 +339,7 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	for _, s := range p.scen {
 		p.points = append(p.points, fs.carry(c, p.target, s, same))
 	}
-	p.lowest = c.Points[len(c.Points)-1].Fit
-	if r := c.Points[len(c.Points)-1].FitRange; len(r) == 2 {
-		p.lowest = r[0]
-	}
+	p.lowest = lowestFit(c)
 	switch c.Provenance {
 	case Measured, Emulated:
 		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
@@ -501,7 +500,12 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 			return 0
 		}
 		// Keep the point's own excess per page (its measured cost) and let
-		// the load change it by what the path adds.
+		// the load change it by what the path adds. A point that costs
+		// nothing a page on the target (jobs sharing cores can hide all
+		// of a wait) has no cost of its own to keep.
+		if m.time <= 0 {
+			return r * m.path.PageTime(r)
+		}
 		return m.excess * r / m.rate * m.path.PageTime(r) / m.time
 	}
 	first := pts[0]
@@ -523,7 +527,7 @@ func (p prepared) at(f float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
-			f, p.curve.Class, p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
+			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
 	}
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f)

@@ -56,10 +56,10 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 			fmt.Fprintln(w, l)
 		}
 	}
-	msg := fmt.Sprintf("Transfer error learnt from all %s (what recommend gives a derived or carried figure, on top of the shape, overhead, fit-ratio and reference-range unknowns): ln e = %.2f + %.2f x |ln(target/reference time per page)|, a factor of %.2f between devices alike and %.2f between devices e-fold apart.",
+	msg := fmt.Sprintf("Transfer error learnt from all %s (what recommend gives a carried figure, or one derived from a single curve, on top of the shape, overhead, fit-ratio and reference-range unknowns): ln e = %.2f + %.2f x |ln(target/reference time per page)|, a factor of %.2f between devices alike and %.2f between devices e-fold apart.",
 		plural(len(classesOf(cv)), "curve", "curves"), cv.TransferFloor, cv.TransferSlope, math.Exp(cv.TransferFloor), math.Exp(cv.TransferFloor+cv.TransferSlope))
 	if n := len(classesOf(cv)); n < 2 {
-		msg = fmt.Sprintf("Transfer error: %s observed, too few to learn it from, so recommend gives a derived or carried figure the model's prior, a factor of %.2f (ln e = %.2f), on top of the shape, overhead, fit-ratio and reference-range unknowns.",
+		msg = fmt.Sprintf("Transfer error: %s observed, too few to learn it from, so recommend gives a carried figure, or one derived from a single curve, the model's prior, a factor of %.2f (ln e = %.2f), on top of the shape, overhead, fit-ratio and reference-range unknowns.",
 			plural(n, "curve", "curves"), math.Exp(cv.TransferFloor), cv.TransferFloor)
 	}
 	for _, l := range Wrap(msg, 80, "") {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/emulate"
@@ -31,6 +33,10 @@ func (s *session) latencyStage(ctx context.Context, st *Stage) error {
 	}
 	if err := emulate.CheckHost(); err != nil {
 		s.note("%s: %v; skipped", st.Name, err)
+		return nil
+	}
+	if other := topSwapArea(s.Host); other != "" {
+		s.note("%s: %s is swap at priority %d, the emulator's; the kernel would share the pages between them and the curve would not be the drive's; skipped (swapoff it first)", st.Name, other, host.SwapPriority)
 		return nil
 	}
 	mark := s.Journal.Len()
@@ -81,6 +87,20 @@ func (s *session) latencyStage(ctx context.Context, st *Stage) error {
 		s.note("%s: %v", st.Name, err)
 	}
 	return err
+}
+
+// topSwapArea names a swap area already at the top priority, or "".
+func topSwapArea(h host.Host) string {
+	b, err := h.ReadFile("/proc/swaps")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if f := strings.Fields(line); len(f) >= 5 && f[4] == strconv.Itoa(host.SwapPriority) {
+			return f[0]
+		}
+	}
+	return ""
 }
 
 // noteEmulatedLatency compares what a page brought back cost on the

@@ -30,6 +30,14 @@ func startEmulatedProbe(t *testing.T, state string) *probeProc {
 	if err := emulate.CheckHost(); err != nil {
 		t.Skipf("no latency emulation here: %v", err)
 	}
+	// The probe skips its latency stages while another swap area is at
+	// the top priority (it would share the emulated device's pages).
+	swaps, _ := os.ReadFile("/proc/swaps")
+	for _, line := range strings.Split(string(swaps), "\n")[1:] {
+		if f := strings.Fields(line); len(f) >= 5 && f[4] == strconv.Itoa(emulate.MaxSwapPriority) {
+			t.Skipf("%s is swap at the top priority (not this test's); swapoff it first", f[0])
+		}
+	}
 	bin := memplanBinary(t)
 	cmd := exec.Command(bin, "probe", "--quick", "--emulate-latency", "--emulate", "hdd", "--backends", "emulated",
 		"--data-size", "32MiB", "--fit", "0.75", "--reps", "3", "--device-profile=false",

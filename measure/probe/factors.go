@@ -137,6 +137,13 @@ func (r *Report) reference(pt PointResult) (model.Reference, string) {
 					ReadIOPS: float64(e.RIOPS), WriteIOPS: float64(e.WIOPS), Drives: e.Count}
 				src = fmt.Sprintf("emulated by memplan probe: swap file on %s throttled to %d read / %d write IOPS (%s); latency is the real disk's, only the IOPS ceiling is the drive's",
 					p.Swap.DeviceName(), e.RIOPS, e.WIOPS, e.Label)
+				if e.Latency != "" {
+					// The reference stays the drive's: the curve is filed as
+					// that drive. What the device delivered is in the source,
+					// since FUSE and the loop device add their own time.
+					src = fmt.Sprintf("emulated by memplan probe with its latency: swap on a direct-I/O loop device over a FUSE file whose requests wait for the %s model (%s); FUSE and the loop device add their own time on top: %.0fus extra per major fault was measured against the drive's %v read",
+						e.Latency, e.Label, fault*1e6, d.ReadLatency)
+				}
 			}
 		}
 	}

@@ -137,3 +137,16 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// TestFactorsLatencyEmulatedSource: a curve emulated with its latency says
+// so, and what the device delivered, not that a swap file was throttled.
+func TestFactorsLatencyEmulatedSource(t *testing.T) {
+	r := syntheticReport()
+	r.Plan.Stages[0].Emulation.Latency = "x25-e"
+	ff := r.Factors("test")
+	emu := ff.Curves[2]
+	want := "emulated by memplan probe with its latency: swap on a direct-I/O loop device over a FUSE file whose requests wait for the x25-e model (Intel X25-E 64GB (SLC)); FUSE and the loop device add their own time on top: 40us extra per major fault was measured against the drive's 75us read"
+	if emu.Source != want || emu.Reference.ReadLatency != units.Duration(75*time.Microsecond) {
+		t.Errorf("source %q, reference %+v", emu.Source, emu.Reference)
+	}
+}

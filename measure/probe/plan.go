@@ -272,26 +272,13 @@ func (p *Plan) planStages(h host.Host) {
 				Provenance: model.Measured, Fits: fits, Reps: o.Reps})
 		}
 	}
-	if o.has(measure.BackendFile) {
-		p.Stages = append(p.Stages, Stage{Name: "file", Backend: measure.BackendFile, Class: p.DeviceClass,
-			Provenance: model.Measured, Fits: fits, Reps: o.Reps})
-	}
-	if o.has(measure.BackendZswap) {
-		if !host.Exists(h, host.ZswapParams+"/enabled") {
-			p.skip("zswap: this kernel has no zswap (%s is missing)", host.ZswapParams)
-		} else {
-			f, r := fits, o.Reps
-			if quick {
-				f, r = one, 1
-			}
-			p.Stages = append(p.Stages, Stage{Name: "zswap-" + p.ZswapAlg, Backend: measure.BackendZswap, Class: "zswap",
-				Provenance: model.Measured, Fits: f, Reps: r})
-		}
-	}
 	if o.has(measure.BackendEmulated) && o.EmulateLatency {
 		// With their latency, the drives are emulated by a device of their
 		// own: no throttling needed, and the swap directory's disk is not
-		// one of them whatever the kernel calls it.
+		// one of them whatever the kernel calls it. Their stages come
+		// before the swap file's: each device must be the only memplan
+		// swap area while it runs (swapon caps priorities at 32767, so it
+		// cannot go above the swap file's).
 		p.Emulations = emulations(o.Emulate, "", &p.Skipped)
 		// The emulator's server holds the device's data (the swap file's
 		// size) in locked memory, outside every cgroup limit, while the
@@ -311,7 +298,24 @@ func (p *Plan) planStages(h host.Host) {
 			p.Stages = append(p.Stages, Stage{Name: "emulated " + e.Class + " (latency)", Backend: measure.BackendEmulated, Class: e.Class,
 				Provenance: model.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
 		}
-	} else if o.has(measure.BackendEmulated) {
+	}
+	if o.has(measure.BackendFile) {
+		p.Stages = append(p.Stages, Stage{Name: "file", Backend: measure.BackendFile, Class: p.DeviceClass,
+			Provenance: model.Measured, Fits: fits, Reps: o.Reps})
+	}
+	if o.has(measure.BackendZswap) {
+		if !host.Exists(h, host.ZswapParams+"/enabled") {
+			p.skip("zswap: this kernel has no zswap (%s is missing)", host.ZswapParams)
+		} else {
+			f, r := fits, o.Reps
+			if quick {
+				f, r = one, 1
+			}
+			p.Stages = append(p.Stages, Stage{Name: "zswap-" + p.ZswapAlg, Backend: measure.BackendZswap, Class: "zswap",
+				Provenance: model.Measured, Fits: f, Reps: r})
+		}
+	}
+	if o.has(measure.BackendEmulated) && !o.EmulateLatency {
 		if quick {
 			p.skip("emulated drives: skipped by --quick (run without it to emulate the catalog's drives by IOPS throttling)")
 		} else if !p.Cgroups.IO {
@@ -435,8 +439,8 @@ func (p *Plan) describe() {
 			add("create swap file %s (%s, fully allocated), swapon priority %d; %s", p.SwapFile, p.SwapFileSize, host.SwapPriority, at)
 		case measure.BackendEmulated:
 			if e := s.Emulation; e.Latency != "" {
-				add("start an emulated %s (%s: %v read latency): a FUSE server in its own memory-locked process holding %s, a direct-I/O loop device over its file, swap on it above the swap file; %s",
-					e.Label, e.Latency, e.Drive.ReadLatency, p.SwapFileSize, at)
+				add("start an emulated %s (%s: %v read latency): a FUSE server in its own memory-locked process holding %s, a direct-I/O loop device over its file, swap on it at priority %d, the only memplan swap area while it runs; %s",
+					e.Label, e.Latency, e.Drive.ReadLatency, p.SwapFileSize, host.SwapPriority, at)
 				continue
 			}
 			add("throttle the run cgroups' I/O on %s (%s) to %d read / %d write IOPS to emulate %s; %s", p.Swap.DiskDev, host.DiskName(p.Swap), s.Emulation.RIOPS, s.Emulation.WIOPS, s.Emulation.Label, at)
@@ -492,7 +496,7 @@ func (p *Plan) needsSwapFile() bool {
 	if o.scenario(ScenarioSwappiness) || o.scenario(ScenarioPageCache) {
 		return true
 	}
-	return o.scenario(ScenarioCurves) && (o.has(measure.BackendFile) || o.has(measure.BackendZswap) || o.has(measure.BackendEmulated))
+	return o.scenario(ScenarioCurves) && (o.has(measure.BackendFile) || o.has(measure.BackendZswap) || o.has(measure.BackendEmulated) && !o.EmulateLatency)
 }
 
 func nRuns(n int) string {

@@ -202,3 +202,37 @@ func TestPlanSwapdemoSubset(t *testing.T) {
 		t.Errorf("misspelt setting: %v", err)
 	}
 }
+
+// TestPlanLatencyStagesFirst: the latency stages run before the swap
+// file's, and with only them no swap file is made: swapon caps priorities
+// at 32767, the swap file's, so the emulated device can be the one memplan
+// swap area only while the file is not on.
+func TestPlanLatencyStagesFirst(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	o := planOpts(t)
+	o.Backends = []string{measure.BackendFile, measure.BackendEmulated}
+	o.EmulateLatency = true
+	o.Emulate = []string{"sata-ssd-mlc", "hdd"}
+	p, err := MakePlan(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range p.Stages {
+		names = append(names, st.Name)
+	}
+	if want := []string{"emulated hdd (latency)", "emulated sata-ssd-mlc (latency)", "file"}; strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("stages %q, want %q", names, want)
+	}
+	text := strings.Join(p.Changes, "\n")
+	if !strings.Contains(text, "swap on it at priority 32767, the only memplan swap area while it runs") {
+		t.Errorf("plan:\n%s", text)
+	}
+	o.Backends = []string{measure.BackendEmulated}
+	if p, err = MakePlan(h, o); err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(p.Changes, "\n"); strings.Contains(text, "swap file") {
+		t.Errorf("latency stages alone make a swap file:\n%s", text)
+	}
+}

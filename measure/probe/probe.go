@@ -497,11 +497,13 @@ func (s *session) stage(ctx context.Context, st *Stage) error {
 		}
 		return err
 	case measure.BackendFile, measure.BackendEmulated:
-		if err := s.ensureSwapFile(); err != nil {
-			return err
-		}
+		// A latency stage's device must be the only memplan swap area: the
+		// swap file, at the top priority too, would share the pages with it.
 		if st.Emulation != nil && st.Emulation.Latency != "" {
 			return s.latencyStage(ctx, st)
+		}
+		if err := s.ensureSwapFile(); err != nil {
+			return err
 		}
 		return s.runStage(ctx, st)
 	case measure.BackendZswap:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -332,50 +333,121 @@ func TestRunWithoutRoot(t *testing.T) {
 	}
 }
 
-// TestRootLatencyEmulatedDrive measures the X25-M on a device with its
-// latency (measure/host/emulate): the stage swaps to the FUSE-backed loop
-// device, a page brought back costs at least the drive's read latency, the
-// curve is filed as emulated, and nothing is left: no swap, loop device,
-// FUSE mount or server.
-func TestRootLatencyEmulatedDrive(t *testing.T) {
+// TestRootLatencyEmulatedDrives measures the Intel study's three drives on
+// devices with their latency (measure/host/emulate), and the swap file: each
+// emulated curve is filed under its class as emulated, the latency stages
+// run before the swap file is made (one swap area at the top priority; a
+// swap file beside them took their pages once), a major fault costs at
+// least the drive's read latency (milliseconds for the HDD), the HDD's
+// slowdown is far above both SSDs', and nothing is left: no swap, loop
+// device, FUSE mount or server.
+//
+// Sizes: at 8.6 ms a read, the HDD's runs take seconds for a few hundred
+// faults, so the data is small, the fit near 1 and the visits few; a run is
+// capped at 10 s (runTimeout's floor) whatever --max-slowdown.
+func TestRootLatencyEmulatedDrives(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
 	if err := emulate.CheckHost(); err != nil {
 		t.Skipf("no latency emulation here: %v", err)
 	}
+	if other := topSwapArea(host.NewOSHost()); other != "" {
+		t.Skipf("%s is swap at the top priority (not this test's): the probe skips the latency stages while it is; swapoff it first", other)
+	}
 	before := host.HostState(host.NewOSHost())
 	o := smallOptions(t)
 	o.Workload.DataSize = 48 * units.MiB
-	o.Backends = []string{measure.BackendEmulated}
-	o.Emulate = []string{"sata-ssd-mlc"}
+	o.Workload.Rounds = 2
+	o.Backends = []string{measure.BackendEmulated, measure.BackendFile}
+	o.DeviceClass = "sata-ssd-tlc" // not "hdd", the emulated drive's class, whatever the kernel calls the disk
+	o.Emulate = []string{"sata-ssd-slc", "sata-ssd-mlc", "hdd"}
 	o.EmulateLatency = true
-	o.Fits = []float64{0.6}
+	o.Fits = []float64{0.85}
 	o.Reps = 3
+	o.MaxSlowdown = 10
+	start := time.Now()
 	rep, err := Run(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("three emulated drives and the swap file took %s", time.Since(start).Round(time.Second))
 	hosttest.Unchanged(t, before)
 	if left := emulate.Leftovers(); len(left) != 0 {
 		t.Errorf("emulators left behind: %+v", left)
 	}
-	if len(rep.Points) != 1 {
-		t.Fatalf("points %+v (notes %q)", rep.Points, rep.Notes)
+
+	// The HDD first (the plan sorts by IOPS), all before the swap file.
+	var stages []string
+	for _, st := range rep.Stages {
+		stages = append(stages, st.Stage)
 	}
-	pt := rep.Points[0]
-	if pt.Stage != "emulated sata-ssd-mlc (latency)" || pt.Provenance != model.Emulated || pt.Slowdown.N == 0 || pt.MajFlt == 0 {
-		t.Fatalf("point %+v", pt)
+	want := []string{"emulated hdd (latency)", "emulated sata-ssd-slc (latency)", "emulated sata-ssd-mlc (latency)", "file"}
+	if !slices.Equal(stages, want) {
+		t.Fatalf("stages %q, want %q (notes %q)", stages, want, rep.Notes)
 	}
-	fl := pt.FaultLatency
-	if fl == nil || fl.P50Us < 80 {
-		t.Fatalf("fault latency %+v: a page from an emulated X25-M takes at least its 85us", fl)
+	drives := map[string]emulate.Device{"hdd": emulate.HDDRAID0(), "sata-ssd-slc": emulate.X25E(), "sata-ssd-mlc": emulate.X25M()}
+	slow := map[string]float64{}
+	for _, pt := range rep.Points {
+		if pt.Backend != measure.BackendEmulated {
+			continue
+		}
+		dev, ok := drives[pt.Class]
+		if !ok || pt.Stage != "emulated "+pt.Class+" (latency)" || pt.Provenance != model.Emulated {
+			t.Errorf("point %s: class %q, provenance %q", pt.Stage, pt.Class, pt.Provenance)
+			continue
+		}
+		if pt.Slowdown.N == 0 || pt.MajFlt == 0 {
+			t.Errorf("%s: %d good runs, %.0f major faults a run", pt.Stage, pt.Slowdown.N, pt.MajFlt)
+			continue
+		}
+		slow[pt.Class] = pt.Slowdown.Mean
+		read := dev.Read.Random.Quantiles(0.5)[0]
+		fl := pt.FaultLatency
+		if fl == nil {
+			fl = &measure.LatencySummary{}
+		}
+		t.Logf("%s at fit %g: slowdown %.2f (%.2f-%.2f, %d runs, %d capped), %.0f major faults a run, %.0fus extra a fault (the drive reads in %v); pages brought back p50 %.0fus p90 %.0fus p99 %.0fus (%d)",
+			pt.Stage, pt.Fit, pt.Slowdown.Mean, pt.Slowdown.Lo, pt.Slowdown.Hi, pt.Slowdown.N, pt.Censored, pt.MajFlt, pt.FaultTime*1e6, read, fl.P50Us, fl.P90Us, fl.P99Us, fl.Count)
+		// Every major fault waits for a read from the device, so the extra
+		// time per fault is at least the drive's latency; on this host
+		// FUSE and the loop device add 56-157 us on top (docs/probe.md),
+		// which is why the SSDs are only bounded from below here.
+		if pt.FaultTime < read.Seconds() {
+			t.Errorf("%s: %.0fus extra a major fault, below the drive's %v read: the faults did not wait for the emulated device", pt.Stage, pt.FaultTime*1e6, read)
+		}
+		// The median page brought back is not asserted: swap readahead
+		// brings neighbours in with each read, and touching one of those
+		// costs a few microseconds. The slow tail is the device's.
+		if fl.Count > 0 && pt.Censored == 0 && fl.P99Us < float64(read.Microseconds()) {
+			t.Errorf("%s: p99 of the pages brought back %.0fus, below the drive's %v read", pt.Stage, fl.P99Us, read)
+		}
+		if fl.P90Us > 2*float64(read.Microseconds()) {
+			t.Logf("%s: this host cannot reach the drive's %v (FUSE and the loop device add about as much); its curve overstates the drive", pt.Stage, read)
+		}
+		if fl.Count >= 50 && !strings.Contains(strings.Join(rep.Notes, "\n"), pt.Stage+" at fit 0.85: a page brought back took") {
+			t.Errorf("%s: no note comparing its pages brought back with the drive: %q", pt.Stage, rep.Notes)
+		}
 	}
-	t.Logf("emulated X25-M at fit 0.6: slowdown %.2f (%d runs), %.0f major faults a run, a page brought back p50 %.0fus p99 %.0fus; notes %q",
-		pt.Slowdown.Mean, pt.Slowdown.N, pt.MajFlt, fl.P50Us, fl.P99Us, rep.Notes)
+	if len(slow) != 3 {
+		t.Fatalf("slowdowns %v, want the three drives'", slow)
+	}
+	for _, ssd := range []string{"sata-ssd-slc", "sata-ssd-mlc"} {
+		if slow["hdd"] < 5*slow[ssd] {
+			t.Errorf("the HDD RAID 0's slowdown %.2f is not far above the %s's %.2f (100 times its read latency)", slow["hdd"], ssd, slow[ssd])
+		}
+	}
 	ff := rep.Factors("test")
-	if len(ff.Curves) != 1 || ff.Curves[0].Class != "sata-ssd-mlc" || ff.Curves[0].Provenance != model.Emulated {
-		t.Errorf("curves %+v", ff.Curves)
+	var classes []string
+	for _, c := range ff.Curves {
+		if c.Provenance == model.Emulated {
+			classes = append(classes, c.Class)
+		}
 	}
+	slices.Sort(classes)
+	if !slices.Equal(classes, []string{"hdd", "sata-ssd-mlc", "sata-ssd-slc"}) {
+		t.Errorf("emulated curves %q", classes)
+	}
+	t.Logf("notes %q", rep.Notes)
 }
 
 // TestRootQuickProbePrecision: a quick probe with --precision and --budget

@@ -57,6 +57,10 @@
 //   - Emulator.AttachLoop, Emulator.SwapOn(prio), Emulator.Close (ordered:
 //     swapoff, loop detach, unmount — lazily if busy — stop the server by
 //     PID, remove the mount point; idempotent; goes on after a failure).
+//     SwapOn takes 0 to MaxSwapPriority (32767): swapon(2) keeps a
+//     priority's low 15 bits, so more would wrap to a low priority and
+//     another swap area would take the device's pages. probe runs its
+//     latency stages at 32767 with no other memplan swap area on.
 //   - Cleanup(State) undoes a recorded State after kill -9 of the process
 //     that made it; it kills the server only if the PID's start time is the
 //     recorded one. Leftovers finds emulator mounts and their loop devices

@@ -228,8 +228,15 @@ func (e *Emulator) AttachLoop() (string, error) {
 	return dev, nil
 }
 
-// SwapOn makes the loop device a swap area (mkswap) and enables it at prio.
+// SwapOn makes the loop device a swap area (mkswap) and enables it at prio,
+// 0 to MaxSwapPriority.
 func (e *Emulator) SwapOn(prio int) error {
+	// The kernel takes the priority's low 15 bits, so 32777 would silently
+	// become 9: below every other memplan swap area, which would then take
+	// the pages meant for this device.
+	if prio < 0 || prio > MaxSwapPriority {
+		return fmt.Errorf("swap priority %d is out of range; the kernel accepts 0 to %d", prio, MaxSwapPriority)
+	}
 	if e.Loop == "" {
 		if _, err := e.AttachLoop(); err != nil {
 			return err
@@ -448,6 +455,9 @@ const (
 	swapFlagPrefer   = 0x8000
 	swapFlagPrioMask = 0x7fff
 )
+
+// MaxSwapPriority is the highest priority swapon(2) can set.
+const MaxSwapPriority = swapFlagPrioMask
 
 func swapon(dev string, prio int) error {
 	p, err := unix.BytePtrFromString(dev)

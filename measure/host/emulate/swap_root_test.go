@@ -29,6 +29,20 @@ func memAvailable(t *testing.T) int64 {
 	return 0
 }
 
+// topSwap names a swap area at the top priority, or "".
+func topSwap(t *testing.T) string {
+	b, err := os.ReadFile("/proc/swaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if f := strings.Fields(line); len(f) >= 5 && f[4] == strconv.Itoa(MaxSwapPriority) {
+			return f[0]
+		}
+	}
+	return ""
+}
+
 // memCgroup makes a memory cgroup limited to limit bytes (v1 or v2, written
 // directly: measure's helpers are not exported) and returns its procs file.
 func memCgroup(t *testing.T, limit int64) string {
@@ -64,9 +78,15 @@ func TestSwapRoot(t *testing.T) {
 	if a := memAvailable(t); a < 1<<30 {
 		t.Skipf("MemAvailable %d MiB: not enough to run the swap test safely", a>>20)
 	}
+	// At the top priority, and alone there: the kernel fills the highest
+	// priority first and shares it between equals, so another area up
+	// there (a zram device someone left as swap) would take the pages.
+	if other := topSwap(t); other != "" {
+		t.Skipf("%s is swap at priority %d: the workload's pages would go there, not only to the emulated device; swapoff it first", other, MaxSwapPriority)
+	}
 	dev := X25M()
 	e := startEmulator(t, dev, size, Options{})
-	if err := e.SwapOn(100); err != nil {
+	if err := e.SwapOn(MaxSwapPriority); err != nil {
 		t.Fatal(err)
 	}
 	procs := memCgroup(t, limit)

@@ -34,10 +34,22 @@ type MRC struct {
 	Tau []float64 `json:"tau_s"`
 	W   []float64 `json:"w_bytes"`
 	SE  []float64 `json:"se_bytes"`
+	// X is the whole working set at each window (bytes, non-decreasing):
+	// every page referenced in it, those allocated in it included. It is
+	// what a memory of x bytes holds (x = X(tau)), where W, which leaves
+	// the new pages out, gives the rate (dW/dtau: only pages that existed
+	// before are needed back). Nil: X = W (a job that allocates nothing).
+	X []float64 `json:"x_bytes,omitempty"`
 	// Slope[i] is the chord slope of segment i (Tau[i-1]..Tau[i]), bytes/s.
 	Slope []float64 `json:"slope"`
-	// Peak is the resident size fit ratios divide (bytes).
+	// Peak is the resident size fit ratios divide (bytes). For the curve of
+	// one sweep (Grid) it is the job's resident size during the sweep: a
+	// memory of that size holds everything and needs nothing back.
 	Peak float64 `json:"peak_bytes"`
+	// Grid, when set, carries the rates the sampler derived sweep by sweep
+	// and averaged over the run; RateAt reads it instead of the ladder of
+	// mean working sets above, which then only describes the run.
+	Grid *RateGrid `json:"grid,omitempty"`
 	// Spread is the relative standard deviation of a rung's reuse working
 	// set across sweeps, pooled; it stands in for the standard error of
 	// rungs read once.
@@ -69,7 +81,7 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 	if peak <= 0 {
 		peak = float64(s.PeakRss)
 	}
-	m := &MRC{PageSize: 4096, Tau: []float64{0}, W: []float64{0}, SE: []float64{0}, Peak: peak}
+	m := &MRC{PageSize: 4096, Tau: []float64{0}, W: []float64{0}, SE: []float64{0}, X: []float64{0}, Peak: peak}
 	// A rung read once has no spread of its own. It gets the relative
 	// spread pooled over the rungs read more than once (or DefaultSpread
 	// when none was): a zero would claim a single window is exact.
@@ -101,6 +113,7 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		}
 		m.Tau = append(m.Tau, tau)
 		m.W = append(m.W, w)
+		m.X = append(m.X, math.Max(math.Max(r.Ref.Mean, w), m.X[len(m.X)-1]))
 		se := r.Reuse.SE()
 		if r.Reuse.N < 2 {
 			se = spread * r.Reuse.Mean
@@ -120,6 +133,9 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		m.AnonShare = anon / ref
 	}
 	m.derive()
+	if s.Grid != nil && s.Grid.Weight > 0 {
+		m.Grid = s.Grid
+	}
 	return m, nil
 }
 
@@ -149,6 +165,9 @@ func FromCurve(tau, w, se []float64, peak float64) *MRC {
 // derive computes the chord slopes of the piecewise-linear working set.
 func (m *MRC) derive() {
 	n := len(m.Tau)
+	if len(m.X) != n {
+		m.X = append([]float64(nil), m.W...)
+	}
 	m.Slope = make([]float64, n)
 	for i := 1; i < n; i++ {
 		m.Slope[i] = (m.W[i] - m.W[i-1]) / (m.Tau[i] - m.Tau[i-1])
@@ -170,6 +189,16 @@ func (m *MRC) derive() {
 // by two standard errors of that chord (from the rungs' sampling
 // variance), and then by the factor Widen.
 func (m *MRC) RateAt(x float64) Rate {
+	if m.Grid != nil {
+		return m.Grid.At(x)
+	}
+	return widen(m.bracket(x))
+}
+
+// bracket is the rate at x on the ladder alone (the curve of one sweep, or
+// the mean working sets of samples without a grid), in pages a second,
+// with the band the ladder and its standard errors leave, not yet widened.
+func (m *MRC) bracket(x float64) Rate {
 	n := len(m.Tau)
 	ps := float64(m.PageSize)
 	r := Rate{X: x, Where: "within"}
@@ -179,8 +208,12 @@ func (m *MRC) RateAt(x float64) Rate {
 		}
 		return math.Hypot(m.SE[i], m.SE[i-1]) / (m.Tau[i] - m.Tau[i-1])
 	}
-	top := m.W[n-1]
+	top := m.X[n-1]
 	switch {
+	case m.Peak > 0 && x >= m.Peak:
+		// Everything the job holds fits: nothing is needed back.
+		r.Where = "fits"
+		return r
 	case x >= top:
 		// Beyond the longest window: the job came back to fewer than x
 		// bytes within it. The central value lets the last chord's rate
@@ -200,7 +233,7 @@ func (m *MRC) RateAt(x float64) Rate {
 		}
 		r.Central, r.Low, r.High = s*share, 0, hi
 	default:
-		i := sort.Search(n, func(i int) bool { return m.W[i] > x }) // W[i-1] <= x < W[i]
+		i := sort.Search(n, func(i int) bool { return m.X[i] > x }) // X[i-1] <= x < X[i]
 		if i == 0 {
 			i = 1
 		}
@@ -221,8 +254,15 @@ func (m *MRC) RateAt(x float64) Rate {
 		r.Low, r.High = math.Max(0, math.Min(lo, r.Central)), math.Max(hi, r.Central)
 	}
 	r.Central /= ps
-	r.Low = r.Low / ps / Widen
-	r.High = r.High / ps * Widen
+	r.Low /= ps
+	r.High /= ps
+	return r
+}
+
+// widen moves a rate's band out by Widen on both sides.
+func widen(r Rate) Rate {
+	r.Low /= Widen
+	r.High *= Widen
 	return r
 }
 

@@ -382,8 +382,15 @@ func compareWith(path string, res *onepass.Result, info onepass.Info) error {
 					continue
 				}
 				if i == 0 && pt.PageRate > 0 {
-					rateLines = append(rateLines, fmt.Sprintf("  fit %.2f: pages needed back %.0f/s measured, %.0f/s one-pass [%.0f, %.0f] (%+.0f%%, %s)",
-						pt.Fit, pt.PageRate, pp.Rate.Central, pp.Rate.Low, pp.Rate.High, 100*(pp.Rate.Central/pt.PageRate-1), pp.Rate.Where))
+					l := fmt.Sprintf("  fit %.2f: pages needed back %.0f/s measured, %.0f/s one-pass [%.0f, %.0f] (%+.0f%%, %s)",
+						pt.Fit, pt.PageRate, pp.Rate.Central, pp.Rate.Low, pp.Rate.High, 100*(pp.Rate.Central/pt.PageRate-1), pp.Rate.Where)
+					// Totals over each run: a busy host stretches a run and
+					// thins its rate per second, not the pages it needs.
+					if base := inRAM(mp); base > 0 && res.Samples.Elapsed > 0 {
+						a, b := pt.PageRate*base, pp.Rate.Central*res.Samples.Elapsed.Seconds()
+						l += fmt.Sprintf("; in all %.0fk pages measured (%.2fs in RAM), %.0fk one-pass (%.2fs sampled): %+.0f%%", a/1e3, base, b/1e3, res.Samples.Elapsed.Seconds(), 100*(b/a-1))
+					}
+					rateLines = append(rateLines, l)
 				}
 				e := 100 * (pp.Slowdown/pt.Slowdown - 1)
 				in := "no"
@@ -399,6 +406,14 @@ func compareWith(path string, res *onepass.Result, info onepass.Info) error {
 		}
 	}
 	return nil
+}
+
+// inRAM is a multi-run profile's runtime in RAM (s), which its page rates
+// are per second of; 0 when it does not say.
+func inRAM(f *model.FactorFile) float64 {
+	p, _ := f.Extra["profile"].(map[string]any)
+	v, _ := p["runtime_in_ram_s"].(float64)
+	return v
 }
 
 // run runs argv in the cgroup, with a sampler when cfg is given.

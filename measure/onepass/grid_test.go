@@ -37,9 +37,15 @@ func TestSizeIsWholeWorkingSetRateIsReuse(t *testing.T) {
 	if want := 10.0 * mib / 4096; !near(r.Central, want) {
 		t.Errorf("150 MiB: rate %.1f pages/s, want (60-50) MiB/s = %.1f", r.Central, want)
 	}
-	// Below the first read: the chord from the origin, 50 MiB old in 1 s.
-	if r := m.bracket(40 * mib); r.Where != "below" || !near(r.Central, 50.0*mib/4096) {
-		t.Errorf("40 MiB: %s, rate %.1f; want below, 50 MiB/s = %.1f pages/s", r.Where, r.Central, 50.0*mib/4096)
+	// Below the first read: W through the origin, 50 at 1 s and 60 at 2 s
+	// is N (1 - exp(-k tau)) with exp(-k) = 60/50 - 1 = 0.2, k = ln 5,
+	// N = 50 / 0.8 = 62.5 MiB; the pages allocated grow at 50 MiB/s (100 -
+	// 50 by 1 s). 40 MiB is reached at the tau where 62.5 (1 - 5^-tau) +
+	// 50 tau = 40: 0.3095 s (62.5 x 0.3925 + 15.48 = 40.0), where the
+	// slope is N k exp(-k tau) = 62.5 ln5 5^-0.3095 MiB/s.
+	want := 62.5 * math.Log(5) * math.Pow(5, -0.30954) * mib / 4096
+	if r := m.bracket(40 * mib); r.Where != "below" || math.Abs(r.Central/want-1) > 1e-3 {
+		t.Errorf("40 MiB: %s, rate %.1f; want below, %.1f pages/s", r.Where, r.Central, want)
 	}
 	// At or above what the job held nothing is needed back.
 	if r := m.bracket(300 * mib); r.Where != "fits" || r.Central != 0 || r.High != 0 {
@@ -131,5 +137,27 @@ func TestGridFromReads(t *testing.T) {
 	}
 	if r, want := g.At(80*mib), 450.0*mib/4096; !near(r.Central, want) {
 		t.Errorf("80 MiB: rate %.0f pages/s, want %.0f (as TestGridWeighsPhasesByTime)", r.Central, want)
+	}
+}
+
+// Below the shortest window, uniform random references (the saturating
+// form exactly: W = N (1 - exp(-lam tau / N))) give the LRU rate
+// lam (1 - x/N). A job that references half its pages within the first
+// 0.1 s (lam = 10 N a second) puts fit 0.5 below the ladder, where the
+// chord from the origin, (1 - exp(-1)) N / 0.1 s = 0.63 lam, would say
+// 0.63 lam instead of 0.5 lam at fit 0.5, and at fit 0.2 0.63 lam
+// instead of 0.8 lam: too high at one, too low at the other.
+func TestBelowLadderSaturating(t *testing.T) {
+	const n, lam = 100000.0, 1000000.0
+	m := curveOf(func(tau float64) float64 { return n * (1 - math.Exp(-lam*tau/n)) }, n)
+	for _, fit := range []float64{0.5, 0.2} {
+		r := m.RateAt(fit * n * page)
+		want := lam * (1 - fit)
+		if r.Where != "below" || math.Abs(r.Central/want-1) > 1e-6 {
+			t.Errorf("fit %g: %s, rate %.0f pages/s, want below, %.0f", fit, r.Where, r.Central, want)
+		}
+		if want < r.Low || want > r.High {
+			t.Errorf("fit %g: true rate %.0f outside the band [%.0f, %.0f]", fit, want, r.Low, r.High)
+		}
 	}
 }

@@ -246,8 +246,15 @@ func (m *MRC) bracket(x float64) Rate {
 		if i == 1 {
 			// Below the shortest window nothing bounds the derivative from
 			// above: the chord from the origin, doubled, is the stated guess.
+			// For a concave W the rate there falls from above the chord
+			// (near 0) to below it (near the first window); the curvature of
+			// the first two windows says where x is on that slope.
 			r.Where = "below"
 			hi = 2*m.Slope[1] + 2*chordSE(1)
+			if e, ok := m.saturating(x); ok {
+				r.Central = e
+				hi = math.Max(hi, e)
+			}
 		} else {
 			hi = m.Slope[i-1] + 2*chordSE(i-1)
 		}
@@ -257,6 +264,58 @@ func (m *MRC) bracket(x float64) Rate {
 	r.Low /= ps
 	r.High /= ps
 	return r
+}
+
+// saturating is the rate below the shortest window from the working set
+// of independent references, W(tau) = N (1 - exp(-k tau)) (each page
+// referenced at random with its own rate; with one rate for all it is
+// exact, and a job whose pages are referenced at many rates is more
+// concave still), through the origin and the first two windows: its
+// slope N k exp(-k tau) at tau(x), where the whole working set (W and the
+// pages allocated, at the first window's rate) reaches x. A W as straight as a
+// sweep's (W2/W1 at least tau2/tau1) gives the chord; one flat already by
+// the first window (W2 = W1) says only that the rate is high, and gives
+// nothing (ok false).
+func (m *MRC) saturating(x float64) (float64, bool) {
+	if len(m.Tau) < 3 || m.W[1] <= 0 || m.X[1] <= 0 {
+		return 0, false
+	}
+	t1, t2, w1, w2 := m.Tau[1], m.Tau[2], m.W[1], m.W[2]
+	ratio := w2 / w1
+	if ratio >= t2/t1 {
+		return m.Slope[1], true
+	}
+	if ratio <= 1+1e-9 {
+		return 0, false
+	}
+	// (1 - exp(-k t2)) / (1 - exp(-k t1)) falls from t2/t1 at k = 0 to 1
+	// as k grows: bisect for k on a log scale.
+	f := func(k float64) float64 { return -math.Expm1(-k*t2) / -math.Expm1(-k*t1) }
+	lo, hi := 1e-6/t1, 1e3/t1
+	for it := 0; it < 200; it++ {
+		mid := math.Sqrt(lo * hi)
+		if f(mid) > ratio {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	k := math.Sqrt(lo * hi)
+	n := w1 / -math.Expm1(-k*t1)
+	// The whole working set is W plus the pages allocated, which grow
+	// about linearly with the window: X(tau) = W(tau) + a tau through the
+	// first window. Solve X(tau) = x on [0, t1].
+	a := math.Max(0, m.X[1]-w1) / t1
+	lo, hi = 0, t1
+	for it := 0; it < 100; it++ {
+		mid := (lo + hi) / 2
+		if n*-math.Expm1(-k*mid)+a*mid < x {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return n * k * math.Exp(-k*(lo+hi)/2), true
 }
 
 // widen moves a rate's band out by Widen on both sides.

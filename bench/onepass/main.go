@@ -10,11 +10,20 @@
 // - 1) with its mean and 95% Student-t interval, and the slowdown the
 // one-pass curve predicts at fits 0.9, 0.75 and 0.5.
 //
-// With -compare, the predictions are set against the curves of a
-// multi-run `memplan profile` of the same command: for each of its curves,
-// the one-pass prediction on that curve's measured device (its reference
-// latencies), once with the model's default fault overhead (what a one-pass
-// profile knows alone) and once with the profile's measured overhead.
+// With -compare, the predictions of every sampled run are set against the
+// curves of a multi-run `memplan profile` of the same command: for each of
+// its curves, the one-pass prediction on that curve's measured device (its
+// reference latencies), once with the model's default fault overhead (what
+// a one-pass profile knows alone) and once with the profile's measured
+// overhead; and the one-pass rate of pages needed back against the
+// profile's page counts, per second and in all over each run (a busy host
+// stretches a run, not the pages it needs). The fit ratios divide the
+// run's peak RSS (rusage), as memplan profile's footprint does.
+//
+// -trace FILE writes every read of the sampled runs (one JSON object a
+// line, and one closing each run); -from-trace FILE re-derives those runs
+// from it without running anything, so that a change to the inference can
+// be judged on the same reads.
 package main
 
 import (

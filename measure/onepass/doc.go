@@ -89,8 +89,12 @@
 // Each sweep is its own curve (X, W made non-decreasing, W linear between
 // rungs); the rate at x is the chord slope of W over the segment x falls
 // in on X, which keeps an LRU cliff (a sweep: W = min(rate x tau, N))
-// sharp. A size at or above what the job held during the sweep needs
-// nothing back. Beyond the sweep's longest window (it referenced less
+// sharp. Below the sweep's shortest window the rate is the slope of the
+// saturating working set of independent references, N (1 - exp(-k tau)),
+// through the origin and the first two windows (the dictionary's lookups
+// reference half of it within 0.1 s; the chord from the origin errs both
+// ways there). A size at or above what the job held during the sweep
+// needs nothing back. Beyond the sweep's longest window (it referenced less
 // than x) the sweep gives a bound only. The sweeps' rates are averaged
 // over the run, weighted by the time each stands for (its clear to the
 // next), on a fixed grid of sizes (1 MiB to 16 TiB by 2^(1/16); RateGrid):
@@ -154,7 +158,10 @@
 //   - Shared pages count once per process that maps them (Referenced has
 //     no proportional form), so forked workers sharing memory overstate W.
 //   - Pages read through read() are page cache, not mapped: they are not
-//     in W, and neither are their refaults.
+//     in W, and neither are their refaults. Under a cgroup limit they are
+//     charged to the job and compete with its memory (sort -S 300M over
+//     200 MiB spills to temp files: 688 MiB charged at its peak against
+//     302 MiB resident).
 //
 // # Wiring into memplan profile --one-pass
 //

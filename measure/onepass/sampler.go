@@ -386,9 +386,13 @@ func (s *Sampler) Run(ctx context.Context) error {
 			// what its windows show: the dictionary workload looks up in
 			// 85-95% of what it holds, so waiting for SweepCover kept one
 			// sweep, started while it built its table, for the whole run.
+			// Never before the fourth rung, though: a clear costs as much
+			// as a read, and the shortest windows are the ones a sweep is
+			// most often read at.
 			if n := len(s.cur.x); n >= 2 && s.cur.x[n-1] <= 1.02*s.cur.x[n-2] {
 				covered = true
 			}
+			covered = covered && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)]
 			if k+1 < len(s.cfg.Windows) && covered && affordable(next+2*readEst) {
 				break
 			}

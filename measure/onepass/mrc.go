@@ -48,8 +48,9 @@ type MRC struct {
 	Peak float64 `json:"peak_bytes"`
 	// Grid, when set, carries the rates the sampler derived sweep by sweep
 	// and averaged over the run; RateAt reads it instead of the ladder of
-	// mean working sets above, which then only describes the run.
-	Grid *RateGrid `json:"grid,omitempty"`
+	// mean working sets above, which then only describes the run. Not
+	// written: it is the samples' grid (Samples.Grid), which is.
+	Grid *RateGrid `json:"-"`
 	// Spread is the relative standard deviation of a rung's reuse working
 	// set across sweeps, pooled; it stands in for the standard error of
 	// rungs read once.

@@ -10,11 +10,20 @@
 // - 1) with its mean and 95% Student-t interval, and the slowdown the
 // one-pass curve predicts at fits 0.9, 0.75 and 0.5.
 //
-// With -compare, the predictions are set against the curves of a
-// multi-run `memplan profile` of the same command: for each of its curves,
-// the one-pass prediction on that curve's measured device (its reference
-// latencies), once with the model's default fault overhead (what a one-pass
-// profile knows alone) and once with the profile's measured overhead.
+// With -compare, the predictions of every sampled run are set against the
+// curves of a multi-run `memplan profile` of the same command: for each of
+// its curves, the one-pass prediction on that curve's measured device (its
+// reference latencies), once with the model's default fault overhead (what
+// a one-pass profile knows alone) and once with the profile's measured
+// overhead; and the one-pass rate of pages needed back against the
+// profile's page counts, per second and in all over each run (a busy host
+// stretches a run, not the pages it needs). The fit ratios divide the
+// run's peak RSS (rusage), as memplan profile's footprint does.
+//
+// -trace FILE writes every read of the sampled runs (one JSON object a
+// line, and one closing each run); -from-trace FILE re-derives those runs
+// from it without running anything, so that a change to the inference can
+// be judged on the same reads.
 package main
 
 import (
@@ -45,6 +54,8 @@ func main() {
 	compare := flag.String("compare", "", "a multi-run profile of the same command to compare with")
 	stdout := flag.String("stdout", "/dev/null", "the command's stdout")
 	from := flag.String("from", "", "no runs: re-derive from the samples in a one-pass profile this tool wrote (-out), and compare")
+	trace := flag.String("trace", "", "write every read of the sampled runs here, one JSON object a line (with the run's number)")
+	fromTrace := flag.String("from-trace", "", "no runs: re-derive every sampled run of a -trace file, and compare")
 	gen := flag.String("gen-lines", "", "write FILE:MiB of random 20-80 character lines (cmd/memplan's test input) and exit")
 	flag.Parse()
 	if *gen != "" {
@@ -55,6 +66,13 @@ func main() {
 		return
 	}
 	argv := flag.Args()
+	if *fromTrace != "" {
+		if err := fromTraceFile(*fromTrace, *compare); err != nil {
+			fmt.Fprintln(os.Stderr, "onepass:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *from != "" {
 		if err := rederive(*from, *compare); err != nil {
 			fmt.Fprintln(os.Stderr, "onepass:", err)
@@ -81,12 +99,23 @@ func main() {
 		cleanup()
 		os.Exit(1)
 	}
-	if _, _, err := run(procs, argv, *stdout, nil); err != nil {
+	if _, _, _, err := run(procs, argv, *stdout, nil); err != nil {
 		fail(err)
 	}
+	var tw *os.File
+	if *trace != "" {
+		if tw, err = os.Create(*trace); err != nil {
+			fail(err)
+		}
+		defer tw.Close()
+	}
 	var bare, sampled []float64
-	var last onepass.Samples
-	var lastWall time.Duration
+	type sampledRun struct {
+		s      onepass.Samples
+		wall   time.Duration
+		maxRSS int64
+	}
+	var runs []sampledRun
 	fmt.Printf("command: %s\n", strings.Join(argv, " "))
 	for i := 0; i < *reps; i++ {
 		order := []bool{false, true}
@@ -97,14 +126,28 @@ func main() {
 			var cfg *onepass.Config
 			if withSampler {
 				cfg = &onepass.Config{Duty: *duty}
+				if tw != nil {
+					rep := i + 1
+					cfg.Trace = func(r onepass.Read) {
+						data, _ := json.Marshal(struct {
+							Rep int `json:"rep"`
+							onepass.Read
+						}{rep, r})
+						tw.Write(append(data, '\n'))
+					}
+				}
 			}
-			wall, s, err := run(procs, argv, *stdout, cfg)
+			wall, s, maxRSS, err := run(procs, argv, *stdout, cfg)
 			if err != nil {
 				fail(err)
 			}
 			if withSampler {
 				sampled = append(sampled, wall.Seconds())
-				last, lastWall = s, wall
+				runs = append(runs, sampledRun{s, wall, maxRSS})
+				if tw != nil {
+					data, _ := json.Marshal(traceEnd{Rep: i + 1, End: s.Elapsed.Seconds(), Peak: max(maxRSS, s.PeakRss), Wall: wall.Seconds()})
+					tw.Write(append(data, '\n'))
+				}
 				fmt.Printf("rep %d sampled %7.3fs  (%d reads in %d sweeps, %d restarted, %d skipped; read %.1f ms, clear %.1f ms; sampler %.2f%% of the run; %d processes)\n",
 					i+1, wall.Seconds(), s.Windows, s.Sweeps, s.Restarts, s.Skipped, 1e3*s.Cost.Mean, 1e3*s.ClearCost.Mean, 100*s.CostShare, s.Processes)
 			} else {
@@ -121,20 +164,49 @@ func main() {
 	lo, hi := model.TInterval(ratios, 0.95)
 	fmt.Printf("bare mean %.3fs, sampled mean %.3fs; overhead per pair %s %%: mean %+.1f%%, 95%% interval [%+.1f%%, %+.1f%%]\n",
 		mean(bare), mean(sampled), fmtList(ratios), m, lo, hi)
+	last := runs[len(runs)-1].s
 	fmt.Printf("method %s (DAMON vaddr: %s, %s), split: %s\n", last.Method, last.DAMON.Vaddr, last.DAMON.Evidence, last.Split)
 
-	info := onepass.Info{Command: argv, Version: "bench", Runtime: lastWall, Fits: []float64{0.9, 0.75, 0.5}}
-	if h, err := os.Hostname(); err == nil {
-		info.Host = &model.HostFacts{Hostname: h}
+	for k, sr := range runs {
+		fmt.Printf("\n== sampled run %d of %d (%.3fs, peak RSS %.1f MiB by rusage)\n", k+1, len(runs), sr.wall.Seconds(), float64(sr.maxRSS)/(1<<20))
+		info := onepass.Info{Command: argv, Version: "bench", Runtime: sr.wall, Fits: []float64{0.9, 0.75, 0.5},
+			Peak: max(sr.maxRSS, sr.s.PeakRss), PeakSource: "the run's peak RSS (rusage), or the sampler's when higher"}
+		if h, err := os.Hostname(); err == nil {
+			info.Host = &model.HostFacts{Hostname: h}
+		}
+		res, err := onepass.Derive(info, sr.s, onepass.DefaultCosts())
+		if err != nil {
+			fail(err)
+		}
+		printResult(res)
+		if *out != "" && k == len(runs)-1 {
+			f, err := res.Factors(info)
+			if err != nil {
+				fail(err)
+			}
+			data, _ := json.MarshalIndent(f, "", "  ")
+			if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+				fail(err)
+			}
+			fmt.Println("wrote", *out)
+		}
+		if *compare != "" {
+			if err := compareWith(*compare, res, info); err != nil {
+				fail(err)
+			}
+		}
 	}
-	res, err := onepass.Derive(info, last, onepass.DefaultCosts())
-	if err != nil {
-		fail(err)
+}
+
+// printResult prints the curve and the predictions on zram-lz4 and hdd.
+func printResult(res *onepass.Result) {
+	fmt.Printf("resident peak %.1f MiB, anonymous share of referenced pages %.2f\n", res.Curve.Peak/(1<<20), res.Curve.AnonShare)
+	if g := res.Samples.Grid; g != nil {
+		fmt.Printf("rates from %d sweeps standing for %.2fs of the %.2fs sampled\n", g.Sweeps, g.Weight, res.Samples.Elapsed.Seconds())
 	}
-	fmt.Printf("resident peak %.1f MiB (summed Rss), anonymous share of referenced pages %.2f\n", res.Curve.Peak/(1<<20), res.Curve.AnonShare)
 	fmt.Println("working set (reuse) by window:")
 	for i := 1; i < len(res.Curve.Tau); i++ {
-		fmt.Printf("  %7.3fs  %7.1f MiB ± %.1f\n", res.Curve.Tau[i], res.Curve.W[i]/(1<<20), res.Curve.SE[i]/(1<<20))
+		fmt.Printf("  %7.3fs  %7.1f MiB ± %.1f  (all referenced %7.1f MiB)\n", res.Curve.Tau[i], res.Curve.W[i]/(1<<20), res.Curve.SE[i]/(1<<20), res.Curve.X[i]/(1<<20))
 	}
 	for _, p := range res.Predictions {
 		if p.Class != "zram-lz4" && p.Class != "hdd" {
@@ -146,22 +218,88 @@ func main() {
 				pt.Fit, pt.Rate.Central, pt.Rate.Low, pt.Rate.High, pt.Rate.Where, pt.Slowdown, pt.Low, pt.High)
 		}
 	}
-	if *out != "" {
-		f, err := res.Factors(info)
+}
+
+// traceEnd closes a sampled run's reads in a -trace file.
+type traceEnd struct {
+	Rep  int     `json:"rep"`
+	End  float64 `json:"end_s"`
+	Peak int64   `json:"peak"`
+	Wall float64 `json:"wall_s"`
+}
+
+// fromTraceFile re-derives each sampled run of a trace: the rungs' means
+// and the grid from the reads, as the sampler would have.
+func fromTraceFile(path, compare string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	type run struct {
+		reads []onepass.Read
+		end   traceEnd
+	}
+	var runs []*run
+	byRep := map[int]*run{}
+	for n, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e traceEnd
+		var r struct {
+			Rep int `json:"rep"`
+			onepass.Read
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			return fmt.Errorf("%s:%d: %v", path, n+1, err)
+		}
+		json.Unmarshal([]byte(line), &r)
+		rr := byRep[e.Rep]
+		if rr == nil {
+			rr = &run{}
+			byRep[e.Rep] = rr
+			runs = append(runs, rr)
+		}
+		if e.End > 0 {
+			rr.end = e
+			continue
+		}
+		rr.reads = append(rr.reads, r.Read)
+	}
+	for k, rr := range runs {
+		if rr.end.End == 0 {
+			return fmt.Errorf("%s: run %d has no end record (a trace from before end records were written)", path, k+1)
+		}
+		s := onepass.Samples{Method: onepass.MethodAccessedBits, Elapsed: time.Duration(rr.end.End * float64(time.Second))}
+		for _, w := range onepass.DefaultLadder {
+			s.Rungs = append(s.Rungs, onepass.Rung{Window: w})
+		}
+		sweeps := map[int]bool{}
+		for _, r := range rr.reads {
+			g := &s.Rungs[r.Rung]
+			g.Actual.Add(r.Window)
+			g.Ref.Add(float64(r.Ref))
+			g.RefAnon.Add(float64(r.RefAnon))
+			g.New.Add(float64(r.New))
+			g.Reuse.Add(float64(max(0, r.Ref-r.New)))
+			g.Rss.Add(float64(r.Rss))
+			s.Windows++
+			sweeps[r.Sweep] = true
+			s.PeakRss = max(s.PeakRss, r.Rss)
+		}
+		s.Sweeps = len(sweeps)
+		s.Grid = onepass.GridFromReads(rr.reads, rr.end.End, int64(os.Getpagesize()))
+		info := onepass.Info{Fits: []float64{0.9, 0.75, 0.5}, Peak: rr.end.Peak, Runtime: time.Duration(rr.end.Wall * float64(time.Second))}
+		res, err := onepass.Derive(info, s, onepass.DefaultCosts())
 		if err != nil {
-			fail(err)
+			return err
 		}
-		data, _ := json.MarshalIndent(f, "", "  ")
-		if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
-			fail(err)
-		}
-		fmt.Println("wrote", *out)
-	}
-	if *compare != "" {
-		if err := compareWith(*compare, res, info); err != nil {
-			fail(err)
+		fmt.Printf("\n== %s, sampled run %d: %d reads in %d sweeps, %.3fs\n", path, rr.end.Rep, s.Windows, s.Sweeps, rr.end.Wall)
+		printResult(res)
+		if compare != "" {
+			if err := compareWith(compare, res, info); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // rederive loads the samples a one-pass profile carries in
@@ -232,6 +370,7 @@ func compareWith(path string, res *onepass.Result, info onepass.Info) error {
 				}
 			}
 		}
+		var rateLines []string
 		pts := append([]model.Point(nil), c.Points...)
 		sort.Slice(pts, func(a, b int) bool { return pts[a].Fit > pts[b].Fit })
 		for _, pt := range pts {
@@ -251,6 +390,17 @@ func compareWith(path string, res *onepass.Result, info onepass.Info) error {
 					fmt.Printf(" | %-28s %7s %6s", "-", "", "")
 					continue
 				}
+				if i == 0 && pt.PageRate > 0 {
+					l := fmt.Sprintf("  fit %.2f: pages needed back %.0f/s measured, %.0f/s one-pass [%.0f, %.0f] (%+.0f%%, %s)",
+						pt.Fit, pt.PageRate, pp.Rate.Central, pp.Rate.Low, pp.Rate.High, 100*(pp.Rate.Central/pt.PageRate-1), pp.Rate.Where)
+					// Totals over each run: a busy host stretches a run and
+					// thins its rate per second, not the pages it needs.
+					if base := inRAM(mp); base > 0 && res.Samples.Elapsed > 0 {
+						a, b := pt.PageRate*base, pp.Rate.Central*res.Samples.Elapsed.Seconds()
+						l += fmt.Sprintf("; in all %.0fk pages measured (%.2fs in RAM), %.0fk one-pass (%.2fs sampled): %+.0f%%", a/1e3, base, b/1e3, res.Samples.Elapsed.Seconds(), 100*(b/a-1))
+					}
+					rateLines = append(rateLines, l)
+				}
 				e := 100 * (pp.Slowdown/pt.Slowdown - 1)
 				in := "no"
 				if pt.Slowdown >= pp.Low && pt.Slowdown <= pp.High {
@@ -260,17 +410,31 @@ func compareWith(path string, res *onepass.Result, info onepass.Info) error {
 			}
 			fmt.Println()
 		}
+		for _, l := range rateLines {
+			fmt.Println(l)
+		}
 	}
 	return nil
 }
 
+// inRAM is a multi-run profile's runtime in RAM (s), which its page rates
+// are per second of; 0 when it does not say.
+func inRAM(f *model.FactorFile) float64 {
+	p, _ := f.Extra["profile"].(map[string]any)
+	v, _ := p["runtime_in_ram_s"].(float64)
+	return v
+}
+
 // run runs argv in the cgroup, with a sampler when cfg is given.
-func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.Duration, onepass.Samples, error) {
+// The third result is the command's peak resident size (rusage maxrss,
+// what memplan profile takes as the footprint when it is above the
+// cgroup's).
+func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.Duration, onepass.Samples, int64, error) {
 	script := `echo $$ > "$0" && exec "$@"`
 	cmd := exec.Command("/bin/sh", append([]string{"-c", script, procs}, argv...)...)
 	f, err := os.Create(stdout)
 	if err != nil {
-		return 0, onepass.Samples{}, err
+		return 0, onepass.Samples{}, 0, err
 	}
 	defer f.Close()
 	cmd.Stdout, cmd.Stderr = f, os.Stderr
@@ -281,7 +445,7 @@ func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.
 	if cfg != nil {
 		cfg.Procs = procs
 		if s, err = onepass.New(*cfg); err != nil {
-			return 0, onepass.Samples{}, err
+			return 0, onepass.Samples{}, 0, err
 		}
 		go func() { done <- s.Run(ctx) }()
 	}
@@ -292,14 +456,18 @@ func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.
 	var out onepass.Samples
 	if s != nil {
 		if rerr := <-done; rerr != nil {
-			return 0, out, rerr
+			return 0, out, 0, rerr
 		}
 		out = s.Samples()
 	}
 	if err != nil {
-		return 0, out, fmt.Errorf("%s: %v", strings.Join(argv, " "), err)
+		return 0, out, 0, fmt.Errorf("%s: %v", strings.Join(argv, " "), err)
 	}
-	return wall, out, nil
+	var maxRSS int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxRSS = ru.Maxrss << 10
+	}
+	return wall, out, maxRSS, nil
 }
 
 func makeCgroup() (string, func(), error) {

@@ -22,11 +22,15 @@
 // the ladder in turn (DefaultLadder: 0.1 s by factors of sqrt 2 to 25.6 s,
 // 17 rungs). A read does not reset the bits, so one clear serves every
 // rung of a sweep; the window a read stands for is measured (from the
-// middle of the clearing to the middle of the read). A sweep restarts as
-// soon as the next clear is affordable, and at once when the job has more
-// than doubled its resident size since the sweep's clear, so window starts
-// spread over the run: a window that starts with the job sees only pages
-// it allocates.
+// middle of the clearing to the middle of the read). A sweep restarts once
+// the pages it referenced reach SweepCover (95%) of what the job holds and
+// the next clear is affordable, and at once when the job has more than
+// doubled its resident size since the sweep's clear: so its ladder spans
+// every memory size the fit ratios ask about, and window starts still
+// spread over the run (a window that starts with the job sees only pages
+// it allocates). Restarting as soon as a clear was affordable, as the
+// first version did, cut most of sort's sweeps at 0.3 s, where they had
+// referenced a third of its memory: the sizes that matter lay beyond them.
 //
 // Anonymous and file-backed pages: smaps_rollup has only process totals,
 // so the sampler reads the per-mapping smaps and splits each mapping's
@@ -42,7 +46,7 @@
 // the clear, and counts the positive growth by the read as new (a process
 // born in the window counts all its pages, which overcounts the
 // copy-on-write pages a fork shares). The reuse working set is
-// W(tau) = referenced - new.
+// W(tau) = referenced - new; the whole working set X(tau) = referenced.
 //
 // DAMON: the kernel's virtual-address DAMON could replace the accessed-bit
 // sampling. DetectDAMON looks without creating a kdamond: an existing
@@ -54,8 +58,9 @@
 // # Bounded cost
 //
 // Memory: one fixed-size record per rung (Welford mean and variance,
-// extremes) plus maps of the processes alive at once; nothing grows with
-// the run's length. The root test reads the sampler's heap throughout.
+// extremes), the rate grid (385 sizes x 9 sums, 28 KiB), the current
+// sweep's reads (one per rung) and maps of the processes alive at once;
+// nothing grows with the run's length. The root test reads the sampler's heap throughout.
 //
 // Time: the duty cycle (DefaultDuty 2%, half the 5%) charges a read
 // its wall time and a clear its wall time plus ReTouch per resident page,
@@ -67,32 +72,53 @@
 // gets a read every second or two and a 48 GiB job one every few minutes:
 // the number of reads, not the memory, is what the budget limits.
 //
-// # Miss-ratio curve (MRC, RateAt)
+// # Miss-ratio curve (MRC, RateAt, RateGrid)
 //
 // Working-set theory (Denning): with x bytes resident, an LRU-like memory
 // keeps the pages referenced in the last tau(x) seconds, where
-// W(tau(x)) = x, and a page is needed back when it is referenced after
-// being absent longer than that. The rate at which pages enter the
-// working set at window tau is dW/dtau, so the rate of pages needed back
-// at x is dW/dtau at tau(x), per page. W is the mean reuse working set per
-// rung, made non-decreasing; the rate at x is the chord slope of the ladder
-// segment x falls in (W linear between rungs), which keeps an LRU cliff
-// (a sweep: W = min(rate x tau, N)) sharp. Beyond the longest window (the
-// job came back to less than x within it) the central rate falls from the
-// last chord's to 0 at the peak.
+// X(tau(x)) = x, and a page is needed back when it is referenced after
+// being absent longer than that. The rate at which pages that existed
+// before a window enter it is dW/dtau, so the rate of pages needed back
+// at x is dW/dtau at tau(x), per page. The size is read off X, the pages
+// referenced in the window new ones included (the memory holds them), the
+// rate off W (a page allocated in the window was never needed back):
+// taking W for both, as the first version did, capped the sizes a sweep
+// could answer for at the job's size at its clear (sort's sweeps stopped
+// at 232 of its 302 MiB, so fit 0.9 read as "nothing needed back").
+//
+// Each sweep is its own curve (X, W made non-decreasing, W linear between
+// rungs); the rate at x is the chord slope of W over the segment x falls
+// in on X, which keeps an LRU cliff (a sweep: W = min(rate x tau, N))
+// sharp. Below the sweep's shortest window the rate is the slope of the
+// saturating working set of independent references, N (1 - exp(-k tau)),
+// through the origin and the first two windows (the dictionary's lookups
+// reference half of it within 0.1 s; the chord from the origin errs both
+// ways there). A size at or above what the job held during the sweep
+// needs nothing back. Beyond the sweep's longest window (it referenced less
+// than x) the sweep gives a bound only. The sweeps' rates are averaged
+// over the run, weighted by the time each stands for (its clear to the
+// next), on a fixed grid of sizes (1 MiB to 16 TiB by 2^(1/16); RateGrid):
+// phases are weighed by their time, where averaging W over the sweeps and
+// then taking the derivative answered for a phase that never ran (the
+// dictionary workload's build and lookup phases). A sweep beyond whose
+// longest window x lies is left out of the mean at x unless no sweep
+// reached x; then its guess (the last chord falling to 0 at the job's
+// size) is the mean. Rungs keep the mean working sets per window length
+// for the profile's description; samples without a grid (files from
+// before it) are derived from them as before.
 //
 // Band: for a concave W (a stationary job's mean working set is concave in
 // tau) the derivative within a segment lies between the chord slopes of the
-// segments after and before it. Each end moves out by two standard errors
-// of that chord (the spread of the rung means over the sweeps; a rung read
-// once takes the relative spread pooled over the others, DefaultSpread 50%
-// when no rung was read twice), and then by
-// the factor Widen (1.5) on both sides. Below the shortest window the upper
+// segments after and before it. Below a sweep's shortest window the upper
 // end is twice the first chord (a stated guess: nothing bounds it); beyond
-// the longest it is at least (peak - W(top)) / top, since a page reused
+// its longest it is at least (size - X(top)) / top, since a page reused
 // only after more than the longest window is needed back at most once per
-// window. The slowdown band is the low rate at the low end of the fault
-// overhead's range and the high rate at its high end.
+// window. Over the run: the informing sweeps' low ends and every sweep's
+// high end, averaged by time, each moved out by two standard errors of the
+// time-weighted mean rate (the spread across sweeps; DefaultSpread, 50%,
+// of the rate when the weight rests on one sweep), then by the factor
+// Widen (1.5) on both sides. The slowdown band is the low rate at the low
+// end of the fault overhead's range and the high rate at its high end.
 //
 // # Slowdown and the profile (Derive, Result.Factors)
 //
@@ -118,11 +144,12 @@
 // # Where it fails
 //
 //   - Short jobs. A job of seconds gets a handful of reads within the duty
-//     cycle, and the first sweep, started with the job, sees no reuse. The
-//     curve of a 3 s job is mostly band.
-//   - Phases. W is averaged over the run; a phase that needs more memory
-//     than the average hides behind the others, so a job whose phases
-//     differ (load, then compute, then write) is predicted too fast.
+//     cycle (2-6 for sort and the dictionary workload here, at 10-25 ms a
+//     read): one or two sweeps, whose chords span several fit ratios at
+//     once, so the curve is flat across them. The curve of a 3 s job is
+//     mostly band.
+//   - Phases shorter than a sweep. A sweep averages over what the job did
+//     during it; phases are weighed by time only as finely as sweeps start.
 //   - The kernel is not LRU. Reclaim keeps active and inactive lists,
 //     prefers file pages, and reads ahead; a merge sort, whose windows
 //     sweep hundreds of MiB in a second, has a working-set cliff that the
@@ -131,7 +158,10 @@
 //   - Shared pages count once per process that maps them (Referenced has
 //     no proportional form), so forked workers sharing memory overstate W.
 //   - Pages read through read() are page cache, not mapped: they are not
-//     in W, and neither are their refaults.
+//     in W, and neither are their refaults. Under a cgroup limit they are
+//     charged to the job and compete with its memory (sort -S 300M over
+//     200 MiB spills to temp files: 688 MiB charged at its peak against
+//     302 MiB resident).
 //
 // # Wiring into memplan profile --one-pass
 //

@@ -34,10 +34,23 @@ type MRC struct {
 	Tau []float64 `json:"tau_s"`
 	W   []float64 `json:"w_bytes"`
 	SE  []float64 `json:"se_bytes"`
+	// X is the whole working set at each window (bytes, non-decreasing):
+	// every page referenced in it, those allocated in it included. It is
+	// what a memory of x bytes holds (x = X(tau)), where W, which leaves
+	// the new pages out, gives the rate (dW/dtau: only pages that existed
+	// before are needed back). Nil: X = W (a job that allocates nothing).
+	X []float64 `json:"x_bytes,omitempty"`
 	// Slope[i] is the chord slope of segment i (Tau[i-1]..Tau[i]), bytes/s.
 	Slope []float64 `json:"slope"`
-	// Peak is the resident size fit ratios divide (bytes).
+	// Peak is the resident size fit ratios divide (bytes). For the curve of
+	// one sweep (Grid) it is the job's resident size during the sweep: a
+	// memory of that size holds everything and needs nothing back.
 	Peak float64 `json:"peak_bytes"`
+	// Grid, when set, carries the rates the sampler derived sweep by sweep
+	// and averaged over the run; RateAt reads it instead of the ladder of
+	// mean working sets above, which then only describes the run. Not
+	// written: it is the samples' grid (Samples.Grid), which is.
+	Grid *RateGrid `json:"-"`
 	// Spread is the relative standard deviation of a rung's reuse working
 	// set across sweeps, pooled; it stands in for the standard error of
 	// rungs read once.
@@ -69,7 +82,7 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 	if peak <= 0 {
 		peak = float64(s.PeakRss)
 	}
-	m := &MRC{PageSize: 4096, Tau: []float64{0}, W: []float64{0}, SE: []float64{0}, Peak: peak}
+	m := &MRC{PageSize: 4096, Tau: []float64{0}, W: []float64{0}, SE: []float64{0}, X: []float64{0}, Peak: peak}
 	// A rung read once has no spread of its own. It gets the relative
 	// spread pooled over the rungs read more than once (or DefaultSpread
 	// when none was): a zero would claim a single window is exact.
@@ -101,6 +114,7 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		}
 		m.Tau = append(m.Tau, tau)
 		m.W = append(m.W, w)
+		m.X = append(m.X, math.Max(math.Max(r.Ref.Mean, w), m.X[len(m.X)-1]))
 		se := r.Reuse.SE()
 		if r.Reuse.N < 2 {
 			se = spread * r.Reuse.Mean
@@ -120,6 +134,9 @@ func (s Samples) Curve(peak float64) (*MRC, error) {
 		m.AnonShare = anon / ref
 	}
 	m.derive()
+	if s.Grid != nil && s.Grid.Weight > 0 {
+		m.Grid = s.Grid
+	}
 	return m, nil
 }
 
@@ -149,6 +166,9 @@ func FromCurve(tau, w, se []float64, peak float64) *MRC {
 // derive computes the chord slopes of the piecewise-linear working set.
 func (m *MRC) derive() {
 	n := len(m.Tau)
+	if len(m.X) != n {
+		m.X = append([]float64(nil), m.W...)
+	}
 	m.Slope = make([]float64, n)
 	for i := 1; i < n; i++ {
 		m.Slope[i] = (m.W[i] - m.W[i-1]) / (m.Tau[i] - m.Tau[i-1])
@@ -170,6 +190,16 @@ func (m *MRC) derive() {
 // by two standard errors of that chord (from the rungs' sampling
 // variance), and then by the factor Widen.
 func (m *MRC) RateAt(x float64) Rate {
+	if m.Grid != nil {
+		return m.Grid.At(x)
+	}
+	return widen(m.bracket(x))
+}
+
+// bracket is the rate at x on the ladder alone (the curve of one sweep, or
+// the mean working sets of samples without a grid), in pages a second,
+// with the band the ladder and its standard errors leave, not yet widened.
+func (m *MRC) bracket(x float64) Rate {
 	n := len(m.Tau)
 	ps := float64(m.PageSize)
 	r := Rate{X: x, Where: "within"}
@@ -179,8 +209,12 @@ func (m *MRC) RateAt(x float64) Rate {
 		}
 		return math.Hypot(m.SE[i], m.SE[i-1]) / (m.Tau[i] - m.Tau[i-1])
 	}
-	top := m.W[n-1]
+	top := m.X[n-1]
 	switch {
+	case m.Peak > 0 && x >= m.Peak:
+		// Everything the job holds fits: nothing is needed back.
+		r.Where = "fits"
+		return r
 	case x >= top:
 		// Beyond the longest window: the job came back to fewer than x
 		// bytes within it. The central value lets the last chord's rate
@@ -200,7 +234,7 @@ func (m *MRC) RateAt(x float64) Rate {
 		}
 		r.Central, r.Low, r.High = s*share, 0, hi
 	default:
-		i := sort.Search(n, func(i int) bool { return m.W[i] > x }) // W[i-1] <= x < W[i]
+		i := sort.Search(n, func(i int) bool { return m.X[i] > x }) // X[i-1] <= x < X[i]
 		if i == 0 {
 			i = 1
 		}
@@ -213,16 +247,82 @@ func (m *MRC) RateAt(x float64) Rate {
 		if i == 1 {
 			// Below the shortest window nothing bounds the derivative from
 			// above: the chord from the origin, doubled, is the stated guess.
+			// For a concave W the rate there falls from above the chord
+			// (near 0) to below it (near the first window); the curvature of
+			// the first two windows says where x is on that slope.
 			r.Where = "below"
 			hi = 2*m.Slope[1] + 2*chordSE(1)
+			if e, ok := m.saturating(x); ok {
+				r.Central = e
+				hi = math.Max(hi, e)
+			}
 		} else {
 			hi = m.Slope[i-1] + 2*chordSE(i-1)
 		}
 		r.Low, r.High = math.Max(0, math.Min(lo, r.Central)), math.Max(hi, r.Central)
 	}
 	r.Central /= ps
-	r.Low = r.Low / ps / Widen
-	r.High = r.High / ps * Widen
+	r.Low /= ps
+	r.High /= ps
+	return r
+}
+
+// saturating is the rate below the shortest window from the working set
+// of independent references, W(tau) = N (1 - exp(-k tau)) (each page
+// referenced at random with its own rate; with one rate for all it is
+// exact, and a job whose pages are referenced at many rates is more
+// concave still), through the origin and the first two windows: its
+// slope N k exp(-k tau) at tau(x), where the whole working set (W and the
+// pages allocated, at the first window's rate) reaches x. A W as straight as a
+// sweep's (W2/W1 at least tau2/tau1) gives the chord; one flat already by
+// the first window (W2 = W1) says only that the rate is high, and gives
+// nothing (ok false).
+func (m *MRC) saturating(x float64) (float64, bool) {
+	if len(m.Tau) < 3 || m.W[1] <= 0 || m.X[1] <= 0 {
+		return 0, false
+	}
+	t1, t2, w1, w2 := m.Tau[1], m.Tau[2], m.W[1], m.W[2]
+	ratio := w2 / w1
+	if ratio >= t2/t1 {
+		return m.Slope[1], true
+	}
+	if ratio <= 1+1e-9 {
+		return 0, false
+	}
+	// (1 - exp(-k t2)) / (1 - exp(-k t1)) falls from t2/t1 at k = 0 to 1
+	// as k grows: bisect for k on a log scale.
+	f := func(k float64) float64 { return -math.Expm1(-k*t2) / -math.Expm1(-k*t1) }
+	lo, hi := 1e-6/t1, 1e3/t1
+	for it := 0; it < 200; it++ {
+		mid := math.Sqrt(lo * hi)
+		if f(mid) > ratio {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	k := math.Sqrt(lo * hi)
+	n := w1 / -math.Expm1(-k*t1)
+	// The whole working set is W plus the pages allocated, which grow
+	// about linearly with the window: X(tau) = W(tau) + a tau through the
+	// first window. Solve X(tau) = x on [0, t1].
+	a := math.Max(0, m.X[1]-w1) / t1
+	lo, hi = 0, t1
+	for it := 0; it < 100; it++ {
+		mid := (lo + hi) / 2
+		if n*-math.Expm1(-k*mid)+a*mid < x {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return n * k * math.Exp(-k*(lo+hi)/2), true
+}
+
+// widen moves a rate's band out by Widen on both sides.
+func widen(r Rate) Rate {
+	r.Low /= Widen
+	r.High *= Widen
 	return r
 }
 

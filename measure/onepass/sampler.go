@@ -33,6 +33,27 @@ type Config struct {
 	// ReTouch is what one cleared page costs the job when it touches it
 	// again (0: calibrated by New).
 	ReTouch time.Duration
+	// Trace, when set, is called with every read as it is made (for
+	// diagnosis: the aggregates keep no per-read record). It runs on the
+	// sampler's goroutine and its time counts in the duty cycle.
+	Trace func(Read)
+}
+
+// Read is one window read, as Config.Trace sees it: bytes summed over the
+// job's processes.
+type Read struct {
+	Sweep int `json:"sweep"`
+	Rung  int `json:"rung"`
+	// Start is when the window's clear was made, since Run started (s);
+	// Window the window's length (s).
+	Start   float64 `json:"start_s"`
+	Window  float64 `json:"window_s"`
+	Ref     int64   `json:"referenced"`
+	RefAnon int64   `json:"referenced_anon"`
+	New     int64   `json:"new"`
+	Rss     int64   `json:"rss"`
+	// StartRss is the job's resident size at the window's clear.
+	StartRss int64 `json:"start_rss"`
 }
 
 // Defaults.
@@ -46,6 +67,11 @@ const (
 	// again, where calibration fails.
 	DefaultReTouch = time.Microsecond
 )
+
+// SweepCover is the share of the job's resident size a sweep's pages
+// referenced must reach before a new sweep may start: the largest fit
+// ratio a profile asks about (0.9) and a little more.
+const SweepCover = 0.95
 
 // DefaultLadder is the window ladder: 0.1 s by factors of sqrt(2) up to
 // 25.6 s (17 rungs). The finer the ladder, the narrower the band from its
@@ -155,6 +181,11 @@ type Samples struct {
 	ReTouchSource string  `json:"retouch_source"`
 	CostShare     float64 `json:"cost_share"`
 	Duty          float64 `json:"duty"`
+	// Grid is the rates of pages needed back, sweep by sweep, averaged
+	// over the run (grid.go): what the predictions are made from. Nil in
+	// samples from before it was kept; the mean ladder of Rungs is used
+	// then.
+	Grid *RateGrid `json:"grid,omitempty"`
 	// Errors counts reads that failed for another reason than the process
 	// having exited; LastError is the latest.
 	Errors    int    `json:"errors,omitempty"`
@@ -178,6 +209,8 @@ type Sampler struct {
 	pageBytes int64
 	splitSeen [2]bool
 	reTouch   time.Duration
+	runStart  time.Time
+	cur       sweep
 }
 
 // New checks the configuration and the cgroup.
@@ -210,7 +243,9 @@ func New(cfg Config) (*Sampler, error) {
 	}
 	s := &Sampler{cfg: cfg, r: newProcReader(cfg.Proc), perMap: map[int]bool{}, startRss: map[int]int64{},
 		prevPIDs: map[int]bool{}, pageBytes: int64(os.Getpagesize())}
-	s.out = Samples{Method: MethodAccessedBits, DAMON: DetectDAMON(), Procs: cfg.Procs, Duty: cfg.Duty}
+	s.out = Samples{Method: MethodAccessedBits, DAMON: DetectDAMON(), Procs: cfg.Procs, Duty: cfg.Duty, Grid: newRateGrid()}
+	s.cur = sweep{pageSize: s.pageBytes, tau: make([]float64, 0, len(cfg.Windows)),
+		x: make([]float64, 0, len(cfg.Windows)), w: make([]float64, 0, len(cfg.Windows))}
 	s.reTouch, s.out.ReTouchSource = cfg.ReTouch, "given"
 	if s.reTouch == 0 {
 		s.reTouch, s.out.ReTouchSource = calibrateReTouch(cfg.Proc)
@@ -244,9 +279,11 @@ func (s *Sampler) Run(ctx context.Context) error {
 	start := time.Now()
 	s.mu.Lock()
 	s.out.Started = start
+	s.runStart = start
 	s.mu.Unlock()
 	var cost time.Duration
 	defer func() {
+		s.fold(time.Now())
 		s.mu.Lock()
 		s.out.Elapsed = time.Since(start)
 		if s.out.Elapsed > 0 {
@@ -285,6 +322,7 @@ func (s *Sampler) Run(ctx context.Context) error {
 			continue
 		}
 		seen = true
+		s.fold(t0)
 		clear(s.startRss)
 		for _, pid := range pids {
 			if err := s.r.clearRefs(pid); err != nil {
@@ -299,6 +337,7 @@ func (s *Sampler) Run(ctx context.Context) error {
 		charge = clearEst + time.Duration(float64(resident)/float64(s.pageBytes)*float64(s.reTouch))
 		cost += charge
 		mid0 := t0.Add(clearEst / 2)
+		s.cur.reset(mid0, float64(resident))
 		s.mu.Lock()
 		s.out.Sweeps++
 		s.out.ClearCost.Add(clearEst.Seconds())
@@ -333,14 +372,47 @@ func (s *Sampler) Run(ctx context.Context) error {
 					s.mu.Unlock()
 				}
 			}
-			// Start over when the next clear is affordable: a new start
-			// sees pages the job allocated since this one.
+			// Start over once this sweep has referenced SweepCover of what
+			// the job holds, and the next clear is affordable: its ladder
+			// then spans every memory size a fit ratio up to SweepCover
+			// asks about, and a new start sees pages the job allocated
+			// since this one. A sweep restarted earlier leaves the larger
+			// sizes beyond its longest window, where it tells only a bound
+			// (most of sort's sweeps did, restarted after 0.3 s).
 			next := clearEst + time.Duration(float64(now)/float64(s.pageBytes)*float64(s.reTouch))
-			if k+1 < len(s.cfg.Windows) && affordable(next+2*readEst) && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)] {
+			covered := len(s.cur.x) > 0 && s.cur.x[len(s.cur.x)-1] >= SweepCover*float64(now)
+			// A sweep whose working set stopped growing (its last read
+			// referenced at most 2% more than the one before) has seen
+			// what its windows show: the dictionary workload looks up in
+			// 85-95% of what it holds, so waiting for SweepCover kept one
+			// sweep, started while it built its table, for the whole run.
+			// Never before the fourth rung, though: a clear costs as much
+			// as a read, and the shortest windows are the ones a sweep is
+			// most often read at.
+			if n := len(s.cur.x); n >= 2 && s.cur.x[n-1] <= 1.02*s.cur.x[n-2] {
+				covered = true
+			}
+			covered = covered && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)]
+			if k+1 < len(s.cfg.Windows) && covered && affordable(next+2*readEst) {
 				break
 			}
 		}
 	}
+}
+
+// fold turns the current sweep's reads into rates and adds them to the
+// grid, weighted by the time from the sweep's clear to end (the next
+// clear, or the run's end). A sweep without a read adds nothing: its time
+// is left out of the average.
+func (s *Sampler) fold(end time.Time) {
+	if s.cur.readsSoFar == 0 {
+		return
+	}
+	m := s.cur.curve()
+	s.mu.Lock()
+	s.out.Grid.Add(m, end.Sub(s.cur.start).Seconds())
+	s.mu.Unlock()
+	s.cur.readsSoFar = 0
 }
 
 // resident is the job's resident bytes from statm (cheap).
@@ -445,6 +517,14 @@ func (s *Sampler) endWindow(k int, mid0 time.Time) bool {
 	// The window each process saw runs from its clearing to its read: the
 	// middles of both passes stand for all.
 	actual := time.Now().Sub(t1)/2 + t1.Sub(mid0)
+	if s.cfg.Trace != nil {
+		var startRss int64
+		for _, v := range s.startRss {
+			startRss += v
+		}
+		s.cfg.Trace(Read{Sweep: s.out.Sweeps, Rung: k, Start: mid0.Sub(s.runStart).Seconds(), Window: actual.Seconds(),
+			Ref: tot.Ref, RefAnon: tot.RefAnon, New: newBytes, Rss: tot.Rss, StartRss: startRss})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := &s.out
@@ -455,6 +535,7 @@ func (s *Sampler) endWindow(k int, mid0 time.Time) bool {
 	r.RefFile.Add(float64(tot.RefFile))
 	r.New.Add(float64(newBytes))
 	r.Reuse.Add(float64(max(0, tot.Ref-newBytes)))
+	s.cur.add(actual.Seconds(), float64(tot.Ref), float64(max(0, tot.Ref-newBytes)), float64(tot.Rss))
 	r.Rss.Add(float64(tot.Rss))
 	o.Windows++
 	o.Processes += fresh
@@ -495,6 +576,7 @@ func (s *Sampler) Samples() Samples {
 	defer s.mu.Unlock()
 	out := s.out
 	out.Rungs = append([]Rung(nil), s.out.Rungs...)
+	out.Grid = s.out.Grid.clone()
 	return out
 }
 

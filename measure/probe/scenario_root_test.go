@@ -201,11 +201,31 @@ func TestRootPageCacheRemedies(t *testing.T) {
 	if !(own.MajFlt <= none.MajFlt/10 && own.SwapOuts <= none.SwapOuts/10) {
 		t.Errorf("the writer's own cgroup: %.0f swap-outs, %.0f major faults against %.0f and %.0f without a remedy: want a tenth or less", own.SwapOuts, own.MajFlt, none.SwapOuts, none.MajFlt)
 	}
+	// The throughput figures are single runs: where the probe recorded
+	// that other work disturbed one of them (CI once ran the writer-less
+	// run while other packages' tests held both CPUs, and the "loss" came
+	// out -32%), the comparison says nothing and is only logged.
+	disturbed, recorded := false, 0
+	for _, c := range rep.PageCache {
+		for _, r := range c.Runs {
+			if r.Contention != nil {
+				recorded++
+				disturbed = disturbed || r.Contention.Disturbed
+			}
+		}
+	}
+	t.Logf("contention recorded for %d runs, disturbed: %v", recorded, disturbed)
+	check := t.Errorf
+	if disturbed {
+		check = func(format string, args ...any) {
+			t.Logf("not asserted, the runs were disturbed by other work on the host: "+format, args...)
+		}
+	}
 	if !(loss[RemedyNone] > 0.03) {
-		t.Errorf("no remedy: throughput loss %.1f%%, want a visible loss (above 3%%; the source saw almost 40%%)", 100*loss[RemedyNone])
+		check("no remedy: throughput loss %.1f%%, want a visible loss (above 3%%; the source saw almost 40%%)", 100*loss[RemedyNone])
 	}
 	if !(loss[RemedyWriterCgroup] < loss[RemedyNone]) {
-		t.Errorf("the writer's own cgroup: loss %.1f%%, not below %.1f%% without a remedy", 100*loss[RemedyWriterCgroup], 100*loss[RemedyNone])
+		check("the writer's own cgroup: loss %.1f%%, not below %.1f%% without a remedy", 100*loss[RemedyWriterCgroup], 100*loss[RemedyNone])
 	}
 }
 

@@ -81,10 +81,9 @@ type carried struct {
 	src *Curve
 	s   scenario
 	pts []pointModel
-	// median marks, in a reduced set (jointPlan), the runs the central
-	// figure is the median of, weight how many combinations each stands
-	// for (0: one).
-	median bool
+	// weight is, in a reduced set (jointPlan), how many combinations a
+	// run the central figure is the median of stands for; 0 for the runs
+	// that only bound the band, and for every run of a full set.
 	weight int
 }
 
@@ -123,7 +122,7 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 	lo, hi = math.Inf(1), 0
 	reduced := false
 	for _, r := range runs {
-		reduced = reduced || r.median
+		reduced = reduced || r.weight > 0
 	}
 	type run struct {
 		ex float64
@@ -141,7 +140,7 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 			u = math.Hypot(u, fallbackTransferError)
 		}
 		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
-		if r.s.band == 0 && (r.median || !reduced) {
+		if r.s.band == 0 && (r.weight > 0 || !reduced) {
 			all = append(all, run{ex, i, max(r.weight, 1)})
 		}
 	}
@@ -459,7 +458,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return g[order[a]].sum < g[order[b]].sum })
-		runs = append(runs, carried{src: k.src, s: g[order[len(g)/2]].s, median: true, weight: len(g)})
+		runs = append(runs, carried{src: k.src, s: g[order[len(g)/2]].s, weight: len(g)})
 	}
 	return runs
 }

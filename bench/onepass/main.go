@@ -32,13 +32,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -191,7 +190,7 @@ func main() {
 			fmt.Println("wrote", *out)
 		}
 		if *compare != "" {
-			if err := compareWith(*compare, res, info); err != nil {
+			if err := compareWith(*compare, res); err != nil {
 				fail(err)
 			}
 		}
@@ -294,7 +293,7 @@ func fromTraceFile(path, compare string) error {
 		fmt.Printf("\n== %s, sampled run %d: %d reads in %d sweeps, %.3fs\n", path, rr.end.Rep, s.Windows, s.Sweeps, rr.end.Wall)
 		printResult(res)
 		if compare != "" {
-			if err := compareWith(compare, res, info); err != nil {
+			if err := compareWith(compare, res); err != nil {
 				return err
 			}
 		}
@@ -309,106 +308,79 @@ func rederive(path, compare string) error {
 	if err != nil {
 		return err
 	}
-	op, _ := f.Extra["one_pass"].(map[string]any)
-	raw, err := json.Marshal(op["samples"])
+	res, err := onepass.FromFactors(f)
 	if err != nil {
 		return err
 	}
-	var s onepass.Samples
-	if err := json.Unmarshal(raw, &s); err != nil || len(s.Rungs) == 0 {
-		return fmt.Errorf("%s: extra.one_pass.samples: expected the samples a one-pass profile carries (%v)", path, err)
-	}
-	info := onepass.Info{Fits: []float64{0.9, 0.75, 0.5}}
-	res, err := onepass.Derive(info, s, onepass.DefaultCosts())
-	if err != nil {
-		return err
-	}
+	s := res.Samples
 	fmt.Printf("%s: %d reads in %d sweeps, resident peak %.1f MiB\n", path, s.Windows, s.Sweeps, res.Curve.Peak/(1<<20))
 	if compare == "" {
 		return nil
 	}
-	return compareWith(compare, res, info)
+	return compareWith(compare, res)
 }
 
 // compareWith prints, for each curve of a multi-run profile, its measured
-// slowdowns against the one-pass predictions on the same device.
-func compareWith(path string, res *onepass.Result, info onepass.Info) error {
+// slowdowns against the one-pass predictions on the same device
+// (onepass.Compare), with the default and the profile's fault overhead.
+func compareWith(path string, res *onepass.Result) error {
 	mp, err := model.LoadFactors(path)
+	if err != nil {
+		return err
+	}
+	rows, err := onepass.Compare(res, mp)
 	if err != nil {
 		return err
 	}
 	for _, c := range mp.Curves {
 		dev := c.RefDevice()
-		dc := onepass.DeviceCost{Class: c.Class, Dev: dev, Source: "the multi-run profile's measured device"}
-		variants := []struct {
-			name  string
-			costs onepass.Costs
-		}{
-			{"default o", onepass.DefaultCosts()},
-		}
-		if mp.FaultOverhead > 0 {
-			variants = append(variants, struct {
-				name  string
-				costs onepass.Costs
-			}{fmt.Sprintf("o=%v", mp.FaultOverhead), onepass.DefaultCosts().Measured(mp.FaultOverhead.D(), "multi-run profile")})
-		}
 		fmt.Printf("\n%s on %s (read %v): measured by %s\n", c.Class, dev.Name, dev.ReadLatency, filepath.Base(path))
+		var costs []string
+		byFit := map[float64][]onepass.Comparison{}
+		var fits []float64
+		for _, r := range rows {
+			if r.Class != c.Class {
+				continue
+			}
+			if !slices.Contains(costs, r.Costs) {
+				costs = append(costs, r.Costs)
+			}
+			if _, ok := byFit[r.Fit]; !ok {
+				fits = append(fits, r.Fit)
+			}
+			byFit[r.Fit] = append(byFit[r.Fit], r)
+		}
 		fmt.Printf("  %-5s %-22s", "fit", "measured (95% CI)")
-		for _, v := range variants {
-			fmt.Printf(" | %-28s %7s %6s", "one-pass "+v.name+" (band)", "error", "inside")
+		for _, v := range costs {
+			fmt.Printf(" | %-34s %7s %6s", "one-pass, "+v+" (band)", "error", "inside")
 		}
 		fmt.Println()
-		preds := make([][]onepass.PredPoint, len(variants))
-		for i, v := range variants {
-			ps, err := res.Curve.Predict(info.Fits, v.costs.WithDevice(dc))
-			if err != nil {
-				return err
-			}
-			for _, p := range ps {
-				if p.Class == c.Class {
-					preds[i] = p.Points
-				}
-			}
-		}
 		var rateLines []string
-		pts := append([]model.Point(nil), c.Points...)
-		sort.Slice(pts, func(a, b int) bool { return pts[a].Fit > pts[b].Fit })
-		for _, pt := range pts {
+		for _, f := range fits {
+			rs := byFit[f]
 			ci := ""
-			if len(pt.CI) == 2 {
-				ci = fmt.Sprintf("(%.2f-%.2f)", pt.CI[0], pt.CI[1])
+			if len(rs[0].MeasuredCI) == 2 {
+				ci = fmt.Sprintf("(%.2f-%.2f)", rs[0].MeasuredCI[0], rs[0].MeasuredCI[1])
 			}
-			fmt.Printf("  %-5.2f %-22s", pt.Fit, fmt.Sprintf("%.2f %s", pt.Slowdown, ci))
-			for i := range variants {
-				var pp *onepass.PredPoint
-				for j := range preds[i] {
-					if math.Abs(preds[i][j].Fit-pt.Fit) < 1e-9 {
-						pp = &preds[i][j]
-					}
-				}
-				if pp == nil {
-					fmt.Printf(" | %-28s %7s %6s", "-", "", "")
-					continue
-				}
-				if i == 0 && pt.PageRate > 0 {
-					l := fmt.Sprintf("  fit %.2f: pages needed back %.0f/s measured, %.0f/s one-pass [%.0f, %.0f] (%+.0f%%, %s)",
-						pt.Fit, pt.PageRate, pp.Rate.Central, pp.Rate.Low, pp.Rate.High, 100*(pp.Rate.Central/pt.PageRate-1), pp.Rate.Where)
-					// Totals over each run: a busy host stretches a run and
-					// thins its rate per second, not the pages it needs.
-					if base := inRAM(mp); base > 0 && res.Samples.Elapsed > 0 {
-						a, b := pt.PageRate*base, pp.Rate.Central*res.Samples.Elapsed.Seconds()
-						l += fmt.Sprintf("; in all %.0fk pages measured (%.2fs in RAM), %.0fk one-pass (%.2fs sampled): %+.0f%%", a/1e3, base, b/1e3, res.Samples.Elapsed.Seconds(), 100*(b/a-1))
-					}
-					rateLines = append(rateLines, l)
-				}
-				e := 100 * (pp.Slowdown/pt.Slowdown - 1)
-				in := "no"
-				if pt.Slowdown >= pp.Low && pt.Slowdown <= pp.High {
-					in = "yes"
-				}
-				fmt.Printf(" | %-28s %+6.0f%% %6s", fmt.Sprintf("%.2f (%.2f-%.2f)", pp.Slowdown, pp.Low, pp.High), e, in)
+			fmt.Printf("  %-5.2f %-22s", f, fmt.Sprintf("%.2f %s", rs[0].Measured, ci))
+			for _, r := range rs {
+				pp := r.Predicted
+				in := map[bool]string{true: "yes", false: "no"}[r.Inside]
+				fmt.Printf(" | %-34s %+6.0f%% %6s", fmt.Sprintf("%.2f (%.2f-%.2f)", pp.Slowdown, pp.Low, pp.High), 100*r.Error, in)
 			}
 			fmt.Println()
+			if r := rs[0]; r.MeasuredRate > 0 {
+				pp := r.Predicted
+				l := fmt.Sprintf("  fit %.2f: pages needed back %.0f/s measured, %.0f/s one-pass [%.0f, %.0f] (%+.0f%%, %s)",
+					f, r.MeasuredRate, pp.Rate.Central, pp.Rate.Low, pp.Rate.High, 100*(pp.Rate.Central/r.MeasuredRate-1), pp.Rate.Where)
+				// Totals over each run: a busy host stretches a run and
+				// thins its rate per second, not the pages it needs.
+				if base := inRAM(mp); base > 0 && res.Samples.Elapsed > 0 {
+					a, b := r.MeasuredRate*base, pp.Rate.Central*res.Samples.Elapsed.Seconds()
+					l += fmt.Sprintf("; in all %.0fk pages measured (%.2fs in RAM), %.0fk one-pass (%.2fs sampled): %+.0f%%", a/1e3, base, b/1e3, res.Samples.Elapsed.Seconds(), 100*(b/a-1))
+				}
+				rateLines = append(rateLines, l)
+			}
 		}
 		for _, l := range rateLines {
 			fmt.Println(l)

@@ -31,9 +31,13 @@ type Info struct {
 	// sampler's peak of the processes' summed Rss.
 	Peak       int64
 	PeakSource string
-	Fits       []float64 // DefaultFits when empty
-	Cgroup     string
-	Notes      []string
+	// Charged is the job cgroup's peak charge (memory.max_usage_in_bytes
+	// or memory.peak): the resident peak plus the page cache of the files
+	// it read and wrote. 0: not known.
+	Charged int64
+	Fits    []float64 // DefaultFits when empty
+	Cgroup  string
+	Notes   []string
 }
 
 // DefaultFits are the fit ratios a one-pass profile predicts at: the
@@ -134,10 +138,17 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	if len(info.Fits) == 0 {
 		prof["fits"] = DefaultFits
 	}
+	var cacheNote []string
+	if c := PageCacheNote(info.Charged, int64(m.Peak)); c != "" {
+		prof["peak_charged_bytes"] = info.Charged
+		prof["page_cache_bytes"] = info.Charged - int64(m.Peak)
+		cacheNote = []string{c}
+	}
 	notes := append([]string{
 		"one-pass: the curve is inferred from which pages the job referenced over windows of different lengths in one unconstrained run (working-set theory), not measured under memory limits; see the band in each point's ci",
 		"block devices: one fault per page needed back is assumed (readahead cannot be seen without swapping); sequential jobs take fewer faults there, so block-device predictions err high",
-	}, info.Notes...)
+	}, cacheNote...)
+	notes = append(notes, info.Notes...)
 	f.Extra = map[string]any{"profile": prof, "one_pass": measure.ToMap(r), "notes": notes}
 	data, err := json.Marshal(f)
 	if err != nil {
@@ -149,6 +160,20 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	}
 	back.File = ""
 	return f, nil
+}
+
+// PageCacheNote says, when the job's cgroup was charged much more than its
+// resident peak (by more than a quarter and 16 MiB), that the difference
+// is page cache one pass does not see: under a memory limit those files'
+// pages are charged to the job and compete with the memory the curve is
+// about, so the curve can understate the slowdown (GNU sort spilling to
+// temporary files: 688 MiB charged against 302 MiB resident). "" otherwise.
+func PageCacheNote(charged, peak int64) string {
+	if peak <= 0 || charged <= peak+peak/4 || charged-peak < 16<<20 {
+		return ""
+	}
+	return fmt.Sprintf("page cache: the job's cgroup was charged up to %s against a resident peak of %s; the other %s is page cache of files it read or wrote, which one pass does not see. Under a memory limit those pages are charged to the job and compete with its memory, so the inferred curve can understate the slowdown; where it matters, measure it with the multi-run profile",
+		units.Bytes(charged), units.Bytes(peak), units.Bytes(charged-peak))
 }
 
 func (c Costs) device(class string) *DeviceCost {

@@ -117,3 +117,37 @@ func TestMeasuredOverheadGoesIntoProfile(t *testing.T) {
 		t.Errorf("fault_overhead %v, want the measured 30us", f.FaultOverhead)
 	}
 }
+
+// A job whose cgroup was charged far beyond its resident peak (sort's
+// temporary files) gets a note saying the curve does not see that page
+// cache; one charged about its resident peak does not.
+func TestPageCacheNote(t *testing.T) {
+	const n, lam = 100000.0, 20000.0
+	peak := int64(n * page)
+	for _, tc := range []struct {
+		charged int64
+		want    bool
+	}{{0, false}, {peak, false}, {peak + peak/5, false}, {peak + 8<<20, false}, {2 * peak, true}, {688 << 20, true}} {
+		info := Info{Command: []string{"sort"}, Version: "test", Runtime: time.Hour, Fits: []float64{0.9, 0.5}, Peak: peak, Charged: tc.charged}
+		res, err := Derive(info, syntheticSamples(n, lam, 6), DefaultCosts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := res.Factors(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(f.Extra["notes"])
+		got := strings.Contains(string(data), "page cache: the job's cgroup was charged up to")
+		prof := f.Extra["profile"].(map[string]any)
+		if got != tc.want {
+			t.Errorf("charged %d against %d resident: note %v, want %v (%s)", tc.charged, peak, got, tc.want, data)
+		}
+		if pc, ok := prof["page_cache_bytes"]; ok != tc.want || (ok && pc.(int64) != tc.charged-peak) {
+			t.Errorf("charged %d: page_cache_bytes %v (present %v), want %d only when noted", tc.charged, pc, ok, tc.charged-peak)
+		}
+	}
+	if s := PageCacheNote(688<<20, 302<<20); !strings.Contains(s, "688MiB against a resident peak of 302MiB") || !strings.Contains(s, "the other 386MiB") {
+		t.Errorf("note %q: want both figures", s)
+	}
+}

@@ -56,7 +56,7 @@ func (ps *profileSession) onePass(samples onepass.Samples) error {
 	info := onepass.Info{Command: ps.o.Command, Host: &ps.rep.Host, Started: ps.rep.Started,
 		Runtime: time.Duration(r.Wall * float64(time.Second)), ExitCode: r.ExitCode,
 		Peak: int64(ps.rep.Footprint), PeakSource: "the run cgroup's anonymous, shared and mapped file memory at its highest (memory.stat)",
-		Fits: ps.o.Fits, Cgroup: ps.rep.Cgroup, Notes: ps.rep.Notes}
+		Charged: int64(ps.rep.PeakCharged), Fits: ps.o.Fits, Cgroup: ps.rep.Cgroup, Notes: ps.rep.Notes}
 	res, err := onepass.Derive(info, samples, onepass.DefaultCosts())
 	if err != nil {
 		return fmt.Errorf("one pass: %w", err)
@@ -66,6 +66,9 @@ func (ps *profileSession) onePass(samples onepass.Samples) error {
 		return fmt.Errorf("one pass: %w", err)
 	}
 	ps.rep.OnePass = op
+	if c := onepass.PageCacheNote(info.Charged, int64(res.Curve.Peak)); c != "" {
+		ps.note("one pass: %s", c)
+	}
 	ps.note("one pass: the curve is inferred from %d window reads of the command's referenced pages (%s), not measured; its bands are wide, and docs/profile.md compares such curves with multi-run profiles",
 		samples.Windows, samples.Method)
 	return nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/model"
 )
 
@@ -95,6 +96,7 @@ func TestProfileRealPrograms(t *testing.T) {
 	requireRoot(t)
 	requireTool(t, "sort")
 	requireTool(t, "python3")
+	requireTool(t, "gcc")
 	lockProbeTests(t)
 	bin := memplanBinary(t)
 	data := t.TempDir()
@@ -104,15 +106,23 @@ func TestProfileRealPrograms(t *testing.T) {
 	if err := os.WriteFile(script, []byte(dictScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	csrc := filepath.Join(data, "gen.c")
+	writeGeneratedC(t, csrc, 300)
 	swapDir := t.TempDir()
 	start := time.Now()
+	var compared []onePassRow
 	for _, c := range []struct {
 		name string
 		cmd  []string
 		out  string // what the command prints
+		// compiler: the compiler job, whose curve is flat (it reuses
+		// little of what it touches); it is profiled only to set the
+		// one-pass curve against, not held to the checks of the others.
+		compiler bool
 	}{
-		{"sort", []string{"sort", "-S", "300M", lines, "-o", "/dev/null"}, ""},
-		{"python-dict", []string{"python3", script, "1000000", "1500000", "8"}, "45000000\n"},
+		{"sort", []string{"sort", "-S", "300M", lines, "-o", "/dev/null"}, "", false},
+		{"python-dict", []string{"python3", script, "1000000", "1500000", "8"}, "45000000\n", false},
+		{"gcc", []string{"gcc", "-O2", "-c", csrc, "-o", filepath.Join(data, "gen.o")}, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := host.HostState(host.NewOSHost())
@@ -144,12 +154,134 @@ func TestProfileRealPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkProfileFile(t, ff, c.cmd)
-			checkValidation(t, c.name, ff)
-			checkRecommend(t, bin, dir, prof, c.name, ff)
+			if !c.compiler {
+				checkProfileFile(t, ff, c.cmd)
+				checkValidation(t, c.name, ff)
+				checkRecommend(t, bin, dir, prof, c.name, ff)
+			}
+			compared = append(compared, compareOnePass(t, bin, dir, c.name, c.cmd, ff)...)
 		})
 	}
-	t.Logf("both profiles took %s", time.Since(start).Round(time.Second))
+	t.Logf("the profiles took %s", time.Since(start).Round(time.Second))
+	logOnePassSummary(t, compared)
+}
+
+// onePassRow is one one-pass prediction against the multi-run profile.
+type onePassRow struct {
+	job string
+	onepass.Comparison
+}
+
+// compareOnePass runs the one-pass profile of the same command (one run,
+// no memory limit, the sampler following it) and sets its predictions,
+// with the default fault overhead (what a one-pass profile knows alone),
+// against every curve the multi-run profile measured (zram and the swap
+// file). The target is 25% at every point down to fit 0.5 and the
+// measured value inside the one-pass band. On a shared two-core host with
+// jobs of seconds the first does not hold at every point (docs/profile.md
+// has the tables), so the errors are logged. Asserted: the band and the
+// measured interval overlap at every point (a band that excludes what was
+// measured beyond its noise is a wrong band), and the measured value lies
+// inside the band at all but at most one point of each program (22 of 24
+// did in the full-size comparison of docs/profile.md, 18 of 18 here).
+func compareOnePass(t *testing.T, bin, dir, name string, command []string, multi *model.FactorFile) []onePassRow {
+	t.Helper()
+	before := host.HostState(host.NewOSHost())
+	op := filepath.Join(dir, name+".one-pass.json")
+	args := append([]string{"profile", "--one-pass", "--out", op, "--stdout", "/dev/null", "--"}, command...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("memplan profile --one-pass: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	hostUnchanged(t, before)
+	ff, err := model.LoadFactors(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prof, _ := ff.Extra["profile"].(map[string]any); prof == nil || prof["method"] != "one-pass" {
+		t.Errorf("%s: extra.profile %v, want method one-pass", op, ff.Extra["profile"])
+	}
+	res, err := onepass.FromFactors(ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := onepass.Compare(res, multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: one pass (%d reads in %d sweeps, sampler %.1f%% of %.1fs) against the multi-run profile\n",
+		name, res.Samples.Windows, res.Samples.Sweeps, 100*res.Samples.CostShare, res.Samples.Elapsed.Seconds())
+	var out []onePassRow
+	outside := 0
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-9s %-18s fit %.2f: measured %.2f %v, one pass %.2f (%.2f-%.2f): %+4.0f%% inside %v overlap %v\n",
+			r.Class, r.Costs, r.Fit, r.Measured, r.MeasuredCI, r.Predicted.Slowdown, r.Predicted.Low, r.Predicted.High, 100*r.Error, r.Inside, r.Overlap)
+		if r.Costs != "default overhead" {
+			continue
+		}
+		out = append(out, onePassRow{name, r})
+		if !r.Inside {
+			outside++
+		}
+		if !r.Overlap {
+			t.Errorf("%s on %s at fit %g: measured %.2f %v lies outside the one-pass band %.2f-%.2f beyond its own interval",
+				name, r.Class, r.Fit, r.Measured, r.MeasuredCI, r.Predicted.Low, r.Predicted.High)
+		}
+	}
+	t.Log(b.String())
+	if outside > 1 {
+		t.Errorf("%s: the measured value lies outside the one-pass band at %d of %d points; at most one may", name, outside, len(out))
+	}
+	return out
+}
+
+// logOnePassSummary logs how many one-pass points met the targets.
+func logOnePassSummary(t *testing.T, rows []onePassRow) {
+	t.Helper()
+	within, inside := 0, 0
+	for _, r := range rows {
+		if math.Abs(r.Error) <= 0.25 {
+			within++
+		}
+		if r.Inside {
+			inside++
+		}
+	}
+	t.Logf("one pass against the multi-run profiles: %d of %d points within 25%%, %d of %d measured values inside the one-pass band", within, len(rows), inside, len(rows))
+}
+
+// writeGeneratedC writes a C file of n functions of chained multiplies,
+// shifts and branches for gcc -O2 to optimise (the compiler job of the
+// one-pass comparison; bench/onepass/testdata/gencc.py writes the same
+// kind of file for the full-size runs).
+func writeGeneratedC(t *testing.T, name string, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 1))
+	var b strings.Builder
+	b.WriteString("#include <stdint.h>\n")
+	for i := range n {
+		fmt.Fprintf(&b, "uint64_t f%d(uint64_t x){\n", i)
+		for range 20 {
+			fmt.Fprintf(&b, "  x = (x * %du) ^ (x >> %d);\n", 3+rng.IntN(1<<30-3), 1+rng.IntN(62))
+			fmt.Fprintf(&b, "  if (x & %du) x += %d;\n", uint64(1)<<rng.IntN(60), 1+rng.IntN(999))
+		}
+		b.WriteString("  return x;\n}\n")
+	}
+	b.WriteString("uint64_t (*tab[])(uint64_t)={")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "f%d", i)
+	}
+	fmt.Fprintf(&b, "};\nint main(int c,char**v){uint64_t s=c;for(int i=0;i<%d;i++)s=tab[i](s);return (int)s;}\n", n)
+	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func checkProfileFile(t *testing.T, ff *model.FactorFile, cmd []string) {

@@ -21,6 +21,12 @@
 # virtual disks, how a file was first written changes later random-write
 # speed by 2x, and neighbours move single runs by 20-50%, so both matter.
 #
+# From three rounds on, every figure is also compared round by round (the
+# two tools' runs of a test are seconds apart): the geometric mean of
+# memplan/fio with its 95% interval, which decides the verdict ("ok, shown"
+# when the whole interval is within the tolerance). Medians of runs taken
+# minutes apart carry the moment's noise; the paired ratio does not.
+#
 # Exit status: 0 agreement (or --report-only), 1 disagreement, 2 usage or
 # setup error. Installs fio from Debian packages (needs root) when missing.
 set -euo pipefail

@@ -2,7 +2,11 @@
 // fio's JSON output for the equivalent jobs (see fio-compare.sh, which runs
 // both) and prints them side by side. Each file may hold some of the tests;
 // a test measured several times is compared by its medians, which keeps one
-// noisy run from deciding the verdict.
+// noisy run from deciding the verdict, and, from three rounds on, by the
+// ratio of the two tools' figures round by round (fio-compare.sh runs each
+// pair seconds apart): its geometric mean and 95% Student-t interval. The
+// paired ratio takes the moment's share of the noise out, so it decides the
+// verdict where there is one.
 //
 //	go run ./bench -memplan m1.json,m2.json -fio f1.json,f2.json [-tolerance 15] [-report-only]
 //
@@ -22,6 +26,8 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/measure/device"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func main() {
@@ -173,6 +179,32 @@ type row struct {
 	Memplan, Fio float64
 	Gated        bool
 	Unit         string
+	// Pairs is the number of rounds paired (0 below three); Paired the
+	// geometric mean of memplan/fio per round less 1, in percent, with its
+	// 95% interval PairedLo..PairedHi.
+	Pairs                      int
+	Paired, PairedLo, PairedHi float64
+}
+
+// pair fills in the paired ratio of xs over ys (same rounds, same order)
+// when there are at least three of each and the counts agree.
+func (r *row) pair(xs, ys []float64) {
+	if len(xs) < 3 || len(xs) != len(ys) {
+		return
+	}
+	logs := make([]float64, len(xs))
+	for i := range xs {
+		if xs[i] <= 0 || ys[i] <= 0 {
+			return
+		}
+		logs[i] = math.Log(xs[i] / ys[i])
+	}
+	mean, sd := stat.MeanStdDev(logs, nil)
+	n := float64(len(logs))
+	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
+	r.Pairs = len(logs)
+	r.Paired = 100 * (math.Exp(mean) - 1)
+	r.PairedLo, r.PairedHi = 100*(math.Exp(mean-h)-1), 100*(math.Exp(mean+h)-1)
 }
 
 func (r row) diff() float64 {
@@ -211,30 +243,30 @@ func compare(mps []*device.Profile, fios []map[string]fioResult) (rows []row, ru
 		if runs == 0 || min(len(fr), len(mt[name])) < runs {
 			runs = min(len(fr), len(mt[name]))
 		}
-		m := func(get func(*device.Test) float64) float64 {
-			var xs []float64
+		// mk is the row of one figure: both tools' medians, and the
+		// paired ratio (the i-th run of each is the same round).
+		mk := func(metric string, gated bool, unit string, get func(*device.Test) float64, getF func(fioResult) float64) row {
+			var xs, ys []float64
 			for _, t := range mt[name] {
 				xs = append(xs, get(t))
 			}
-			return median(xs)
-		}
-		f := func(get func(fioResult) float64) float64 {
-			var xs []float64
 			for _, r := range fr {
-				xs = append(xs, get(r))
+				ys = append(ys, getF(r))
 			}
-			return median(xs)
+			r := row{Metric: metric, Memplan: median(xs), Fio: median(ys), Gated: gated, Unit: unit}
+			r.pair(xs, ys)
+			return r
 		}
 		if mt[name][0].Pattern == "sequential" {
-			rows = append(rows, row{strings.TrimSuffix(name, "-qd1") + " MB/s", m(func(u *device.Test) float64 { return u.MBPerSec }), f(func(r fioResult) float64 { return r.MBPerSec }), false, ""})
+			rows = append(rows, mk(strings.TrimSuffix(name, "-qd1")+" MB/s", false, "", func(u *device.Test) float64 { return u.MBPerSec }, func(r fioResult) float64 { return r.MBPerSec }))
 			continue
 		}
 		rows = append(rows,
-			row{name + " IOPS", m(func(u *device.Test) float64 { return u.IOPS }), f(func(r fioResult) float64 { return r.IOPS }), true, ""},
-			row{name + " p50", m(func(u *device.Test) float64 { return u.Latency.P50Us }), f(func(r fioResult) float64 { return r.P50Us }), true, "us"},
-			row{name + " p99", m(func(u *device.Test) float64 { return u.Latency.P99Us }), f(func(r fioResult) float64 { return r.P99Us }), false, "us"},
-			row{name + " p99.9", m(func(u *device.Test) float64 { return u.Latency.P999Us }), f(func(r fioResult) float64 { return r.P999Us }), false, "us"},
-			row{name + " mean", m(func(u *device.Test) float64 { return u.Latency.MeanUs }), f(func(r fioResult) float64 { return r.MeanUs }), false, "us"},
+			mk(name+" IOPS", true, "", func(u *device.Test) float64 { return u.IOPS }, func(r fioResult) float64 { return r.IOPS }),
+			mk(name+" p50", true, "us", func(u *device.Test) float64 { return u.Latency.P50Us }, func(r fioResult) float64 { return r.P50Us }),
+			mk(name+" p99", false, "us", func(u *device.Test) float64 { return u.Latency.P99Us }, func(r fioResult) float64 { return r.P99Us }),
+			mk(name+" p99.9", false, "us", func(u *device.Test) float64 { return u.Latency.P999Us }, func(r fioResult) float64 { return r.P999Us }),
+			mk(name+" mean", false, "us", func(u *device.Test) float64 { return u.Latency.MeanUs }, func(r fioResult) float64 { return r.MeanUs }),
 		)
 	}
 	return rows, runs, nil
@@ -253,25 +285,49 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// writeTable prints the rows and returns how many gated ones fail.
+// writeTable prints the rows and returns how many gated ones fail. A row
+// with paired rounds is judged by its paired ratio ("shown" when the whole
+// interval is within the tolerance), one without by its medians.
 func writeTable(w io.Writer, rows []row, runs int, tol float64) int {
-	if runs > 1 {
+	paired := slices.ContainsFunc(rows, func(r row) bool { return r.Pairs > 0 })
+	switch {
+	case paired:
+		fmt.Fprintf(w, "memplan probe device vs fio (medians of %d runs each; paired: memplan/fio round by round, geometric mean and 95%% interval)\n", runs)
+	case runs > 1:
 		fmt.Fprintf(w, "memplan probe device vs fio (medians of %d runs each)\n", runs)
-	} else {
+	default:
 		fmt.Fprintf(w, "memplan probe device vs fio\n")
 	}
-	fmt.Fprintf(w, "%-28s %11s %11s %8s  %s\n", "metric", "memplan", "fio", "diff", "verdict")
+	if paired {
+		fmt.Fprintf(w, "%-28s %11s %11s %8s  %-26s %s\n", "metric", "memplan", "fio", "diff", "paired (95%)", "verdict")
+	} else {
+		fmt.Fprintf(w, "%-28s %11s %11s %8s  %s\n", "metric", "memplan", "fio", "diff", "verdict")
+	}
 	failed := 0
 	for _, r := range rows {
 		verdict := "info"
+		d := r.diff()
+		if r.Pairs > 0 {
+			d = r.Paired
+		}
 		if r.Gated {
 			verdict = "ok"
-			if d := r.diff(); math.IsNaN(d) || math.Abs(d) > tol {
+			if math.IsNaN(d) || math.Abs(d) > tol {
 				verdict = fmt.Sprintf("FAIL (>%g%%)", tol)
 				failed++
+			} else if r.Pairs > 0 && math.Abs(r.PairedLo) <= tol && math.Abs(r.PairedHi) <= tol {
+				verdict = "ok, shown"
 			}
 		}
-		fmt.Fprintf(w, "%-28s %11s %11s %7.1f%%  %s\n", r.Metric, num(r.Memplan, r.Unit), num(r.Fio, r.Unit), r.diff(), verdict)
+		if !paired {
+			fmt.Fprintf(w, "%-28s %11s %11s %7.1f%%  %s\n", r.Metric, num(r.Memplan, r.Unit), num(r.Fio, r.Unit), r.diff(), verdict)
+			continue
+		}
+		p := "-"
+		if r.Pairs > 0 {
+			p = fmt.Sprintf("%+.1f%% (%+.1f..%+.1f)", r.Paired, r.PairedLo, r.PairedHi)
+		}
+		fmt.Fprintf(w, "%-28s %11s %11s %7.1f%%  %-26s %s\n", r.Metric, num(r.Memplan, r.Unit), num(r.Fio, r.Unit), r.diff(), p, verdict)
 	}
 	return failed
 }

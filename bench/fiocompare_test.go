@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,43 @@ func TestMedian(t *testing.T) {
 		if got := median(c.xs); got != c.want {
 			t.Errorf("median(%v) = %g, want %g", c.xs, got, c.want)
 		}
+	}
+}
+
+// From three rounds on, each figure is also compared round by round, and
+// the paired ratio decides: a memplan 9.1% below fio in every round fails
+// a 5% tolerance and is shown within 10%, whatever the rounds' spread.
+func TestComparePaired(t *testing.T) {
+	var mps, fios []string
+	for _, iops := range []float64{10000, 20000, 40000} {
+		mp, fio := writeFiles(t, iops/1.1, 30)
+		doc := strings.Replace(fioJSON, `"iops" : 25000.5`, fmt.Sprintf(`"iops" : %g`, iops), 1)
+		if err := os.WriteFile(fio, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mps, fios = append(mps, mp), append(fios, fio)
+	}
+	args := []string{"-memplan", strings.Join(mps, ","), "-fio", strings.Join(fios, ",")}
+	var out, errb bytes.Buffer
+	if code := run(&out, &errb, append(args, "-tolerance", "5")); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s%s", code, out.String(), errb.String())
+	}
+	iops := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "rand-read-4k-qd1 IOPS") {
+			iops = l
+		}
+	}
+	for _, want := range []string{"-9.1% (-9.1..-9.1)", "FAIL (>5%)"} {
+		if !strings.Contains(iops, want) {
+			t.Errorf("IOPS row %q lacks %q:\n%s", iops, want, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "paired: memplan/fio round by round") {
+		t.Errorf("no paired header:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run(&out, &errb, append(args, "-tolerance", "10")); code != 0 || !strings.Contains(out.String(), "ok, shown") {
+		t.Errorf("-tolerance 10: exit %d, want 0 with 'ok, shown':\n%s", code, out.String())
 	}
 }

@@ -31,6 +31,18 @@ func lockProbeTests(t *testing.T) { roottest.Lock(t) }
 
 // memplanBinary builds the command into the test's temporary directory
 // (the build cache makes the second build cheap).
+// hostCommand is exec.Command for a memplan that changes the host (probe,
+// profile): it gets SIGTERM when the test binary dies, so a test binary
+// killed by go test's -timeout does not leave it running with a swap
+// area and cgroups (it undoes them on SIGTERM). Once, a profile of
+// TestProfileRealPrograms ran on for 15 minutes after its test binary
+// had timed out.
+func hostCommand(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	return cmd
+}
+
 func memplanBinary(t *testing.T) string {
 	t.Helper()
 	if bin, ok := builtFor[t.Name()]; ok {
@@ -60,7 +72,7 @@ func startProbe(t *testing.T, state string) *probeProc {
 	t.Helper()
 	bin := memplanBinary(t)
 	swap := t.TempDir()
-	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
+	cmd := hostCommand(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
 		"--device-profile=false", "--swap-dir", swap, "--out", filepath.Join(t.TempDir(), "out.json"))
 	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	return startProc(t, cmd, state)
@@ -199,7 +211,7 @@ func TestProbeKill9ThenCleanup(t *testing.T) {
 	}
 	// A new probe refuses to start on top of the leftovers.
 	bin := memplanBinary(t)
-	again := exec.Command(bin, "probe", "--quick", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x.json"))
+	again := hostCommand(bin, "probe", "--quick", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x.json"))
 	again.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "memplan probe cleanup") {
 		t.Errorf("a probe started over leftovers: %v\n%s", err, out)

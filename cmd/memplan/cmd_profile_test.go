@@ -131,7 +131,7 @@ func TestProfileRealPrograms(t *testing.T) {
 			cmdOut := filepath.Join(dir, "stdout.txt")
 			args := append([]string{"profile", "--out", prof, "--validate", "--swap-dir", swapDir, "--runs", "2",
 				"--max-slowdown", "15", "--device-duration", "1s", "--stdout", cmdOut, "--"}, c.cmd...)
-			cmd := exec.Command(bin, args...)
+			cmd := hostCommand(bin, args...)
 			cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -189,7 +189,7 @@ func compareOnePass(t *testing.T, bin, dir, name string, command []string, multi
 	before := host.HostState(host.NewOSHost())
 	op := filepath.Join(dir, name+".one-pass.json")
 	args := append([]string{"profile", "--one-pass", "--out", op, "--stdout", "/dev/null", "--"}, command...)
-	cmd := exec.Command(bin, args...)
+	cmd := hostCommand(bin, args...)
 	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -575,7 +575,7 @@ func TestProfileBadCommands(t *testing.T) {
 		{"fits out of range", []string{"--fits", "0.9,1.5", "--", "true"}, exitUsage, "fit ratio 1.5 is out of range"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(bin, append([]string{"profile", "--out", filepath.Join(t.TempDir(), "p.json")}, c.args...)...)
+			cmd := hostCommand(bin, append([]string{"profile", "--out", filepath.Join(t.TempDir(), "p.json")}, c.args...)...)
 			state := t.TempDir()
 			cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 			out, err := cmd.CombinedOutput()

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func startEmulatedProbe(t *testing.T, state string) *probeProc {
 		}
 	}
 	bin := memplanBinary(t)
-	cmd := exec.Command(bin, "probe", "--quick", "--emulate-latency", "--emulate", "hdd", "--backends", "emulated",
+	cmd := hostCommand(bin, "probe", "--quick", "--emulate-latency", "--emulate", "hdd", "--backends", "emulated",
 		"--data-size", "32MiB", "--fit", "0.75", "--reps", "3", "--device-profile=false",
 		"--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "out.json"))
 	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -130,7 +129,7 @@ func TestProfileSignalSequences(t *testing.T) {
 func startProbeTTY(t *testing.T, state string) *probeProc {
 	t.Helper()
 	bin := memplanBinary(t)
-	cmd := exec.Command(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
+	cmd := hostCommand(bin, "probe", "--quick", "--backends", "zram,file", "--data-size", "64MiB",
 		"--device-profile=false", "--swap-dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "out.json"))
 	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
 	cmd.Stdin = openPTY(t)

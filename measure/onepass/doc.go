@@ -161,7 +161,20 @@
 //     in W, and neither are their refaults. Under a cgroup limit they are
 //     charged to the job and compete with its memory (sort -S 300M over
 //     200 MiB spills to temp files: 688 MiB charged at its peak against
-//     302 MiB resident).
+//     302 MiB resident). Info.Charged carries the cgroup's peak charge;
+//     where it exceeds the resident peak by more than a quarter (and
+//     16 MiB) the profile says so (PageCacheNote).
+//
+// # Comparing with a multi-run profile (Compare, FromFactors)
+//
+// Compare predicts every curve of a multi-run profile of the same command
+// on that curve's own device, with the default and the profile's measured
+// fault overhead, and says per point whether the measured value lies in
+// the one-pass band and whether the band meets the measured interval;
+// FromFactors re-derives a written one-pass profile from its samples.
+// bench/onepass prints the comparison; cmd/memplan's
+// TestProfileRealPrograms asserts on it for sort, the dictionary workload
+// and gcc.
 //
 // # Wiring into memplan profile --one-pass
 //

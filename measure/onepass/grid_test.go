@@ -161,3 +161,44 @@ func TestBelowLadderSaturating(t *testing.T) {
 		}
 	}
 }
+
+// A sweep whose working set stopped growing informs the mean beyond its
+// ladder with its guess, where a sweep cut short while still growing does
+// not: the dictionary workload's lookup sweeps flatten at 134 MiB and say
+// that 144 MiB needs little back, where one build-phase sweep that reached
+// 150 MiB climbing steeply stood alone before.
+func TestGridFlatSweepsInform(t *testing.T) {
+	build := sweepOf(160, []float64{0.1, 0.6}, []float64{65, 150}, []float64{6, 76})
+	flat := sweepOf(160, []float64{0.1, 0.2, 0.4, 0.8, 1.6}, []float64{100, 125, 132, 134, 134.5}, []float64{100, 125, 132, 134, 134.5})
+	growing := sweepOf(160, []float64{0.1, 0.2}, []float64{100, 125}, []float64{100, 125})
+	if r := flat.bracket(144 * mib); r.Where != "beyond" || !r.Flat {
+		t.Fatalf("the flat sweep at 144 MiB: %s, flat %v", r.Where, r.Flat)
+	}
+	if r := growing.bracket(144 * mib); r.Where != "beyond" || r.Flat {
+		t.Fatalf("the growing sweep at 144 MiB: %s, flat %v", r.Where, r.Flat)
+	}
+	x := 144.0 * mib
+	buildRate := build.bracket(x).Central
+	flatRate := flat.bracket(x).Central // the last chord 0.5 MiB/0.8 s, falling to 0 at 160
+	g := newRateGrid()
+	g.Add(build, 3)
+	g.Add(flat, 17)
+	g.Add(growing, 1) // cut short: left out where a sweep reached x
+	want := (3*buildRate + 17*flatRate) / 20
+	r := g.At(x)
+	if math.Abs(r.Central/want-1) > 0.02 {
+		t.Errorf("144 MiB: %.0f pages/s, want the build and flat sweeps' mean %.0f (build alone %.0f)", r.Central, want, buildRate)
+	}
+	if r.Central > buildRate/4 {
+		t.Errorf("144 MiB: %.0f pages/s, the build sweep's %.0f still dominates", r.Central, buildRate)
+	}
+	if r.Where != "beyond" {
+		t.Errorf("144 MiB: where %q, want beyond (most weight lies beyond its ladders)", r.Where)
+	}
+	// A grid written before Flat was kept reads as before.
+	old := g.clone()
+	old.Flat = nil
+	if r := old.At(x); r.Central <= 0 {
+		t.Errorf("a grid without Flat: %+v", r)
+	}
+}

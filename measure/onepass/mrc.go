@@ -74,7 +74,17 @@ type Rate struct {
 	// than the job came back to in it: the rate is at most the last
 	// chord's).
 	Where string `json:"where"`
+	// Flat (beyond only): the sweep's working set had stopped growing by
+	// its longest window (its last read referenced at most FlatGrowth more
+	// than the one before), so the last chord, and the guess below it, say
+	// what the sweep saw rather than where it was cut short.
+	Flat bool `json:"flat,omitempty"`
 }
+
+// FlatGrowth is the growth of the referenced pages between a sweep's last
+// two reads at or below which its working set counts as stopped growing
+// (the sampler's rule for ending a sweep).
+const FlatGrowth = 0.02
 
 // Curve derives the miss-ratio curve from the samples. peak is the
 // resident size that fit ratios divide; 0 takes the sampler's own peak.
@@ -233,6 +243,7 @@ func (m *MRC) bracket(x float64) Rate {
 			hi = math.Max(hi, (m.Peak-top)/m.Tau[n-1])
 		}
 		r.Central, r.Low, r.High = s*share, 0, hi
+		r.Flat = n >= 3 && m.X[n-1] <= (1+FlatGrowth)*m.X[n-2]
 	default:
 		i := sort.Search(n, func(i int) bool { return m.X[i] > x }) // X[i-1] <= x < X[i]
 		if i == 0 {

@@ -35,6 +35,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.Var(&ratioFlag{&o.Precision}, "precision", "repeat past --runs until every point's 95% interval is within this of its mean (e.g. 5%), --budget is spent, or 100 rounds ran")
 	f.DurationVar(&o.Budget, "budget", 0, "wall-time budget for the rounds --precision adds (default: none)")
 	f.BoolVar(&o.OnePass, "one-pass", false, "run the command once without a memory limit and infer its curve from the pages it references (docs/profile.md, \"One pass\"): for jobs too long to run at every fit ratio")
+	f.StringVar(&o.OverheadFrom, "fault-overhead-from", "", "with --one-pass: price each page needed back with the fault_overhead measured in FILE (a memplan probe or multi-run profile of this host) instead of the model's default 20us")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
 	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the device to measure for the swap file (--backend file, --validate-backend file)")
 	f.BoolVar(&o.Validate, "validate", false, "also measure on the other backend and compare with what the transfer model predicts for it")
@@ -52,6 +53,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.SetInterspersed(false)
 	_ = c.MarkFlagDirname("swap-dir")
 	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
+	_ = c.MarkFlagFilename("fault-overhead-from", "json", "yaml", "yml")
 }
 
 func newProfileCommand(d *deps) *cobra.Command {

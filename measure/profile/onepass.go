@@ -57,7 +57,15 @@ func (ps *profileSession) onePass(samples onepass.Samples) error {
 		Runtime: time.Duration(r.Wall * float64(time.Second)), ExitCode: r.ExitCode,
 		Peak: int64(ps.rep.Footprint), PeakSource: "the run cgroup's anonymous, shared and mapped file memory at its highest (memory.stat)",
 		Charged: int64(ps.rep.PeakCharged), Fits: ps.o.Fits, Cgroup: ps.rep.Cgroup, Notes: ps.rep.Notes}
-	res, err := onepass.Derive(info, samples, onepass.DefaultCosts())
+	costs := onepass.DefaultCosts()
+	if ps.o.OverheadFrom != "" {
+		o, src, err := overheadFrom(ps.o.OverheadFrom)
+		if err != nil {
+			return fmt.Errorf("one pass: --fault-overhead-from: %w", err)
+		}
+		costs = costs.Measured(o, src)
+	}
+	res, err := onepass.Derive(info, samples, costs)
 	if err != nil {
 		return fmt.Errorf("one pass: %w", err)
 	}

@@ -48,6 +48,10 @@ type ProfileOptions struct {
 	// the curve from the pages it references (measure/onepass) instead of
 	// measuring it at each fit ratio.
 	OnePass bool
+	// OverheadFrom (one pass only) is a factor file measured on this host
+	// (a probe's or a multi-run profile's) whose fault_overhead prices each
+	// page the one-pass curve needs back, instead of the model's default.
+	OverheadFrom string
 	// Budget bounds the wall time of the repetitions past Runs (0: none,
 	// then Precision alone stops them, at 100 at most).
 	Budget time.Duration
@@ -120,6 +124,19 @@ func (o *ProfileOptions) fill() {
 var profileBackends = []string{measure.BackendZram, measure.BackendFile}
 
 // validate checks what can be checked without looking at the host.
+// overheadFrom reads the fault overhead a factor file measured, and says
+// where it came from.
+func overheadFrom(path string) (time.Duration, string, error) {
+	f, err := model.LoadFactors(path)
+	if err != nil {
+		return 0, "", err
+	}
+	if f.FaultOverhead <= 0 {
+		return 0, "", fmt.Errorf("%s: no fault_overhead in it; measure one on this host with memplan probe or a multi-run memplan profile", path)
+	}
+	return f.FaultOverhead.D(), "fault_overhead of " + path, nil
+}
+
 func (o *ProfileOptions) validate() error {
 	if len(o.Command) == 0 || strings.TrimSpace(o.Command[0]) == "" {
 		return measure.OptErr("", "no command given: put the command to profile after --, e.g. memplan profile --out sim.profile.json -- ./run_sim.sh big_design")
@@ -150,6 +167,14 @@ func (o *ProfileOptions) validate() error {
 	}
 	if o.OnePass && (o.Validate != "" || o.Precision > 0) {
 		return measure.OptErr("one-pass", "runs the command once and infers its curve; --validate and --precision need the multi-run profile (drop --one-pass)")
+	}
+	if o.OverheadFrom != "" {
+		if !o.OnePass {
+			return measure.OptErr("fault-overhead-from", "prices the pages a one-pass curve needs back; a multi-run profile measures its own fault overhead (add --one-pass or drop this flag)")
+		}
+		if _, _, err := overheadFrom(o.OverheadFrom); err != nil {
+			return measure.OptErr("fault-overhead-from", "%v", err)
+		}
 	}
 	if !host.Contains(profileBackends, o.Backend) {
 		return measure.OptErr("backend", "unknown backend %q; expected zram or file", o.Backend)

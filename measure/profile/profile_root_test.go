@@ -335,6 +335,9 @@ func TestRootProfileOnePass(t *testing.T) {
 	o := profileOptions(t, memWork(t, 128, 1500000))
 	o.OnePass = true
 	o.Fits = []float64{0.9, 0.75, 0.5}
+	// The pages are priced with a fault overhead measured elsewhere on
+	// the host (here: the example sort profile's 32.78us).
+	o.OverheadFrom = "../../examples/profile/sort.profile.json"
 	prog := &hosttest.Progress{T: t}
 	rep, err := Profile(context.Background(), host.NewOSHost(), o, prog)
 	if err != nil {
@@ -355,6 +358,9 @@ func TestRootProfileOnePass(t *testing.T) {
 	prof, _ := ff.Extra["profile"].(map[string]any)
 	if prof == nil || prof["method"] != "one-pass" {
 		t.Errorf("extra.profile %v, want method one-pass", ff.Extra["profile"])
+	}
+	if c := rep.OnePass.Result.Costs; ff.FaultOverhead.D() != 32780*time.Nanosecond || c.Overhead != 32780*time.Nanosecond || !strings.Contains(c.OverheadSource, "sort.profile.json") {
+		t.Errorf("fault overhead %v in the file, %v from %q in the costs; want 32.78us from sort.profile.json", ff.FaultOverhead, c.Overhead, c.OverheadSource)
 	}
 	for _, p := range ff.Curves[0].Points {
 		t.Logf("fit %g: %.3f (%v)", p.Fit, p.Slowdown, p.CI)

@@ -1,7 +1,6 @@
 package onepass
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -83,22 +82,7 @@ func TestCompareAgainstAMultiRunProfile(t *testing.T) {
 func TestFromFactorsRoundTrip(t *testing.T) {
 	const n, lam = 100000.0, 20000.0
 	info := Info{Command: []string{"job"}, Runtime: time.Hour, Fits: []float64{0.9, 0.6}, Peak: int64(1.1 * n * page)}
-	res, err := Derive(info, syntheticSamples(n, lam, 6), DefaultCosts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := res.Factors(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := model.ParseFactors("job.profile.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _, back := written(t, info, n, lam, "job.profile.json")
 	again, err := FromFactors(back)
 	if err != nil {
 		t.Fatal(err)

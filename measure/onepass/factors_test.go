@@ -34,10 +34,11 @@ func syntheticSamples(n, lam float64, reps int) Samples {
 	return s
 }
 
-func TestFactorsLoadsAndTransfers(t *testing.T) {
-	const n, lam = 100000.0, 20000.0
-	info := Info{Command: []string{"sort", "-S", "200M", "big file.txt"}, Version: "test", Host: &model.HostFacts{Hostname: "box"},
-		Runtime: time.Hour, Fits: []float64{0.9, 0.75, 0.5}}
+// written derives the synthetic samples of n pages at lam a second under
+// info, writes the profile and loads it back: the result, the file as
+// written and as read.
+func written(t *testing.T, info Info, n, lam float64, name string) (*Result, *model.FactorFile, *model.FactorFile) {
+	t.Helper()
 	res, err := Derive(info, syntheticSamples(n, lam, 6), DefaultCosts())
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +51,18 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := model.ParseFactors("sort.profile.json", data)
+	back, err := model.ParseFactors(name, data)
 	if err != nil {
 		t.Fatalf("the profile does not load: %v", err)
 	}
+	return res, f, back
+}
+
+func TestFactorsLoadsAndTransfers(t *testing.T) {
+	const n, lam = 100000.0, 20000.0
+	info := Info{Command: []string{"sort", "-S", "200M", "big file.txt"}, Version: "test", Host: &model.HostFacts{Hostname: "box"},
+		Runtime: time.Hour, Fits: []float64{0.9, 0.75, 0.5}}
+	_, _, back := written(t, info, n, lam, "sort.profile.json")
 	if back.TransferFrom != "zram-lz4" || len(back.Curves) != 1 || back.FaultOverhead != 0 {
 		t.Fatalf("transfer_from %q, %d curves, overhead %v; want zram-lz4, 1, none (the default is not measured)", back.TransferFrom, len(back.Curves), back.FaultOverhead)
 	}
@@ -129,14 +138,7 @@ func TestPageCacheNote(t *testing.T) {
 		want    bool
 	}{{0, false}, {peak, false}, {peak + peak/5, false}, {peak + 8<<20, false}, {2 * peak, true}, {688 << 20, true}} {
 		info := Info{Command: []string{"sort"}, Version: "test", Runtime: time.Hour, Fits: []float64{0.9, 0.5}, Peak: peak, Charged: tc.charged}
-		res, err := Derive(info, syntheticSamples(n, lam, 6), DefaultCosts())
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := res.Factors(info)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, f, _ := written(t, info, n, lam, "sort.profile.json")
 		data, _ := json.Marshal(f.Extra["notes"])
 		got := strings.Contains(string(data), "page cache: the job's cgroup was charged up to")
 		prof := f.Extra["profile"].(map[string]any)

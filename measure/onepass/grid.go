@@ -102,16 +102,16 @@ func (g *RateGrid) Add(m *MRC, weight float64) {
 	for j := 0; j < gridN; j++ {
 		r := m.bracket(gridX(j))
 		g.Hi[j] += weight * r.High
-		if r.Where == "beyond" && r.Flat {
-			if len(g.Flat) != gridN {
+		if r.Where == "beyond" {
+			if !r.Flat {
+				g.Cens[j] += weight
+				g.CensC[j] += weight * r.Central
+				continue
+			}
+			if len(g.Flat) != gridN { // a grid read from before Flat
 				g.Flat = make([]float64, gridN)
 			}
 			g.Flat[j] += weight
-		}
-		if r.Where == "beyond" && !r.Flat {
-			g.Cens[j] += weight
-			g.CensC[j] += weight * r.Central
-			continue
 		}
 		g.C[j] += weight * r.Central
 		g.C2[j] += weight * r.Central * r.Central

@@ -382,14 +382,14 @@ func (s *Sampler) Run(ctx context.Context) error {
 			next := clearEst + time.Duration(float64(now)/float64(s.pageBytes)*float64(s.reTouch))
 			covered := len(s.cur.x) > 0 && s.cur.x[len(s.cur.x)-1] >= SweepCover*float64(now)
 			// A sweep whose working set stopped growing (its last read
-			// referenced at most 2% more than the one before) has seen
+			// referenced at most FlatGrowth, 2%, more than the one before) has seen
 			// what its windows show: the dictionary workload looks up in
 			// 85-95% of what it holds, so waiting for SweepCover kept one
 			// sweep, started while it built its table, for the whole run.
 			// Never before the fourth rung, though: a clear costs as much
 			// as a read, and the shortest windows are the ones a sweep is
 			// most often read at.
-			if n := len(s.cur.x); n >= 2 && s.cur.x[n-1] <= 1.02*s.cur.x[n-2] {
+			if n := len(s.cur.x); n >= 2 && s.cur.x[n-1] <= (1+FlatGrowth)*s.cur.x[n-2] {
 				covered = true
 			}
 			covered = covered && time.Since(mid0) >= s.cfg.Windows[min(3, len(s.cfg.Windows)-1)]

@@ -123,7 +123,6 @@ func (o *ProfileOptions) fill() {
 
 var profileBackends = []string{measure.BackendZram, measure.BackendFile}
 
-// validate checks what can be checked without looking at the host.
 // overheadFrom reads the fault overhead a factor file measured, and says
 // where it came from.
 func overheadFrom(path string) (time.Duration, string, error) {
@@ -137,6 +136,7 @@ func overheadFrom(path string) (time.Duration, string, error) {
 	return f.FaultOverhead.D(), "fault_overhead of " + path, nil
 }
 
+// validate checks what can be checked without looking at the host.
 func (o *ProfileOptions) validate() error {
 	if len(o.Command) == 0 || strings.TrimSpace(o.Command[0]) == "" {
 		return measure.OptErr("", "no command given: put the command to profile after --, e.g. memplan profile --out sim.profile.json -- ./run_sim.sh big_design")

@@ -78,8 +78,14 @@ func (q *queue) schedule(op Op, off int64, size int, now int64) int64 {
 	if seq {
 		d = *m.Sequential
 	}
-	done := start + max(0, int64(d.Sample(q.rng))-q.comp) + int64(extra)
-	q.free[u] = done
+	// The unit is busy for the whole service time: the compensation only
+	// brings the completion forward by what the kernel's path adds after
+	// it, which overlaps other requests' service. Holding the unit for the
+	// compensated time let a QD32 X25-M run 8.5% past the model (32,367
+	// against 29,821 IOPS).
+	service := int64(d.Sample(q.rng)) + int64(extra)
+	done := start + max(0, service-q.comp)
+	q.free[u] = start + service
 	q.end[u] = off + int64(size)
 	return done
 }

@@ -142,21 +142,43 @@ func TestLatencyRoot(t *testing.T) {
 			} else if r := float64(p50) / float64(want); r < 0.8 || r > 1.2 {
 				t.Errorf("QD1 p50 %v, model %v: more than 20%% off", p50, want)
 			}
-			l32, el := reads(t, e, size, 32, tc.n32)
-			iops := float64(len(l32)) / el.Seconds()
+			// Noise on a shared host only slows the emulator down (the
+			// server caps what it serves at the model), so the saturation
+			// claim is the best of up to three tries, each checked against
+			// the cap, and a try that falls short is judged against the
+			// host's ceiling measured right after it, not the one from the
+			// start (CI: 15,038 IOPS against the X25-M's 29,821, measured
+			// 10 minutes after a ceiling of 42,649, with the other
+			// packages' tests on both CPUs).
 			limit := simulatedIOPS(tc.dev, 32, 20000)
-			t.Logf("QD32: %.0f IOPS (model %.0f at QD32, gate %.0f; %+.1f%%; host ceiling %.0f), p50 %v", iops, limit, tc.dev.Read.IOPS, 100*(iops/limit-1), ceil.IOPS, Quantile(l32, 0.5))
-			if iops > 1.05*limit {
-				t.Errorf("QD32 %.0f IOPS above the model's %.0f", iops, limit)
+			best, hostNow := 0.0, ceil.IOPS
+			for try := 1; try <= 3; try++ {
+				l32, el := reads(t, e, size, 32, tc.n32)
+				iops := float64(len(l32)) / el.Seconds()
+				t.Logf("QD32 try %d: %.0f IOPS (model %.0f at QD32, gate %.0f; %+.1f%%), p50 %v", try, iops, limit, tc.dev.Read.IOPS, 100*(iops/limit-1), Quantile(l32, 0.5))
+				if iops > 1.05*limit {
+					t.Errorf("QD32 %.0f IOPS above the model's %.0f", iops, limit)
+				}
+				best = max(best, iops)
+				if best >= 0.7*limit {
+					break
+				}
+				now, err := MeasureFloor(context.Background(), 0, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				hostNow = now.IOPS
+				t.Logf("host ceiling after try %d: %.0f IOPS", try, hostNow)
 			}
-			if limit > 0.8*ceil.IOPS {
-				t.Logf("the model's %.0f IOPS are beyond 80%% of what this host serves (%.0f); saturation not asserted", limit, ceil.IOPS)
-			} else if iops < 0.7*limit {
+			switch {
+			case limit > 0.8*hostNow:
+				t.Logf("the model's %.0f IOPS are beyond 80%% of what this host serves now (%.0f); saturation not asserted (best %.0f)", limit, hostNow, best)
+			case best < 0.7*limit:
 				// 0.7, not 0.8: in CI, with the other packages' tests on the
 				// two CPUs, the server's wake-ups ran late (p99 3 ms) and the
 				// HDD's QD32 came out 22% under the model (153 of 195 IOPS)
 				// where a quiet host gave 181-201.
-				t.Errorf("QD32 %.0f IOPS, model %.0f: it does not saturate there", iops, limit)
+				t.Errorf("QD32 best of 3 %.0f IOPS, model %.0f (host ceiling now %.0f): it does not saturate there", best, limit, hostNow)
 			}
 			st, _ := e.Stats()
 			t.Logf("server: %d reads, max %d in flight, wake-up lateness p50 %v p99 %v", st.Reads, st.MaxInFlight, st.LateP50, st.LateP99)

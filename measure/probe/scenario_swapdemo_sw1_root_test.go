@@ -19,7 +19,7 @@ import (
 // and re-reading the code, and swappiness 1 is at least twice as slow as
 // swappiness 60. How much slower depends on what a re-read costs on the
 // host's disk: 6.4-10.8x on an earlier machine of this kind (about 106 us
-// a re-read), 4.8-6.0x on a faster one (70-78 us), 2.8x once in CI, where
+// a re-read), 4.8-6.0x on a faster one (63-87 us), 2.8x once in CI, where
 // the kernel re-read less (docs/probe.md). The experiment's >10x is a
 // device figure, not a kernel one, so it is logged, with the slowdown the
 // same re-reads would give at a laptop SSD's 150 us, not asserted. Only the

@@ -10,30 +10,38 @@ import (
 //
 //   - every run records what the rest of the host did meanwhile
 //     (Contention): the job's own CPU time, the host's busy and stolen CPU
-//     time, and how long the job's processes waited for a CPU;
-//   - a run whose job waited for a CPU for more than DisturbedWait of its
-//     wall time, or lost more than DisturbedSteal to the hypervisor, is
-//     flagged as disturbed;
+//     time, the kernel threads' share of it, and how long the job's
+//     processes waited for a CPU;
+//   - the part of that wait other work can account for is at most the CPU
+//     time other work used (the host's busy time less the job's and the
+//     kernel threads': kswapd, writeback and swap I/O work for the job's
+//     swapping as much as for anything else, and run on an idle host too);
+//     a run where that part exceeds DisturbedWait of its wall time, or
+//     that lost more than DisturbedSteal to the hypervisor, is flagged as
+//     disturbed;
 //   - next to the wall-clock slowdown, the slowdown the job would have had
-//     on an idle host is estimated from the run's wall time less that wait
-//     (IdleWall);
+//     on an idle host is estimated from the run's wall time less the wait
+//     other work accounts for (IdleWall);
 //   - a constrained run is compared with the in-RAM runs next to it in
 //     time (PairedBase), not with an average over the whole session;
 //   - a slowdown below one is reported as "indistinguishable from 1" or as
 //     a disturbed measurement (Verdict), never as a speed-up.
 
 // CPUTimes is the host's CPU time so far, in seconds summed over CPUs.
+// Kernel is the part of Busy the kernel threads used (a lower estimate:
+// threads that exited are not counted).
 type CPUTimes struct {
 	Busy, Idle, Steal float64
+	Kernel            float64
 	CPUs              int
 }
 
 // Thresholds of a disturbed run.
 const (
 	// DisturbedWait is the share of a run's wall time its processes may
-	// wait for a CPU before the run counts as disturbed: an idle host
-	// answers a runnable task within the scheduler's latency (a few ms per
-	// second of run time).
+	// wait for a CPU other work held before the run counts as disturbed:
+	// an idle host answers a runnable task within the scheduler's latency
+	// (a few ms per second of run time).
 	DisturbedWait = 0.05
 	// DisturbedSteal is the share of the run's wall time the hypervisor
 	// may steal from each CPU.
@@ -42,13 +50,21 @@ const (
 
 // Contention is what the rest of the host did during one run.
 type Contention struct {
-	JobCPU    float64 `json:"job_cpu_s"`    // user + system time of the job
-	HostBusy  float64 `json:"host_busy_s"`  // busy CPU time of the whole host
-	OthersCPU float64 `json:"others_cpu_s"` // HostBusy - JobCPU: other work and the kernel
+	JobCPU    float64 `json:"job_cpu_s"`   // user + system time of the job
+	HostBusy  float64 `json:"host_busy_s"` // busy CPU time of the whole host
+	KernelCPU float64 `json:"kernel_threads_cpu_s"`
+	// OthersCPU is HostBusy - JobCPU - KernelCPU: other work (processes
+	// and interrupts).
+	OthersCPU float64 `json:"others_cpu_s"`
 	Steal     float64 `json:"steal_s,omitempty"`
 	CPUWait   float64 `json:"cpu_wait_s"` // time the job's processes waited for a CPU
+	// OthersWait is the part of CPUWait other work can account for: at
+	// most OthersCPU. The rest is the job's own processes and the kernel
+	// threads working for its swapping, or wake-up latency, which an idle
+	// host has too.
+	OthersWait float64 `json:"others_wait_s"`
 	// IdleWall is the wall time the run would have taken on an idle host:
-	// the wall time less the wait (never below the job's CPU time spread
+	// the wall time less OthersWait (never below the job's CPU time spread
 	// over the host's CPUs). For a job of parallel processes the summed
 	// wait overstates what its critical path lost, so IdleWall is a lower
 	// estimate there.
@@ -62,20 +78,22 @@ type Contention struct {
 func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	c := Contention{JobCPU: jobCPU, CPUWait: math.Max(0, wait)}
 	c.HostBusy = math.Max(0, after.Busy-before.Busy)
-	c.OthersCPU = math.Max(0, c.HostBusy-jobCPU)
+	c.KernelCPU = math.Min(math.Max(0, after.Kernel-before.Kernel), math.Max(0, c.HostBusy-jobCPU))
+	c.OthersCPU = math.Max(0, c.HostBusy-jobCPU-c.KernelCPU)
+	c.OthersWait = math.Min(c.CPUWait, c.OthersCPU)
 	c.Steal = math.Max(0, after.Steal-before.Steal)
 	floor := 0.0
 	if n := max(after.CPUs, 1); jobCPU > 0 {
 		floor = jobCPU / float64(n)
 	}
-	c.IdleWall = math.Max(wall-c.CPUWait, math.Min(wall, floor))
+	c.IdleWall = math.Max(wall-c.OthersWait, math.Min(wall, floor))
 	if wall <= 0 {
 		return c
 	}
 	switch {
-	case c.CPUWait > DisturbedWait*wall:
+	case c.OthersWait > DisturbedWait*wall:
 		c.Disturbed = true
-		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU)
+		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds (kernel threads %.1f more)", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU, c.KernelCPU)
 	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall:
 		// Steal is counted over all CPUs; a job on one of them loses its
 		// share.

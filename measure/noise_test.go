@@ -38,6 +38,28 @@ func TestAssess(t *testing.T) {
 	if par.IdleWall != 8 {
 		t.Errorf("parallel job: idle wall %g, want 16s of CPU over 2 CPUs = 8", par.IdleWall)
 	}
+	// A swapping run on a quiet host: it waited 0.9s of 10s, while kswapd
+	// and the swap I/O workers used 1.5 CPU-seconds and other work 0.3.
+	// Other work can account for 0.3s of the wait at most: not disturbed,
+	// and the idle host would have waited the rest too.
+	swapping := Assess(10, 7, 0.9, CPUTimes{Busy: 100, Kernel: 20, CPUs: 2}, CPUTimes{Busy: 108.8, Kernel: 21.5, CPUs: 2})
+	if swapping.Disturbed || math.Abs(swapping.KernelCPU-1.5) > 1e-9 || math.Abs(swapping.OthersCPU-0.3) > 1e-9 ||
+		math.Abs(swapping.OthersWait-0.3) > 1e-9 || math.Abs(swapping.IdleWall-9.7) > 1e-9 {
+		t.Errorf("swapping run on a quiet host: %+v", swapping)
+	}
+	// The same wait with a CPU hog running: other work accounts for all of
+	// it.
+	hog := Assess(10, 7, 0.9, CPUTimes{Busy: 100, Kernel: 20, CPUs: 2}, CPUTimes{Busy: 118.5, Kernel: 21.5, CPUs: 2})
+	if !hog.Disturbed || hog.OthersWait != 0.9 || !strings.Contains(hog.Why, "kernel threads 1.5") || math.Abs(hog.IdleWall-9.1) > 1e-9 {
+		t.Errorf("swapping run beside a hog: %+v", hog)
+	}
+	// Kernel threads' time counted beyond the host's busy time (a thread's
+	// ticks read a moment later than /proc/stat) never makes OthersCPU
+	// negative or the kernel's share larger than what the job left.
+	odd := Assess(10, 9, 0.5, CPUTimes{Busy: 100, Kernel: 5, CPUs: 2}, CPUTimes{Busy: 109.5, Kernel: 6, CPUs: 2})
+	if odd.OthersCPU != 0 || math.Abs(odd.KernelCPU-0.5) > 1e-9 || odd.OthersWait != 0 || odd.Disturbed {
+		t.Errorf("kernel time beyond the host's: %+v", odd)
+	}
 }
 
 func TestPairedBase(t *testing.T) {

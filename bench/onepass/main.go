@@ -98,7 +98,7 @@ func main() {
 		cleanup()
 		os.Exit(1)
 	}
-	if _, _, _, err := run(procs, argv, *stdout, nil); err != nil {
+	if _, _, _, _, err := run(procs, argv, *stdout, nil); err != nil {
 		fail(err)
 	}
 	var tw *os.File
@@ -109,6 +109,7 @@ func main() {
 		defer tw.Close()
 	}
 	var bare, sampled []float64
+	var bareCPU, sampledCPU []cpuTimes
 	type sampledRun struct {
 		s      onepass.Samples
 		wall   time.Duration
@@ -136,22 +137,24 @@ func main() {
 					}
 				}
 			}
-			wall, s, maxRSS, err := run(procs, argv, *stdout, cfg)
+			wall, s, maxRSS, ct, err := run(procs, argv, *stdout, cfg)
 			if err != nil {
 				fail(err)
 			}
 			if withSampler {
 				sampled = append(sampled, wall.Seconds())
+				sampledCPU = append(sampledCPU, ct)
 				runs = append(runs, sampledRun{s, wall, maxRSS})
 				if tw != nil {
 					data, _ := json.Marshal(traceEnd{Rep: i + 1, End: s.Elapsed.Seconds(), Peak: max(maxRSS, s.PeakRss), Wall: wall.Seconds()})
 					tw.Write(append(data, '\n'))
 				}
-				fmt.Printf("rep %d sampled %7.3fs  (%d reads in %d sweeps, %d restarted, %d skipped; read %.1f ms, clear %.1f ms; sampler %.2f%% of the run; %d processes)\n",
-					i+1, wall.Seconds(), s.Windows, s.Sweeps, s.Restarts, s.Skipped, 1e3*s.Cost.Mean, 1e3*s.ClearCost.Mean, 100*s.CostShare, s.Processes)
+				fmt.Printf("rep %d sampled %7.3fs  job CPU %7.3fs, sampler CPU %.3fs  (%d reads in %d sweeps, %d restarted, %d skipped; read %.1f ms, clear %.1f ms; sampler %.2f%% of the run; %d processes)\n",
+					i+1, wall.Seconds(), ct.Job, ct.Self, s.Windows, s.Sweeps, s.Restarts, s.Skipped, 1e3*s.Cost.Mean, 1e3*s.ClearCost.Mean, 100*s.CostShare, s.Processes)
 			} else {
 				bare = append(bare, wall.Seconds())
-				fmt.Printf("rep %d bare    %7.3fs\n", i+1, wall.Seconds())
+				bareCPU = append(bareCPU, ct)
+				fmt.Printf("rep %d bare    %7.3fs  job CPU %7.3fs\n", i+1, wall.Seconds(), ct.Job)
 			}
 		}
 	}
@@ -163,6 +166,7 @@ func main() {
 	lo, hi := model.TInterval(ratios, 0.95)
 	fmt.Printf("bare mean %.3fs, sampled mean %.3fs; overhead per pair %s %%: mean %+.1f%%, 95%% interval [%+.1f%%, %+.1f%%]\n",
 		mean(bare), mean(sampled), fmtList(ratios), m, lo, hi)
+	printCPUOverhead(bareCPU, sampledCPU)
 	last := runs[len(runs)-1].s
 	fmt.Printf("method %s (DAMON vaddr: %s, %s), split: %s\n", last.Method, last.DAMON.Vaddr, last.DAMON.Evidence, last.Split)
 
@@ -401,12 +405,14 @@ func inRAM(f *model.FactorFile) float64 {
 // The third result is the command's peak resident size (rusage maxrss,
 // what memplan profile takes as the footprint when it is above the
 // cgroup's).
-func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.Duration, onepass.Samples, int64, error) {
+func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.Duration, onepass.Samples, int64, cpuTimes, error) {
+	var ct cpuTimes
+	self0 := selfCPU()
 	script := `echo $$ > "$0" && exec "$@"`
 	cmd := exec.Command("/bin/sh", append([]string{"-c", script, procs}, argv...)...)
 	f, err := os.Create(stdout)
 	if err != nil {
-		return 0, onepass.Samples{}, 0, err
+		return 0, onepass.Samples{}, 0, ct, err
 	}
 	defer f.Close()
 	cmd.Stdout, cmd.Stderr = f, os.Stderr
@@ -417,7 +423,7 @@ func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.
 	if cfg != nil {
 		cfg.Procs = procs
 		if s, err = onepass.New(*cfg); err != nil {
-			return 0, onepass.Samples{}, 0, err
+			return 0, onepass.Samples{}, 0, ct, err
 		}
 		go func() { done <- s.Run(ctx) }()
 	}
@@ -428,18 +434,35 @@ func run(procs string, argv []string, stdout string, cfg *onepass.Config) (time.
 	var out onepass.Samples
 	if s != nil {
 		if rerr := <-done; rerr != nil {
-			return 0, out, 0, rerr
+			return 0, out, 0, ct, rerr
 		}
 		out = s.Samples()
 	}
 	if err != nil {
-		return 0, out, 0, fmt.Errorf("%s: %v", strings.Join(argv, " "), err)
+		return 0, out, 0, ct, fmt.Errorf("%s: %v", strings.Join(argv, " "), err)
 	}
 	var maxRSS int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		maxRSS = ru.Maxrss << 10
 	}
-	return wall, out, maxRSS, nil
+	// The job's CPU (its own and its waited-for children's, from wait4)
+	// and this process's over the run: the sampler's, and in a bare run
+	// the little the runtime does while it waits.
+	ct.Job = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	ct.Self = selfCPU() - self0
+	return wall, out, maxRSS, ct, nil
+}
+
+// cpuTimes are one run's CPU seconds: the job's, and this process's.
+type cpuTimes struct{ Job, Self float64 }
+
+// selfCPU is this process's user and system CPU so far, seconds.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func makeCgroup() (string, func(), error) {
@@ -523,4 +546,38 @@ func fmtList(x []float64) string {
 		b = append(b, fmt.Sprintf("%+.1f", v))
 	}
 	return strings.Join(b, ", ")
+}
+
+// printCPUOverhead prints the overhead in CPU time, which a busy host
+// disturbs far less than wall time: the job's own CPU per pair (what
+// clearing the accessed bits and the page-table walks cost it), the
+// sampler's CPU against the bare job's, and the two together. It does not
+// see time the job spends off CPU waiting for the sampler (mmap_lock held
+// by a read of its smaps); the wall-time figure does.
+func printCPUOverhead(bare, sampled []cpuTimes) {
+	if len(bare) == 0 || len(bare) != len(sampled) {
+		return
+	}
+	var job, smp, all []float64
+	for i := range bare {
+		if bare[i].Job <= 0 {
+			return
+		}
+		job = append(job, 100*(sampled[i].Job/bare[i].Job-1))
+		// The sampler's CPU net of what this process spends in a bare run.
+		net := max(sampled[i].Self-bare[i].Self, 0)
+		smp = append(smp, 100*net/bare[i].Job)
+		all = append(all, 100*((sampled[i].Job+net)/bare[i].Job-1))
+	}
+	for _, r := range []struct {
+		what string
+		v    []float64
+	}{
+		{"job's own CPU, sampled / bare - 1", job},
+		{"sampler's CPU / bare job's CPU", smp},
+		{"CPU in all (job + sampler) / bare - 1", all},
+	} {
+		lo, hi := model.TInterval(r.v, 0.95)
+		fmt.Printf("CPU overhead, %s, per pair %s %%: mean %+.1f%%, 95%% interval [%+.1f%%, %+.1f%%]\n", r.what, fmtList(r.v), mean(r.v), lo, hi)
+	}
 }

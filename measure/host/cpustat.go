@@ -60,13 +60,74 @@ func parseCPUStat(file string, r io.Reader) (measure.CPUTimes, error) {
 	return t, nil
 }
 
-// ReadCPUTimes reads the host's CPU time so far (/proc/stat).
+// ReadCPUTimes reads the host's CPU time so far (/proc/stat), and of it
+// the kernel threads' (KernelThreadCPU).
 func ReadCPUTimes(h Host) (measure.CPUTimes, error) {
 	b, err := h.ReadFile("/proc/stat")
 	if err != nil {
 		return measure.CPUTimes{}, err
 	}
-	return parseCPUStat("/proc/stat", bytes.NewReader(b))
+	t, err := parseCPUStat("/proc/stat", bytes.NewReader(b))
+	if err != nil {
+		return t, err
+	}
+	t.Kernel = KernelThreadCPU(h)
+	return t, nil
+}
+
+// pfKthread is PF_KTHREAD, the flag /proc/PID/stat's ninth field carries
+// for a kernel thread (include/linux/sched.h).
+const pfKthread = 0x00200000
+
+// KernelThreadCPU is the CPU time, in seconds, the host's kernel threads
+// have used so far: kswapd's reclaim and compression, writeback and swap
+// I/O workers, the work a job's swapping makes as much as anything else.
+// Threads that exited are not counted (kworkers come and go), so the
+// difference over a run is a lower estimate. Unreadable entries (a process
+// that just exited) are skipped.
+func KernelThreadCPU(h Host) float64 {
+	ents, err := h.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var sum float64
+	for _, e := range ents {
+		name := e.Name()
+		if name == "" || name[0] < '1' || name[0] > '9' {
+			continue
+		}
+		b, err := h.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		if cpu, kthread, ok := parseKthreadStat(b); ok && kthread {
+			sum += cpu
+		}
+	}
+	return sum
+}
+
+// parseKthreadStat reads a /proc/PID/stat line: whether it is a kernel
+// thread and its user + system time in seconds. The command name, in
+// parentheses, may hold spaces and parentheses itself, so the fields are
+// counted from its last closing parenthesis.
+func parseKthreadStat(b []byte) (cpu float64, kthread, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is the state (field 3), so field n is f[n-3].
+	if len(f) < 13 {
+		return 0, false, false
+	}
+	flags, err1 := strconv.ParseUint(f[6], 10, 64)
+	ut, err2 := strconv.ParseUint(f[11], 10, 64)
+	st, err3 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, false, false
+	}
+	return float64(ut+st) / clockTick, flags&pfKthread != 0, true
 }
 
 // parseSchedstat reads /proc/PID/schedstat: time on a CPU, time waiting on

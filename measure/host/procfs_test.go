@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,40 @@ func TestParseCPUStat(t *testing.T) {
 	}
 	if _, _, err := parseSchedstat("/proc/1/schedstat", []byte("x\n")); !errors.Is(err, ErrParse) {
 		t.Errorf("bad schedstat: %v", err)
+	}
+	// /proc/PID/stat: kswapd0 (flags 0xa42840 has PF_KTHREAD) and a
+	// process whose name holds ") (" and spaces.
+	kswapd := "95 (kswapd0) S 2 0 0 0 -1 10758208 0 0 0 0 150 2350 0 0 20 0 1 0 30 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	if cpu, k, ok := parseKthreadStat([]byte(kswapd)); !ok || !k || cpu != 25 {
+		t.Errorf("kswapd0: cpu %v kernel %v ok %v, want 25s, a kernel thread", cpu, k, ok)
+	}
+	odd := "4242 (a) (b c) R 1 4242 4242 0 -1 4194560 100 0 0 0 700 300 0 0 20 0 1 0 99 0 0\n"
+	if cpu, k, ok := parseKthreadStat([]byte(odd)); !ok || k || cpu != 10 {
+		t.Errorf("odd name: cpu %v kernel %v ok %v, want 10s, not a kernel thread", cpu, k, ok)
+	}
+	if _, _, ok := parseKthreadStat([]byte("1 (init S 0\n")); ok {
+		t.Error("a truncated stat line parsed")
+	}
+}
+
+// TestKernelThreadCPU: this host's kernel threads (kthreadd, pid 2, at
+// least) are found and their time is counted.
+func TestKernelThreadCPU(t *testing.T) {
+	b, err := os.ReadFile("/proc/2/stat")
+	if err != nil {
+		t.Skipf("no /proc/2/stat: %v", err)
+	}
+	if _, k, ok := parseKthreadStat(b); !ok || !k {
+		t.Fatalf("kthreadd's stat %q is not read as a kernel thread", b)
+	}
+	k := KernelThreadCPU(NewOSHost())
+	ts, err := ReadCPUTimes(NewOSHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kernel threads %.2f CPU-s of the host's %.2f busy", k, ts.Busy)
+	if k < 0 || ts.Kernel < k || ts.Kernel > ts.Busy+1 {
+		t.Errorf("kernel threads %.2f (then %.2f) against the host's busy %.2f", k, ts.Kernel, ts.Busy)
 	}
 }
 

@@ -27,12 +27,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memplan/memplan/internal/testinput"
 	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/model"
 )
@@ -55,10 +54,18 @@ func main() {
 	from := flag.String("from", "", "no runs: re-derive from the samples in a one-pass profile this tool wrote (-out), and compare")
 	trace := flag.String("trace", "", "write every read of the sampled runs here, one JSON object a line (with the run's number)")
 	fromTrace := flag.String("from-trace", "", "no runs: re-derive every sampled run of a -trace file, and compare")
-	gen := flag.String("gen-lines", "", "write FILE:MiB of random 20-80 character lines (cmd/memplan's test input) and exit")
+	gen := flag.String("gen-lines", "", "write FILE:MiB of random 20-80 character lines (cmd/memplan's test input for sort) and exit")
+	genC := flag.String("gen-c", "", "write FILE:N, a C file of N generated functions (cmd/memplan's test input for gcc, N=300) and exit")
 	flag.Parse()
-	if *gen != "" {
-		if err := genLines(*gen); err != nil {
+	if *gen != "" || *genC != "" {
+		var err error
+		if *gen != "" {
+			err = genInput("gen-lines", *gen, "MiB", func(name string, mib int) error { return testinput.Lines(name, mib<<20) })
+		}
+		if *genC != "" && err == nil {
+			err = genInput("gen-c", *genC, "N", testinput.C)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "onepass:", err)
 			os.Exit(2)
 		}
@@ -500,36 +507,15 @@ func makeCgroup() (string, func(), error) {
 	}, nil
 }
 
-// genLines writes the input cmd/memplan's TestProfileRealPrograms sorts
-// (the same generator and seed): FILE:MiB.
-func genLines(spec string) error {
-	name, mib, ok := strings.Cut(spec, ":")
+// genInput writes FILE:SIZE with write (testinput.Lines or .C), for the
+// flag named flagName.
+func genInput(flagName, spec, unit string, write func(string, int) error) error {
+	name, n, ok := strings.Cut(spec, ":")
 	var size int
-	if _, err := fmt.Sscan(mib, &size); !ok || err != nil || size <= 0 {
-		return fmt.Errorf("-gen-lines %q: expected FILE:MiB, e.g. /tmp/lines.txt:200", spec)
+	if _, err := fmt.Sscan(n, &size); !ok || err != nil || size <= 0 {
+		return fmt.Errorf("-%s %q: expected FILE:%s, e.g. /tmp/in:200", flagName, spec, unit)
 	}
-	size <<= 20
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	line := make([]byte, 0, 96)
-	for n := 0; n < size; {
-		line = line[:0]
-		for k := 20 + rng.IntN(61); k > 0; k-- {
-			line = append(line, alphabet[rng.IntN(len(alphabet))])
-		}
-		line = append(line, '\n')
-		w.Write(line)
-		n += len(line)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return f.Close()
+	return write(name, size)
 }
 
 func mean(x []float64) float64 {

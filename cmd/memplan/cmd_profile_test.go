@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/internal/testinput"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/model"
@@ -44,33 +44,6 @@ print(s)
 
 // writeRandomLines writes size bytes of random alphanumeric lines of 20-80
 // characters, like the sort benchmarks' inputs.
-func writeRandomLines(t *testing.T, name string, size int) {
-	t.Helper()
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	line := make([]byte, 0, 96)
-	for n := 0; n < size; {
-		line = line[:0]
-		for k := 20 + rng.IntN(61); k > 0; k-- {
-			line = append(line, alphabet[rng.IntN(len(alphabet))])
-		}
-		line = append(line, '\n')
-		w.Write(line)
-		n += len(line)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func requireTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
@@ -101,13 +74,17 @@ func TestProfileRealPrograms(t *testing.T) {
 	bin := memplanBinary(t)
 	data := t.TempDir()
 	lines := filepath.Join(data, "lines.txt")
-	writeRandomLines(t, lines, 200<<20)
+	if err := testinput.Lines(lines, 200<<20); err != nil {
+		t.Fatal(err)
+	}
 	script := filepath.Join(data, "dict.py")
 	if err := os.WriteFile(script, []byte(dictScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	csrc := filepath.Join(data, "gen.c")
-	writeGeneratedC(t, csrc, 300)
+	if err := testinput.C(csrc, 300); err != nil {
+		t.Fatal(err)
+	}
 	swapDir := t.TempDir()
 	start := time.Now()
 	var compared []onePassRow
@@ -271,33 +248,6 @@ func logOnePassSummary(t *testing.T, rows []onePassRow) {
 // shifts and branches for gcc -O2 to optimise (the compiler job of the
 // one-pass comparison; bench/onepass/testdata/gencc.py writes the same
 // kind of file for the full-size runs).
-func writeGeneratedC(t *testing.T, name string, n int) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(1, 1))
-	var b strings.Builder
-	// No headers: gcc alone compiles it (no libc development files).
-	b.WriteString("typedef unsigned long long uint64_t;\n")
-	for i := range n {
-		fmt.Fprintf(&b, "uint64_t f%d(uint64_t x){\n", i)
-		for range 20 {
-			fmt.Fprintf(&b, "  x = (x * %du) ^ (x >> %d);\n", 3+rng.IntN(1<<30-3), 1+rng.IntN(62))
-			fmt.Fprintf(&b, "  if (x & %du) x += %d;\n", uint64(1)<<rng.IntN(60), 1+rng.IntN(999))
-		}
-		b.WriteString("  return x;\n}\n")
-	}
-	b.WriteString("uint64_t (*tab[])(uint64_t)={")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, "f%d", i)
-	}
-	fmt.Fprintf(&b, "};\nint main(int c,char**v){uint64_t s=c;for(int i=0;i<%d;i++)s=tab[i](s);return (int)s;}\n", n)
-	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func checkProfileFile(t *testing.T, ff *model.FactorFile, cmd []string) {
 	t.Helper()
 	var zram *model.Curve

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The measurement design both the probe and the profiler follow on a
@@ -70,7 +71,45 @@ type Contention struct {
 	// estimate there.
 	IdleWall  float64 `json:"idle_host_wall_s"`
 	Disturbed bool    `json:"disturbed,omitempty"`
-	Why       string  `json:"disturbed_why,omitempty"`
+	// Cause is what disturbed the run: ByOtherWork or ByHypervisor.
+	Cause string `json:"disturbed_by,omitempty"`
+	Why   string `json:"disturbed_why,omitempty"`
+}
+
+// What disturbed a run.
+const (
+	// ByOtherWork: the job waited for CPUs other work held.
+	ByOtherWork = "other work"
+	// ByHypervisor: the hypervisor took CPU time from the host's CPUs.
+	// Idle virtual CPUs accrue no steal, so it came mostly out of the
+	// job's; whether other guests took it or the hypervisor's own work for
+	// this guest's I/O (a swap file on a virtual disk: steal grew with the
+	// swapping on a quiet host here) cannot be told apart from inside.
+	ByHypervisor = "hypervisor"
+)
+
+// DisturbedBy says how many of the disturbed runs among cs each cause
+// disturbed ("2 by other work on the host, 1 by the hypervisor taking CPU
+// time ..."), or "" when none was.
+func DisturbedBy(cs []Contention) string {
+	var work, hv int
+	for _, c := range cs {
+		switch {
+		case !c.Disturbed:
+		case c.Cause == ByHypervisor:
+			hv++
+		default:
+			work++
+		}
+	}
+	var parts []string
+	if work > 0 {
+		parts = append(parts, fmt.Sprintf("%d by other work on the host", work))
+	}
+	if hv > 0 {
+		parts = append(parts, fmt.Sprintf("%d by the hypervisor taking CPU time (other guests, or its own work for this guest's I/O)", hv))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Assess works out a run's Contention from its wall time, the job's CPU
@@ -92,12 +131,12 @@ func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	}
 	switch {
 	case c.OthersWait > DisturbedWait*wall:
-		c.Disturbed = true
+		c.Disturbed, c.Cause = true, ByOtherWork
 		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds (kernel threads %.1f more)", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU, c.KernelCPU)
 	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall:
 		// Steal is counted over all CPUs; a job on one of them loses its
 		// share.
-		c.Disturbed = true
+		c.Disturbed, c.Cause = true, ByHypervisor
 		c.Why = fmt.Sprintf("the hypervisor stole %.1fs of CPU time over the host's %d CPUs", c.Steal, max(after.CPUs, 1))
 	}
 	return c

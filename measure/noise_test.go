@@ -29,8 +29,17 @@ func TestAssess(t *testing.T) {
 		t.Errorf("0.2s of steal over 2 CPUs in 10s flagged: %+v", c)
 	}
 	stolen := Assess(10, 9, 0, before, CPUTimes{Busy: 109, Idle: 510, Steal: 3, CPUs: 2})
-	if !stolen.Disturbed || !strings.Contains(stolen.Why, "stole") {
+	if !stolen.Disturbed || !strings.Contains(stolen.Why, "stole") || stolen.Cause != ByHypervisor {
 		t.Errorf("stolen: %+v", stolen)
+	}
+	if busy.Cause != ByOtherWork || quiet.Cause != "" {
+		t.Errorf("causes: busy %q, quiet %q", busy.Cause, quiet.Cause)
+	}
+	if got, want := DisturbedBy([]Contention{busy, quiet, stolen, busy}), "2 by other work on the host, 1 by the hypervisor taking CPU time (other guests, or its own work for this guest's I/O)"; got != want {
+		t.Errorf("DisturbedBy: %q, want %q", got, want)
+	}
+	if got := DisturbedBy([]Contention{quiet}); got != "" {
+		t.Errorf("DisturbedBy of an undisturbed run: %q", got)
 	}
 	// A wait summed over parallel processes larger than the wall time: the
 	// idle-host wall time never drops below the job's CPU over the CPUs.

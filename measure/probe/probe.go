@@ -448,7 +448,7 @@ func (s *session) baseline(ctx context.Context) error {
 	}
 	for _, r := range s.rep.BaselineRuns {
 		if c := r.Contention; c != nil && c.Disturbed {
-			s.note("in-RAM baseline run %d was disturbed by other work on the host: it %s; the idle-host slowdowns discount such waits", r.Rep, c.Why)
+			s.note("in-RAM baseline run %d was disturbed, %s: it %s; the idle-host slowdowns discount the wait other work accounts for", r.Rep, measure.DisturbedBy([]measure.Contention{*c}), c.Why)
 		}
 	}
 	return nil
@@ -876,8 +876,14 @@ func (s *session) finishPoint(pt *PointResult, rec *StageRounds) {
 		s.note("%s at fit %g: %s", pt.Stage, pt.Fit, pt.Verdict)
 	}
 	if pt.Disturbed > 0 {
-		s.note("%s at fit %g: %d of %d runs were disturbed by other work on the host; the idle-host slowdown is %.3f against %.3f by the clock",
-			pt.Stage, pt.Fit, pt.Disturbed, len(pt.Runs), pt.IdleHost.Mean, pt.Slowdown.Mean)
+		var cs []measure.Contention
+		for _, r := range pt.Runs {
+			if r.Contention != nil {
+				cs = append(cs, *r.Contention)
+			}
+		}
+		s.note("%s at fit %g: %d of %d runs were disturbed, %s; the idle-host slowdown is %.3f against %.3f by the clock",
+			pt.Stage, pt.Fit, pt.Disturbed, len(pt.Runs), measure.DisturbedBy(cs), pt.IdleHost.Mean, pt.Slowdown.Mean)
 	}
 	if pt.Failed > 0 {
 		s.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup)", pt.Stage, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled)

@@ -763,8 +763,8 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		}
 	}
 	if ph.DisturbedInRAM > 0 {
-		ps.note("%s: %d of %d in-RAM runs were disturbed by other work on the host (%s); each constrained run is compared with the in-RAM runs next to it, and the idle-host slowdown discounts the wait",
-			ph.Name, ph.DisturbedInRAM, len(ph.InRAMRuns), firstDisturbance(ph.InRAMRuns))
+		ps.note("%s: %d of %d in-RAM runs were disturbed, %s (%s); each constrained run is compared with the in-RAM runs next to it, and the idle-host slowdown discounts the wait other work accounts for",
+			ph.Name, ph.DisturbedInRAM, len(ph.InRAMRuns), measure.DisturbedBy(contentions(ph.InRAMRuns)), firstDisturbance(ph.InRAMRuns))
 	}
 	for i := range ph.Points {
 		ps.finishPoint(&ph, &ph.Points[i])
@@ -874,8 +874,8 @@ func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 		ps.note("%s at fit %g: %s", ph.Name, pt.Fit, pt.Verdict)
 	}
 	if pt.Disturbed > 0 {
-		ps.note("%s at fit %g: %d of %d runs were disturbed by other work on the host; the idle-host slowdown is %.3f (%.3f-%.3f) against %.3f by the clock",
-			ph.Name, pt.Fit, pt.Disturbed, len(pt.Runs), pt.IdleHost.Mean, pt.IdleHost.Lo, pt.IdleHost.Hi, pt.Slowdown.Mean)
+		ps.note("%s at fit %g: %d of %d runs were disturbed, %s; the idle-host slowdown is %.3f (%.3f-%.3f) against %.3f by the clock",
+			ph.Name, pt.Fit, pt.Disturbed, len(pt.Runs), measure.DisturbedBy(contentions(pt.Runs)), pt.IdleHost.Mean, pt.IdleHost.Lo, pt.IdleHost.Hi, pt.Slowdown.Mean)
 	}
 	if pt.Failed > 0 {
 		ps.note("%s at fit %g: %d of %d runs failed (%d OOM-killed in their cgroup): %s", ph.Name, pt.Fit, pt.Failed, len(pt.Runs), pt.OOMKilled, firstFailure(pt.Runs))
@@ -905,6 +905,15 @@ func inRAMSeries(ph *ProfilePhase) (seq []int, wall, idle []float64) {
 		}
 	}
 	return seq, wall, idle
+}
+
+// contentions lists the runs' contention records.
+func contentions(runs []ProfileRun) []measure.Contention {
+	cs := make([]measure.Contention, len(runs))
+	for i, r := range runs {
+		cs[i] = r.Contention
+	}
+	return cs
 }
 
 // firstDisturbance describes the first disturbed run among runs.

@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,19 +110,10 @@ func PlanZram(h Host, alg string) (zramPlan, error) {
 		}
 		return zramPlan{}, errors.New("every zram device is in use and the kernel cannot hot-add one")
 	}
-	if avail != nil && !Contains(avail, alg) {
+	if avail != nil && !slices.Contains(avail, alg) {
 		return zramPlan{Avail: avail}, fmt.Errorf("zram compressor %q is not available on this kernel (available: %s)", alg, strings.Join(avail, ", "))
 	}
 	return zramPlan{HotAdd: hotAdd, ID: free, Avail: avail}, nil
-}
-
-func Contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // zramSwap is a zram device the probe set up as swap.

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -126,7 +127,7 @@ func DefaultOptions() Options {
 // validate checks what can be checked without looking at the host.
 func (o *Options) validate() error {
 	for _, s := range o.Scenarios {
-		if !host.Contains(allScenarios, s) {
+		if !slices.Contains(allScenarios, s) {
 			return measure.OptErr("scenario", "unknown scenario %q; expected one of %s", s, strings.Join(allScenarios, ", "))
 		}
 	}
@@ -134,7 +135,7 @@ func (o *Options) validate() error {
 		return measure.OptErr("scenario", "no scenario given; expected one or more of %s", strings.Join(allScenarios, ", "))
 	}
 	for _, b := range o.Backends {
-		if !host.Contains(allBackends, b) {
+		if !slices.Contains(allBackends, b) {
 			return measure.OptErr("backends", "unknown backend %q; expected some of %s", b, strings.Join(allBackends, ", "))
 		}
 	}
@@ -177,9 +178,9 @@ func (o *Options) validate() error {
 	}
 	w := o.Workload
 	switch {
-	case w.Pattern != "" && !host.Contains(measure.Patterns, w.Pattern):
+	case w.Pattern != "" && !slices.Contains(measure.Patterns, w.Pattern):
 		return measure.OptErr("pattern", "unknown access pattern %q; expected one of %s", w.Pattern, strings.Join(measure.Patterns, ", "))
-	case w.Content != "" && !host.Contains(measure.Contents, w.Content):
+	case w.Content != "" && !slices.Contains(measure.Contents, w.Content):
 		return measure.OptErr("content", "unknown data content %q; expected one of %s", w.Content, strings.Join(measure.Contents, ", "))
 	case w.WriteMix < 0 || w.WriteMix > 1:
 		return measure.OptErr("write-mix", "%g is out of range; expected the share of page visits that write, 0 to 1", w.WriteMix)
@@ -282,9 +283,9 @@ func (o *Options) fill() {
 	}
 }
 
-func (o *Options) has(backend string) bool { return host.Contains(o.Backends, backend) }
+func (o *Options) has(backend string) bool { return slices.Contains(o.Backends, backend) }
 
-func (o *Options) scenario(s string) bool { return host.Contains(o.Scenarios, s) }
+func (o *Options) scenario(s string) bool { return slices.Contains(o.Scenarios, s) }
 
 // runTimeout is how long one run may take before it is stopped and its
 // slowdown estimated from its rate.

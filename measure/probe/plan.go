@@ -363,7 +363,7 @@ func emulations(want []string, present string, skipped *[]string) []Emulation {
 				continue
 			}
 			seen[class] = true
-			if len(want) > 0 && !host.Contains(want, class) && !host.Contains(want, "all") {
+			if len(want) > 0 && !slices.Contains(want, class) && !slices.Contains(want, "all") {
 				continue
 			}
 			e := Emulation{Class: class, Drive: d, Count: 1}
@@ -386,7 +386,7 @@ func emulations(want []string, present string, skipped *[]string) []Emulation {
 			out = append(out, e)
 		}
 	}
-	if present != "" && (len(want) == 0 || host.Contains(want, present)) {
+	if present != "" && (len(want) == 0 || slices.Contains(want, present)) {
 		*skipped = append(*skipped, fmt.Sprintf("emulated %s: not emulated because the swap file's own device is filed under that class (measured for real)", present))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RIOPS < out[j].RIOPS })

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/memplan/memplan/measure"
@@ -34,13 +35,13 @@ func (o *Options) validateExperiments() error {
 		return measure.OptErr("copy-runs", "%d runs leave nothing once the best and worst are dropped; expected 3 or more (the benchmark ran 8)", o.CopyRuns)
 	}
 	for _, name := range o.SwapdemoSettings {
-		if !host.Contains(allSwapdemoNames(), name) {
+		if !slices.Contains(allSwapdemoNames(), name) {
 			// Only tests set these (no flag): a plain error.
 			return fmt.Errorf("probe: unknown swapdemo setting %q; expected some of %s", name, joinComma(allSwapdemoNames()))
 		}
 	}
 	for _, r := range o.PageCacheRemedies {
-		if !host.Contains(allRemedies, r) {
+		if !slices.Contains(allRemedies, r) {
 			return measure.OptErr("pagecache-remedies", "unknown remedy %q; expected some of %s", r, joinComma(allRemedies))
 		}
 	}
@@ -66,7 +67,7 @@ func (o *Options) fillExperiments() {
 	if len(o.PageCacheRemedies) == 0 {
 		o.PageCacheRemedies = []string{RemedyNone}
 	}
-	if host.Contains(o.PageCacheRemedies, "all") {
+	if slices.Contains(o.PageCacheRemedies, "all") {
 		o.PageCacheRemedies = append([]string(nil), allRemedies...)
 	}
 }
@@ -159,7 +160,7 @@ func (o *Options) swapdemoSettings() []swapdemoSetting {
 	}
 	var out []swapdemoSetting
 	for _, st := range all {
-		if host.Contains(o.SwapdemoSettings, st.name) {
+		if slices.Contains(o.SwapdemoSettings, st.name) {
 			out = append(out, st)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -176,11 +177,11 @@ func (o *ProfileOptions) validate() error {
 			return measure.OptErr("fault-overhead-from", "%v", err)
 		}
 	}
-	if !host.Contains(profileBackends, o.Backend) {
+	if !slices.Contains(profileBackends, o.Backend) {
 		return measure.OptErr("backend", "unknown backend %q; expected zram or file", o.Backend)
 	}
 	if o.Validate != "" {
-		if !host.Contains(profileBackends, o.Validate) {
+		if !slices.Contains(profileBackends, o.Validate) {
 			return measure.OptErr("validate-backend", "unknown backend %q; expected zram or file", o.Validate)
 		}
 		if o.Validate == o.Backend {

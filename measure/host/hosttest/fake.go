@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,7 +141,7 @@ func (f *Fake) WriteFile(name string, data []byte) error {
 	case strings.HasPrefix(name, "/sys/block/zram") && strings.HasSuffix(name, "/comp_algorithm"):
 		sel, avail := host.ParseCompAlgorithm(f.Read(name))
 		_ = sel
-		if !host.Contains(avail, v) {
+		if !slices.Contains(avail, v) {
 			return fmt.Errorf("writing %q to %s: invalid argument", v, name)
 		}
 		var out []string

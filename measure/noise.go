@@ -47,6 +47,10 @@ const (
 	// DisturbedSteal is the share of the run's wall time the hypervisor
 	// may steal from each CPU.
 	DisturbedSteal = 0.02
+	// MinSteal is the least steal, in seconds over all CPUs, that flags a
+	// run: /proc/stat counts in 10 ms ticks, and two ticks of a 0.5 s run
+	// were "2%" (the probe's quick baseline runs were flagged for 0.02 s).
+	MinSteal = 0.1
 )
 
 // Contention is what the rest of the host did during one run.
@@ -133,11 +137,11 @@ func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	case c.OthersWait > DisturbedWait*wall:
 		c.Disturbed, c.Cause = true, ByOtherWork
 		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds (kernel threads %.1f more)", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU, c.KernelCPU)
-	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall:
+	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall && c.Steal >= MinSteal:
 		// Steal is counted over all CPUs; a job on one of them loses its
 		// share.
 		c.Disturbed, c.Cause = true, ByHypervisor
-		c.Why = fmt.Sprintf("the hypervisor stole %.1fs of CPU time over the host's %d CPUs", c.Steal, max(after.CPUs, 1))
+		c.Why = fmt.Sprintf("the hypervisor stole %.2fs of CPU time over the host's %d CPUs", c.Steal, max(after.CPUs, 1))
 	}
 	return c
 }

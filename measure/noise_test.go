@@ -32,6 +32,10 @@ func TestAssess(t *testing.T) {
 	if !stolen.Disturbed || !strings.Contains(stolen.Why, "stole") || stolen.Cause != ByHypervisor {
 		t.Errorf("stolen: %+v", stolen)
 	}
+	// Three 10 ms ticks of steal in a 0.5 s run are "3%", and nothing.
+	if c := Assess(0.5, 0.5, 0, before, CPUTimes{Busy: 100.5, Idle: 500.5, Steal: 1.03, CPUs: 2}); c.Disturbed {
+		t.Errorf("0.03s of steal in a 0.5s run flagged: %+v", c)
+	}
 	if busy.Cause != ByOtherWork || quiet.Cause != "" {
 		t.Errorf("causes: busy %q, quiet %q", busy.Cause, quiet.Cause)
 	}

@@ -15,8 +15,9 @@ import (
 //     processes waited for a CPU;
 //   - the part of that wait other work can account for is at most the CPU
 //     time other work used (the host's busy time less the job's and the
-//     kernel threads': kswapd, writeback and swap I/O work for the job's
-//     swapping as much as for anything else, and run on an idle host too);
+//     reclaim and I/O kernel threads': kswapd, kcompactd and kworkers work
+//     for the job's swapping as much as for anything else, and run on an
+//     idle host too);
 //     a run where that part exceeds DisturbedWait of its wall time, or
 //     that lost more than DisturbedSteal to the hypervisor, is flagged as
 //     disturbed;
@@ -29,12 +30,32 @@ import (
 //     a disturbed measurement (Verdict), never as a speed-up.
 
 // CPUTimes is the host's CPU time so far, in seconds summed over CPUs.
-// Kernel is the part of Busy the kernel threads used (a lower estimate:
-// threads that exited are not counted).
+// Reclaim is the CPU time so far of each kernel thread that reclaims,
+// compacts or does block I/O work (kswapd, kcompactd, kworker), by PID;
+// nil when it could not be read.
 type CPUTimes struct {
 	Busy, Idle, Steal float64
-	Kernel            float64
 	CPUs              int
+	Reclaim           map[int]float64
+}
+
+// reclaimDelta is the CPU time the reclaim and I/O kernel threads used
+// between two readings: per thread present at both, plus all of a thread
+// started in between. A thread that exited in between is not counted, so
+// it is a lower estimate; it is 0 unless both readings have the threads.
+func reclaimDelta(before, after CPUTimes) float64 {
+	if before.Reclaim == nil || after.Reclaim == nil {
+		return 0
+	}
+	var d float64
+	for pid, t := range after.Reclaim {
+		if b, ok := before.Reclaim[pid]; ok {
+			d += math.Max(0, t-b)
+		} else {
+			d += t
+		}
+	}
+	return d
 }
 
 // Thresholds of a disturbed run.
@@ -55,18 +76,24 @@ const (
 
 // Contention is what the rest of the host did during one run.
 type Contention struct {
-	JobCPU    float64 `json:"job_cpu_s"`   // user + system time of the job
-	HostBusy  float64 `json:"host_busy_s"` // busy CPU time of the whole host
+	JobCPU   float64 `json:"job_cpu_s"`   // user + system time of the job
+	HostBusy float64 `json:"host_busy_s"` // busy CPU time of the whole host
+	// KernelCPU is what the reclaim and I/O kernel threads (kswapd,
+	// kcompactd, kworker) used: the work the job's swapping makes as much
+	// as anything else's. Other kernel threads (network, other tenants'
+	// filesystems) count as other work.
 	KernelCPU float64 `json:"kernel_threads_cpu_s"`
-	// OthersCPU is HostBusy - JobCPU - KernelCPU: other work (processes
-	// and interrupts).
+	// OthersCPU is HostBusy - JobCPU - KernelCPU: other work (processes,
+	// other kernel threads and interrupts).
 	OthersCPU float64 `json:"others_cpu_s"`
 	Steal     float64 `json:"steal_s,omitempty"`
 	CPUWait   float64 `json:"cpu_wait_s"` // time the job's processes waited for a CPU
 	// OthersWait is the part of CPUWait other work can account for: at
 	// most OthersCPU. The rest is the job's own processes and the kernel
 	// threads working for its swapping, or wake-up latency, which an idle
-	// host has too.
+	// host has too. CPUWait is summed over the job's threads, and several
+	// of them can queue behind one other task at once, so for a parallel
+	// job this is a lower estimate.
 	OthersWait float64 `json:"others_wait_s"`
 	// IdleWall is the wall time the run would have taken on an idle host:
 	// the wall time less OthersWait (never below the job's CPU time spread
@@ -121,7 +148,7 @@ func DisturbedBy(cs []Contention) string {
 func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	c := Contention{JobCPU: jobCPU, CPUWait: math.Max(0, wait)}
 	c.HostBusy = math.Max(0, after.Busy-before.Busy)
-	c.KernelCPU = math.Min(math.Max(0, after.Kernel-before.Kernel), math.Max(0, c.HostBusy-jobCPU))
+	c.KernelCPU = math.Min(reclaimDelta(before, after), math.Max(0, c.HostBusy-jobCPU))
 	c.OthersCPU = math.Max(0, c.HostBusy-jobCPU-c.KernelCPU)
 	c.OthersWait = math.Min(c.CPUWait, c.OthersCPU)
 	c.Steal = math.Max(0, after.Steal-before.Steal)
@@ -136,8 +163,8 @@ func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 	switch {
 	case c.OthersWait > DisturbedWait*wall:
 		c.Disturbed, c.Cause = true, ByOtherWork
-		c.Why = fmt.Sprintf("waited %.1fs (%.0f%% of its %.1fs) for a CPU while other work used %.1f CPU-seconds (kernel threads %.1f more)", c.CPUWait, 100*c.CPUWait/wall, wall, c.OthersCPU, c.KernelCPU)
-	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall && c.Steal >= MinSteal:
+		c.Why = fmt.Sprintf("waited %.2fs (%.0f%% of its %.1fs) for CPUs other work held (%.2fs in all; other work used %.1f CPU-seconds, reclaim and I/O kernel threads %.1f more)", c.OthersWait, 100*c.OthersWait/wall, wall, c.CPUWait, c.OthersCPU, c.KernelCPU)
+	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall && c.Steal >= MinSteal-1e-9:
 		// Steal is counted over all CPUs; a job on one of them loses its
 		// share.
 		c.Disturbed, c.Cause = true, ByHypervisor

@@ -20,7 +20,7 @@ func TestAssess(t *testing.T) {
 	}
 	// Two CPU hogs on a 2-CPU host: the job waited 4s of its 14s.
 	busy := Assess(14, 9.8, 4, before, CPUTimes{Busy: 128, Idle: 500, Steal: 1, CPUs: 2})
-	if !busy.Disturbed || !strings.Contains(busy.Why, "waited 4.0s") || math.Abs(busy.IdleWall-10) > 1e-9 || math.Abs(busy.OthersCPU-18.2) > 1e-9 {
+	if !busy.Disturbed || !strings.Contains(busy.Why, "waited 4.00s") || math.Abs(busy.IdleWall-10) > 1e-9 || math.Abs(busy.OthersCPU-18.2) > 1e-9 {
 		t.Errorf("busy run: %+v", busy)
 	}
 	// Steal: a hypervisor taking 1s of each CPU over a 10s run; 0.2s of
@@ -52,26 +52,39 @@ func TestAssess(t *testing.T) {
 		t.Errorf("parallel job: idle wall %g, want 16s of CPU over 2 CPUs = 8", par.IdleWall)
 	}
 	// A swapping run on a quiet host: it waited 0.9s of 10s, while kswapd
-	// and the swap I/O workers used 1.5 CPU-seconds and other work 0.3.
-	// Other work can account for 0.3s of the wait at most: not disturbed,
-	// and the idle host would have waited the rest too.
-	swapping := Assess(10, 7, 0.9, CPUTimes{Busy: 100, Kernel: 20, CPUs: 2}, CPUTimes{Busy: 108.8, Kernel: 21.5, CPUs: 2})
+	// and the I/O workers used 1.5 CPU-seconds and other work 0.3. Other
+	// work can account for 0.3s of the wait at most: not disturbed, and
+	// the idle host would have waited the rest too. Thread 7 exited during
+	// the run (not counted), thread 9 started in it (all of its time).
+	k0 := map[int]float64{5: 10, 7: 40}
+	k1 := map[int]float64{5: 11.2, 9: 0.3}
+	swapping := Assess(10, 7, 0.9, CPUTimes{Busy: 100, CPUs: 2, Reclaim: k0}, CPUTimes{Busy: 108.8, CPUs: 2, Reclaim: k1})
 	if swapping.Disturbed || math.Abs(swapping.KernelCPU-1.5) > 1e-9 || math.Abs(swapping.OthersCPU-0.3) > 1e-9 ||
 		math.Abs(swapping.OthersWait-0.3) > 1e-9 || math.Abs(swapping.IdleWall-9.7) > 1e-9 {
 		t.Errorf("swapping run on a quiet host: %+v", swapping)
 	}
 	// The same wait with a CPU hog running: other work accounts for all of
 	// it.
-	hog := Assess(10, 7, 0.9, CPUTimes{Busy: 100, Kernel: 20, CPUs: 2}, CPUTimes{Busy: 118.5, Kernel: 21.5, CPUs: 2})
-	if !hog.Disturbed || hog.OthersWait != 0.9 || !strings.Contains(hog.Why, "kernel threads 1.5") || math.Abs(hog.IdleWall-9.1) > 1e-9 {
+	hog := Assess(10, 7, 0.9, CPUTimes{Busy: 100, CPUs: 2, Reclaim: k0}, CPUTimes{Busy: 118.5, CPUs: 2, Reclaim: k1})
+	if !hog.Disturbed || hog.OthersWait != 0.9 || !strings.Contains(hog.Why, "waited 0.90s (9%") || !strings.Contains(hog.Why, "kernel threads 1.5") || math.Abs(hog.IdleWall-9.1) > 1e-9 {
 		t.Errorf("swapping run beside a hog: %+v", hog)
+	}
+	// One edge without the threads (a /proc that could not be listed):
+	// nothing is taken off, so a hog is still seen, not hidden behind
+	// the threads' time since boot.
+	if c := Assess(10, 7, 0.9, CPUTimes{Busy: 100, CPUs: 2}, CPUTimes{Busy: 118.5, CPUs: 2, Reclaim: map[int]float64{5: 500}}); c.KernelCPU != 0 || !c.Disturbed {
+		t.Errorf("a missing reading of the kernel threads: %+v", c)
 	}
 	// Kernel threads' time counted beyond the host's busy time (a thread's
 	// ticks read a moment later than /proc/stat) never makes OthersCPU
 	// negative or the kernel's share larger than what the job left.
-	odd := Assess(10, 9, 0.5, CPUTimes{Busy: 100, Kernel: 5, CPUs: 2}, CPUTimes{Busy: 109.5, Kernel: 6, CPUs: 2})
+	odd := Assess(10, 9, 0.5, CPUTimes{Busy: 100, CPUs: 2, Reclaim: map[int]float64{5: 5}}, CPUTimes{Busy: 109.5, CPUs: 2, Reclaim: map[int]float64{5: 6}})
 	if odd.OthersCPU != 0 || math.Abs(odd.KernelCPU-0.5) > 1e-9 || odd.OthersWait != 0 || odd.Disturbed {
 		t.Errorf("kernel time beyond the host's: %+v", odd)
+	}
+	// Exactly ten ticks of steal, a difference of floats, still flag.
+	if c := Assess(1, 1, 0, CPUTimes{Busy: 100, Steal: 0.07, CPUs: 2}, CPUTimes{Busy: 101, Steal: 0.17, CPUs: 2}); !c.Disturbed {
+		t.Errorf("ten ticks of steal (%.17f s) in a 1s run not flagged", c.Steal)
 	}
 }
 

@@ -60,8 +60,8 @@ func parseCPUStat(file string, r io.Reader) (measure.CPUTimes, error) {
 	return t, nil
 }
 
-// ReadCPUTimes reads the host's CPU time so far (/proc/stat), and of it
-// the kernel threads' (KernelThreadCPU).
+// ReadCPUTimes reads the host's CPU time so far (/proc/stat), and that of
+// its reclaim and I/O kernel threads (ReclaimThreads).
 func ReadCPUTimes(h Host) (measure.CPUTimes, error) {
 	b, err := h.ReadFile("/proc/stat")
 	if err != nil {
@@ -71,7 +71,7 @@ func ReadCPUTimes(h Host) (measure.CPUTimes, error) {
 	if err != nil {
 		return t, err
 	}
-	t.Kernel = KernelThreadCPU(h)
+	t.Reclaim = ReclaimThreads(h)
 	return t, nil
 }
 
@@ -79,55 +79,73 @@ func ReadCPUTimes(h Host) (measure.CPUTimes, error) {
 // for a kernel thread (include/linux/sched.h).
 const pfKthread = 0x00200000
 
-// KernelThreadCPU is the CPU time, in seconds, the host's kernel threads
-// have used so far: kswapd's reclaim and compression, writeback and swap
-// I/O workers, the work a job's swapping makes as much as anything else.
-// Threads that exited are not counted (kworkers come and go), so the
-// difference over a run is a lower estimate. Unreadable entries (a process
-// that just exited) are skipped.
-func KernelThreadCPU(h Host) float64 {
+// reclaimThread says whether a kernel thread's name is one that reclaims
+// memory, compacts it or runs block I/O and writeback work (kswapd0,
+// kcompactd0, kworker/u8:2-flush-254:0): what a job's swapping puts on
+// the host besides its own time. Other kernel threads (ksoftirqd, nfsd,
+// filesystems' workers) are left to count as other work.
+func reclaimThread(name string) bool {
+	for _, p := range []string{"kswapd", "kcompactd", "kworker"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReclaimThreads reads the CPU time so far, in seconds, of every reclaim
+// and I/O kernel thread (reclaimThread), by PID; nil when /proc cannot be
+// listed. A thread that exits while it is read is skipped.
+func ReclaimThreads(h Host) map[int]float64 {
 	ents, err := h.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
-	var sum float64
+	out := map[int]float64{}
 	for _, e := range ents {
-		name := e.Name()
-		if name == "" || name[0] < '1' || name[0] > '9' {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
 			continue
 		}
-		b, err := h.ReadFile("/proc/" + name + "/stat")
+		b, err := h.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
 			continue
 		}
-		if cpu, kthread, ok := parseKthreadStat(b); ok && kthread {
-			sum += cpu
+		if st, ok := parseProcStat(b); ok && st.kthread && reclaimThread(st.name) {
+			out[pid] = st.cpu
 		}
 	}
-	return sum
+	return out
 }
 
-// parseKthreadStat reads a /proc/PID/stat line: whether it is a kernel
-// thread and its user + system time in seconds. The command name, in
+// procStat is what memplan reads of a /proc/PID/stat line.
+type procStat struct {
+	name    string
+	kthread bool
+	cpu     float64 // user + system, seconds
+}
+
+// parseProcStat reads a /proc/PID/stat line: the command name, whether it
+// is a kernel thread and its user + system time. The name, in
 // parentheses, may hold spaces and parentheses itself, so the fields are
 // counted from its last closing parenthesis.
-func parseKthreadStat(b []byte) (cpu float64, kthread, ok bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false, false
+func parseProcStat(b []byte) (procStat, bool) {
+	open, i := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || i < open {
+		return procStat{}, false
 	}
 	f := strings.Fields(string(b[i+1:]))
 	// f[0] is the state (field 3), so field n is f[n-3].
 	if len(f) < 13 {
-		return 0, false, false
+		return procStat{}, false
 	}
 	flags, err1 := strconv.ParseUint(f[6], 10, 64)
 	ut, err2 := strconv.ParseUint(f[11], 10, 64)
 	st, err3 := strconv.ParseUint(f[12], 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, false, false
+		return procStat{}, false
 	}
-	return float64(ut+st) / clockTick, flags&pfKthread != 0, true
+	return procStat{name: string(b[open+1 : i]), kthread: flags&pfKthread != 0, cpu: float64(ut+st) / clockTick}, true
 }
 
 // parseSchedstat reads /proc/PID/schedstat: time on a CPU, time waiting on

@@ -189,44 +189,45 @@ func TestParseCPUStat(t *testing.T) {
 	// /proc/PID/stat: kswapd0 (flags 0xa42840 has PF_KTHREAD) and a
 	// process whose name holds ") (" and spaces.
 	kswapd := "95 (kswapd0) S 2 0 0 0 -1 10758208 0 0 0 0 150 2350 0 0 20 0 1 0 30 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
-	if cpu, k, ok := parseKthreadStat([]byte(kswapd)); !ok || !k || cpu != 25 {
-		t.Errorf("kswapd0: cpu %v kernel %v ok %v, want 25s, a kernel thread", cpu, k, ok)
+	if st, ok := parseProcStat([]byte(kswapd)); !ok || !st.kthread || st.cpu != 25 || st.name != "kswapd0" || !reclaimThread(st.name) {
+		t.Errorf("kswapd0: %+v %v, want 25s, a reclaim kernel thread", st, ok)
 	}
 	odd := "4242 (a) (b c) R 1 4242 4242 0 -1 4194560 100 0 0 0 700 300 0 0 20 0 1 0 99 0 0\n"
-	if cpu, k, ok := parseKthreadStat([]byte(odd)); !ok || k || cpu != 10 {
-		t.Errorf("odd name: cpu %v kernel %v ok %v, want 10s, not a kernel thread", cpu, k, ok)
+	if st, ok := parseProcStat([]byte(odd)); !ok || st.kthread || st.cpu != 10 || st.name != "a) (b c" {
+		t.Errorf("odd name: %+v %v, want 10s, not a kernel thread", st, ok)
 	}
-	if _, _, ok := parseKthreadStat([]byte("1 (init S 0\n")); ok {
+	if _, ok := parseProcStat([]byte("1 (init S 0\n")); ok {
 		t.Error("a truncated stat line parsed")
+	}
+	for name, want := range map[string]bool{"kworker/u8:2-flush-254:0": true, "kcompactd0": true, "ksoftirqd/0": false, "nfsd": false, "jbd2/vda1-8": false} {
+		if reclaimThread(name) != want {
+			t.Errorf("reclaimThread(%q) = %v", name, !want)
+		}
 	}
 }
 
-// TestKernelThreadCPU: this host's kernel threads (kthreadd, pid 2, at
-// least) are found and their time is counted.
-func TestKernelThreadCPU(t *testing.T) {
+// TestReclaimThreads: this host's kernel threads (kthreadd, pid 2, at
+// least) are read as kernel threads, and its reclaim threads (kswapd0 on
+// every kernel with memory) are found.
+func TestReclaimThreads(t *testing.T) {
 	b, err := os.ReadFile("/proc/2/stat")
 	if err != nil {
 		t.Skipf("no /proc/2/stat: %v", err)
 	}
-	if _, k, ok := parseKthreadStat(b); !ok || !k {
-		t.Fatalf("kthreadd's stat %q is not read as a kernel thread", b)
+	if st, ok := parseProcStat(b); !ok || !st.kthread || st.name != "kthreadd" {
+		t.Fatalf("kthreadd's stat %q read as %+v", b, st)
 	}
-	k := KernelThreadCPU(NewOSHost())
+	k := ReclaimThreads(NewOSHost())
 	ts, err := ReadCPUTimes(NewOSHost())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kernel threads %.2f CPU-s of the host's %.2f busy", k, ts.Busy)
-	if k < 0 || ts.Kernel < k || ts.Kernel > ts.Busy+1 {
-		t.Errorf("kernel threads %.2f (then %.2f) against the host's busy %.2f", k, ts.Kernel, ts.Busy)
+	var sum float64
+	for _, v := range k {
+		sum += v
 	}
-}
-
-func TestReadOwnRunDelay(t *testing.T) {
-	if _, err := ReadOwnRunDelay(); err != nil {
-		t.Skipf("no schedstat here: %v", err)
-	}
-	if ts, err := ReadCPUTimes(NewOSHost()); err != nil || ts.CPUs < 1 || ts.Busy <= 0 {
-		t.Errorf("this host's /proc/stat: %+v %v", ts, err)
+	t.Logf("%d reclaim and I/O kernel threads, %.2f CPU-s of the host's %.2f busy", len(k), sum, ts.Busy)
+	if len(k) == 0 || ts.Reclaim == nil || sum > ts.Busy+1 {
+		t.Errorf("reclaim threads %v (ReadCPUTimes: %d) against the host's busy %.2f", k, len(ts.Reclaim), ts.Busy)
 	}
 }

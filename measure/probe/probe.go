@@ -448,7 +448,7 @@ func (s *session) baseline(ctx context.Context) error {
 	}
 	for _, r := range s.rep.BaselineRuns {
 		if c := r.Contention; c != nil && c.Disturbed {
-			s.note("in-RAM baseline run %d was disturbed, %s: it %s; the idle-host slowdowns discount the wait other work accounts for", r.Rep, measure.DisturbedBy([]measure.Contention{*c}), c.Why)
+			s.note("in-RAM baseline run %d was disturbed (%s): %s; the idle-host slowdowns discount the wait other work accounts for", r.Rep, c.Cause, c.Why)
 		}
 	}
 	return nil

@@ -18,9 +18,10 @@ type queue struct {
 	free []int64 // per unit: when it finishes its last request
 	end  []int64 // per unit: the byte offset its last request ended at
 	gate [2]int64
-	// comp is taken off every drawn service time (not below zero): the
-	// time the kernel's FUSE and loop path spend on a request outside the
-	// server, which the device's latency already includes.
+	// comp is taken off every completion time (not below the request's
+	// start), not off the time its unit is busy: the time the kernel's
+	// FUSE and loop path spend on a request outside the server, which the
+	// device's latency already includes.
 	comp int64
 }
 

@@ -145,13 +145,14 @@ func TestLatencyRoot(t *testing.T) {
 			// Noise on a shared host only slows the emulator down (the
 			// server caps what it serves at the model), so the saturation
 			// claim is the best of up to three tries, each checked against
-			// the cap, and a try that falls short is judged against the
-			// host's ceiling measured right after it, not the one from the
-			// start (CI: 15,038 IOPS against the X25-M's 29,821, measured
-			// 10 minutes after a ceiling of 42,649, with the other
-			// packages' tests on both CPUs).
+			// the cap. Where no try reaches it, the host ceiling is measured
+			// after each short try, and the claim is waived only when even
+			// the highest of those (and the one from the start) is too low
+			// (CI: 15,038 IOPS against the X25-M's 29,821, measured 10
+			// minutes after a ceiling of 42,649, with the other packages'
+			// tests on both CPUs).
 			limit := simulatedIOPS(tc.dev, 32, 20000)
-			best, hostNow := 0.0, ceil.IOPS
+			best, hostBest := 0.0, ceil.IOPS
 			for try := 1; try <= 3; try++ {
 				l32, el := reads(t, e, size, 32, tc.n32)
 				iops := float64(len(l32)) / el.Seconds()
@@ -167,18 +168,19 @@ func TestLatencyRoot(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				hostNow = now.IOPS
-				t.Logf("host ceiling after try %d: %.0f IOPS", try, hostNow)
+				hostBest = max(hostBest, now.IOPS)
+				t.Logf("host ceiling after try %d: %.0f IOPS", try, now.IOPS)
 			}
 			switch {
-			case limit > 0.8*hostNow:
-				t.Logf("the model's %.0f IOPS are beyond 80%% of what this host serves now (%.0f); saturation not asserted (best %.0f)", limit, hostNow, best)
-			case best < 0.7*limit:
+			case best >= 0.7*limit:
+			case limit > 0.8*hostBest:
+				t.Logf("the model's %.0f IOPS are beyond 80%% of the most this host served during the test (%.0f); saturation not asserted (best %.0f)", limit, hostBest, best)
+			default:
 				// 0.7, not 0.8: in CI, with the other packages' tests on the
 				// two CPUs, the server's wake-ups ran late (p99 3 ms) and the
 				// HDD's QD32 came out 22% under the model (153 of 195 IOPS)
 				// where a quiet host gave 181-201.
-				t.Errorf("QD32 best of 3 %.0f IOPS, model %.0f (host ceiling now %.0f): it does not saturate there", best, limit, hostNow)
+				t.Errorf("QD32 best of 3 %.0f IOPS, model %.0f (host ceiling up to %.0f): it does not saturate there", best, limit, hostBest)
 			}
 			st, _ := e.Stats()
 			t.Logf("server: %d reads, max %d in flight, wake-up lateness p50 %v p99 %v", st.Reads, st.MaxInFlight, st.LateP50, st.LateP99)

@@ -539,7 +539,8 @@ func fmtList(x []float64) string {
 // clearing the accessed bits and the page-table walks cost it), the
 // sampler's CPU against the bare job's, and the two together. It does not
 // see time the job spends off CPU waiting for the sampler (mmap_lock held
-// by a read of its smaps); the wall-time figure does.
+// by a read of its smaps); the wall-time figure does. With -trace, writing
+// the trace counts as the sampler's CPU.
 func printCPUOverhead(bare, sampled []cpuTimes) {
 	if len(bare) == 0 || len(bare) != len(sampled) {
 		return

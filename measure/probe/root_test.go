@@ -412,12 +412,19 @@ func TestRootLatencyEmulatedDrives(t *testing.T) {
 		}
 		t.Logf("%s at fit %g: slowdown %.2f (%.2f-%.2f, %d runs, %d capped), %.0f major faults a run, %.0fus extra a fault (the drive reads in %v); pages brought back p50 %.0fus p90 %.0fus p99 %.0fus (%d)",
 			pt.Stage, pt.Fit, pt.Slowdown.Mean, pt.Slowdown.Lo, pt.Slowdown.Hi, pt.Slowdown.N, pt.Censored, pt.MajFlt, pt.FaultTime*1e6, read, fl.P50Us, fl.P90Us, fl.P99Us, fl.Count)
-		// Every major fault waits for a read from the device, so the extra
-		// time per fault is at least the drive's latency; on this host
-		// FUSE and the loop device add 56-157 us on top (docs/probe.md),
-		// which is why the SSDs are only bounded from below here.
-		if pt.FaultTime < read.Seconds() {
-			t.Errorf("%s: %.0fus extra a major fault, below the drive's %v read: the faults did not wait for the emulated device", pt.Stage, pt.FaultTime*1e6, read)
+		// A major fault waits for a read from the device, so the extra
+		// time per fault is of the order of the drive's latency: not all
+		// of it, since swap readahead puts some faults on a read already
+		// in flight and some of its reads are sequential (the HDD's head is
+		// already there). Half the median random read still tells the
+		// emulated drive from anything else here (the real disk: 140-260
+		// us a fault): CI once had the HDD at 8,482 us with every run
+		// capped, against an 8,594 us median; uncapped runs gave 11-17 ms.
+		// On this host FUSE and the loop device add 56-157 us on top
+		// (docs/probe.md), which is why the SSDs are only bounded from
+		// below here.
+		if pt.FaultTime < read.Seconds()/2 {
+			t.Errorf("%s: %.0fus extra a major fault, below half the drive's %v read: the faults did not wait for the emulated device", pt.Stage, pt.FaultTime*1e6, read)
 		}
 		// The median page brought back is not asserted: swap readahead
 		// brings neighbours in with each read, and touching one of those

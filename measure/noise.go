@@ -72,6 +72,12 @@ const (
 	// run: /proc/stat counts in 10 ms ticks, and two ticks of a 0.5 s run
 	// were "2%" (the probe's quick baseline runs were flagged for 0.02 s).
 	MinSteal = 0.1
+	// MinOthersWait is the least wait other work must account for to flag
+	// a run: other work's CPU is the host's busy time, in 10 ms ticks, less
+	// the job's, so it is known to a few ticks (the probe's quick baseline
+	// runs of 50 ms were flagged for a 4 ms wait against "0.02 s" of
+	// other work). It matters only for runs under a second.
+	MinOthersWait = 0.05
 )
 
 // Contention is what the rest of the host did during one run.
@@ -161,7 +167,7 @@ func Assess(wall, jobCPU, wait float64, before, after CPUTimes) Contention {
 		return c
 	}
 	switch {
-	case c.OthersWait > DisturbedWait*wall:
+	case c.OthersWait > DisturbedWait*wall && c.OthersWait >= MinOthersWait-1e-9:
 		c.Disturbed, c.Cause = true, ByOtherWork
 		c.Why = fmt.Sprintf("waited %.2fs (%.0f%% of its %.1fs) for CPUs other work held (%.2fs in all; other work used %.1f CPU-seconds, reclaim and I/O kernel threads %.1f more)", c.OthersWait, 100*c.OthersWait/wall, wall, c.CPUWait, c.OthersCPU, c.KernelCPU)
 	case jobCPU > 0 && c.Steal/float64(max(after.CPUs, 1)) > DisturbedSteal*wall && c.Steal >= MinSteal-1e-9:

@@ -82,6 +82,11 @@ func TestAssess(t *testing.T) {
 	if odd.OthersCPU != 0 || math.Abs(odd.KernelCPU-0.5) > 1e-9 || odd.OthersWait != 0 || odd.Disturbed {
 		t.Errorf("kernel time beyond the host's: %+v", odd)
 	}
+	// A 50 ms run that waited 4 ms beside two ticks of other work: within
+	// the ticks' resolution, not a disturbance.
+	if c := Assess(0.05, 0.04, 0.004, CPUTimes{Busy: 100, CPUs: 2}, CPUTimes{Busy: 100.06, CPUs: 2}); c.Disturbed || c.OthersWait != 0.004 {
+		t.Errorf("a 4 ms wait in a 50 ms run flagged: %+v", c)
+	}
 	// Exactly ten ticks of steal, a difference of floats, still flag.
 	if c := Assess(1, 1, 0, CPUTimes{Busy: 100, Steal: 0.07, CPUs: 2}, CPUTimes{Busy: 101, Steal: 0.17, CPUs: 2}); !c.Disturbed {
 		t.Errorf("ten ticks of steal (%.17f s) in a 1s run not flagged", c.Steal)

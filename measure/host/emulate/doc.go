@@ -66,8 +66,8 @@
 //     recorded one. Leftovers finds emulator mounts and their loop devices
 //     without a State (by the fuse.memplan type and memplan-emulate source).
 //   - MeasureFloor(ctx, at, opts) calibrates: Options.Compensation is taken
-//     off every drawn service time (see Floor for why it is measured at the
-//     device's median). Emulator.Stats reads the server's counters.
+//     off every request's completion, not off the time its unit is busy
+//     (see Floor for why it is measured at the device's median). Emulator.Stats reads the server's counters.
 //   - RandomReads is a small O_DIRECT 4 KiB random-read benchmark of a block
 //     device at a queue depth, for the checks; CheckHost says what the host
 //     lacks (/dev/fuse, /dev/loop-control) and how to get it.

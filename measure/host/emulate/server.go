@@ -28,11 +28,11 @@ type Config struct {
 	Size       int64  `json:"size"`       // bytes, a multiple of 4 KiB
 	Mountpoint string `json:"mountpoint"` // an empty directory
 	Seed       uint64 `json:"seed"`       // of the service-time draws; the same seed gives the same sequence
-	// Compensation is taken off each drawn service time: the floor, what
-	// a request costs in the kernel's FUSE and loop path outside the
-	// server (see MeasureFloor). Draws below it are served at once, so the
-	// emulated distribution is right above the floor and clipped to it
-	// below.
+	// Compensation is taken off each request's completion (its unit stays
+	// busy for the whole drawn service time): the floor, what a request
+	// costs in the kernel's FUSE and loop path outside the server (see
+	// MeasureFloor). Draws below it are completed at once, so the emulated
+	// distribution is right above the floor and clipped to it below.
 	Compensation time.Duration `json:"compensation,omitempty"`
 }
 

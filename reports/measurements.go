@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-
-	"github.com/memplan/memplan/measure"
-	"github.com/memplan/memplan/measure/probe"
 )
 
 // Measurements is what a probe's factor file records beside its curves
@@ -119,7 +116,7 @@ type CopyWorkload struct {
 }
 
 // measurementsOf reads what a factor file's extra holds as memplan probe
-// writes it (measure/probe's types). A file without any of it has none; a
+// writes it (the keys probeview.go names). A file without any of it has none; a
 // part that does not read as the probe's is left out, and the returned
 // warning says which.
 func measurementsOf(file string, extra map[string]any) (*Measurements, []string) {
@@ -145,7 +142,7 @@ func measurementsOf(file string, extra map[string]any) (*Measurements, []string)
 		}
 		return true
 	}
-	var points []probe.PointResult
+	var points []probePoint
 	if read("points", &points) {
 		for _, pt := range points {
 			if l := pt.FaultLatency; l != nil && l.Count > 0 {
@@ -160,11 +157,11 @@ func measurementsOf(file string, extra map[string]any) (*Measurements, []string)
 			return a.Fit > b.Fit
 		})
 	}
-	var sd probe.SwapdemoResult
+	var sd probeSwapdemo
 	if read("swapdemo_scenario", &sd) {
 		m.Swapdemo = swapdemo(&sd)
 	}
-	var pc []probe.PageCacheResult
+	var pc []probePageCache
 	if read("pagecache_scenario", &pc) {
 		for _, c := range pc {
 			m.PageCache = append(m.PageCache, PageCacheRow{Remedy: c.Remedy, FileBytes: int64(c.FileSize), FileOverLimit: c.Multiple,
@@ -172,7 +169,7 @@ func measurementsOf(file string, extra map[string]any) (*Measurements, []string)
 				WrittenMiB: r4(c.Written), Published: c.Published})
 		}
 	}
-	var cp probe.CopyResult
+	var cp probeCopy
 	if read("copy_scenario", &cp) {
 		c := &Copy{Runs: cp.Plan.Runs, WallSeconds: r4(cp.Wall)}
 		for _, x := range cp.Workloads {
@@ -188,7 +185,7 @@ func measurementsOf(file string, extra map[string]any) (*Measurements, []string)
 	return &m, warnings
 }
 
-func faultLatency(pt probe.PointResult, l *measure.LatencySummary) FaultLatency {
+func faultLatency(pt probePoint, l *probeLatencies) FaultLatency {
 	fl := FaultLatency{Class: pt.Class, Stage: pt.Stage, Provenance: pt.Provenance, Fit: pt.Fit, Count: l.Count,
 		MeanUs: l.MeanUs, P50Us: l.P50Us, P90Us: l.P90Us, P99Us: l.P99Us, P999Us: l.P999Us, MaxUs: l.MaxUs,
 		Histogram: []LatencyBucket{}}
@@ -198,14 +195,14 @@ func faultLatency(pt probe.PointResult, l *measure.LatencySummary) FaultLatency 
 	return fl
 }
 
-func swapdemo(sd *probe.SwapdemoResult) *Swapdemo {
+func swapdemo(sd *probeSwapdemo) *Swapdemo {
 	p := sd.Plan
 	out := &Swapdemo{LimitBytes: int64(p.Limit), DataBytes: int64(p.Data), CodeBytes: int64(p.Code), ChunkBytes: int64(p.Chunk),
-		MaxIterations: p.Iterations, BudgetSeconds: r4(p.Budget.Seconds()), WallSeconds: r4(sd.Wall), Runs: []SwapdemoRun{}}
+		MaxIterations: p.Iterations, BudgetSeconds: r4(float64(p.BudgetNs) / 1e9), WallSeconds: r4(sd.Wall), Runs: []SwapdemoRun{}}
 	for _, s := range sd.Runs {
 		out.Runs = append(out.Runs, SwapdemoRun{Setting: s.Setting, Applied: s.Applied, Why: s.Why, Runs: len(s.Runs),
 			Iterations: r4(s.Iterations), SecondsPerIteration: r4(s.SecPerIter), VsSwappiness60: r4(s.VsSwappiness60), AtLeast: r4(s.AtLeast),
-			CodeRereads: s.CodeRereads, SwapIns: s.SwapInPages, MajorFaults: s.MajFlt, OOMKilled: s.OOMKilled, Published: s.Reference})
+			CodeRereads: s.CodeRereads, SwapIns: s.SwapIns, MajorFaults: s.MajFlt, OOMKilled: s.OOMKilled, Published: s.Published})
 	}
 	return out
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command bench compares `memplan probe device --format json` output with
 // fio's JSON output for the equivalent jobs (see fio-compare.sh, which runs
 // both) and prints them side by side. Each file may hold some of the tests;

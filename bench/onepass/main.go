@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command onepass measures what the one-pass sampler (measure/onepass)
 // costs a command and what it predicts for it. As root:
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command qd1path takes memplan's queue-depth-1 read loop apart from the
 // device: it runs the same 4 KiB O_DIRECT random-read loop written four
 // ways (Go on an unlocked goroutine, as memplan's loop was; Go locked to

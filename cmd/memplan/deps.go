@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/memplan/memplan/measure/host"
 )
 
 // deps is what every command is built from, handed to each constructor the
@@ -24,8 +22,9 @@ type deps struct {
 	Args []string
 	// Getenv reads the environment.
 	Getenv func(string) string
-	// Host is the machine memplan measures and changes.
-	Host func() host.Host
+	// Host is the machine memplan measures and changes (Linux only:
+	// deps_linux.go; elsewhere the probe and the profiler are stubs).
+	Host hostFunc
 }
 
 // processDeps is the running process: its standard streams, the wall
@@ -38,6 +37,6 @@ func processDeps(stdout, stderr io.Writer, args []string) *deps {
 		Now:    time.Now,
 		Args:   args,
 		Getenv: os.Getenv,
-		Host:   func() host.Host { return host.NewOSHost() },
+		Host:   osHost(),
 	}
 }

@@ -14,9 +14,6 @@ import (
 	"syscall"
 
 	"github.com/memplan/memplan/internal/usage"
-	"github.com/memplan/memplan/measure/host/emulate"
-	"github.com/memplan/memplan/measure/probe"
-	"github.com/memplan/memplan/measure/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +28,7 @@ const (
 func main() {
 	// The emulated swap device's server is memplan re-executed: it must
 	// take over before anything else runs (measure/host/emulate).
-	emulate.ServeIfChild()
+	serveEmulatorIfChild()
 	if handled, code := maybeHelper(); handled {
 		os.Exit(code)
 	}
@@ -119,12 +116,9 @@ func cobraRefusals(c *cobra.Command, started *bool) {
 	}
 }
 
-// helpers lets subsystems that re-execute memplan as a child take over
-// before cobra parses anything. Each returns whether it handled the
-// invocation and the exit code: the profile's launcher (which checks it is
-// in its cgroup, then execs the command) and the probe's workload.
-var helpers = []func() (bool, int){profile.LauncherMain, probe.WorkloadMain}
-
+// helpers (main_linux.go) lets subsystems that re-execute memplan as a
+// child take over before cobra parses anything. Each returns whether it
+// handled the invocation and the exit code.
 func maybeHelper() (bool, int) {
 	for _, h := range helpers {
 		if ok, code := h(); ok {

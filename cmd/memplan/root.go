@@ -14,17 +14,16 @@ var version = "dev"
 // commands are memplan's top-level commands, each built from d: the one
 // list of what memplan can do (help sorts them by name).
 func commands(d *deps) []*cobra.Command {
-	return []*cobra.Command{
+	cmds := []*cobra.Command{
 		newRecommendCommand(d),
 		newReportCommand(d),
 		newWorkloadCommand(d),
 		newPricesCommand(d),
 		newFactorsCommand(d),
-		newProbeCommand(d),
-		newProfileCommand(d),
 		newFleetCommand(d),
 		newVersionCommand(d),
 	}
+	return append(cmds, hostCommands(d)...) // probe and profile: main_linux.go
 }
 
 func newRootCommand(d *deps) *cobra.Command {

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package roottest holds what tests that change the real host share: the
 // root check and the lock that keeps test binaries of different packages
 // from probing the host at the same time.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package device measures a storage device the way swapping uses it: 4 KiB
 // random reads and writes at queue depths 1 and 32 and 1 MiB sequential
 // transfers, with O_DIRECT (Linux native AIO for queue depths above one) on

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package host is everything memplan does to the machine, and the only
 // place it does it (with measure/device, which opens its test file with
 // O_DIRECT itself).

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package onepass infers a job's slowdown curve from one ordinary run
 // (memplan profile --one-pass, issue 15). It samples which pages the job
 // references over windows of many lengths while the job runs without a

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package probe is memplan probe: it measures how much slower memplan's own
 // synthetic workload gets when part of its memory lives on each swap
 // backend of this host, and writes the factor file (model.FactorFile) the

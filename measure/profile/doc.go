@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package profile is memplan profile: a real command run once without a
 // memory limit to find its peak, then in memory cgroups at several fit
 // ratios with zram or a swap file as swap, confined and journaled through

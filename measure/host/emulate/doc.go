@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package emulate provides an emulated swap device whose reads and writes
 // take a drive's latency, not only its IOPS: the Intel study's X25-E, X25-M
 // and two-disk HDD RAID 0, which this host does not have (issue 13, item 2).

@@ -64,3 +64,42 @@ func TestPackageLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestPortableDeps walks what the deciding side of memplan reaches, not only
+// what it imports directly: the model, the catalogs and the reports never
+// reach the kernel (x/sys/unix, go-fuse) or a measuring package, and the
+// command built for macOS or Windows reaches no measuring package at all
+// (probe and profile are stubs there: cmd/memplan/main_other.go). This is
+// what lets a buyer on a Mac build memplan for recommend and report.
+func TestPortableDeps(t *testing.T) {
+	const mod = "github.com/memplan/memplan/"
+	hostOnly := func(dep string) bool {
+		return dep == "golang.org/x/sys/unix" || strings.HasPrefix(dep, "github.com/hanwen/go-fuse") ||
+			dep == mod+"measure" || strings.HasPrefix(dep, mod+"measure/")
+	}
+	deps := func(goos, pkg string) []string {
+		cmd := exec.Command("go", "list", "-deps", mod+pkg)
+		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH=amd64")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOOS=%s go list -deps %s: %v", goos, pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	for _, pkg := range []string{"model", "prices", "prices/quote", "reports", "reports/xlsx", "money", "units", "fleet"} {
+		for _, goos := range []string{"linux", "darwin", "windows"} {
+			for _, d := range deps(goos, pkg) {
+				if hostOnly(d) {
+					t.Errorf("GOOS=%s: %s reaches %s: the deciding side must build without the measuring side", goos, pkg, d)
+				}
+			}
+		}
+	}
+	for _, goos := range []string{"darwin", "windows"} {
+		for _, d := range deps(goos, "cmd/memplan") {
+			if strings.HasPrefix(d, mod+"measure") || strings.HasPrefix(d, "github.com/hanwen/go-fuse") {
+				t.Errorf("GOOS=%s: cmd/memplan reaches %s (Linux-only: put its use behind main_linux.go)", goos, d)
+			}
+		}
+	}
+}

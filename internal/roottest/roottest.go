@@ -1,7 +1,7 @@
 //go:build linux
 
 // Package roottest holds what tests that change the real host share: the
-// root check and the lock that keeps test binaries of different packages
+// gate (the hosttest build tag and root), and the lock that keeps test binaries of different packages
 // from probing the host at the same time.
 package roottest
 
@@ -17,9 +17,15 @@ import (
 // share.
 const lockName = "/tmp/memplan-probe-tests.lock"
 
-// Require skips the test unless it runs as root (CI does).
+// Require skips the test unless it was built with the hosttest tag and
+// runs as root (CI does both: .ci/run runs the README's test command, which
+// sets the tag). A plain `go test ./...` therefore never changes the host:
+// no swap, zram device, cgroup, sysctl or service.
 func Require(t testing.TB) {
 	t.Helper()
+	if !hostTests {
+		t.Skip("changes the host (swap, zram, cgroups, services): run with -tags hosttest, as root")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the probe creates swap areas, zram devices and cgroups (CI runs this as root)")
 	}
@@ -54,7 +60,7 @@ func Lock(t testing.TB) {
 // recover is host.RecoverStale over the real host (passed in, because the
 // packages below measure/host cannot import it from here).
 func RecoverStale(recover func(dirs []string) []string) {
-	if os.Geteuid() != 0 {
+	if !hostTests || os.Geteuid() != 0 {
 		return
 	}
 	f, err := os.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o666)

@@ -19,14 +19,15 @@ import (
 // memory controller sits on a v1 hierarchy, v2 when the unified hierarchy
 // offers it.
 type CgroupLayout struct {
-	Version   int    // 1 or 2; 0 when no memory controller is usable
-	MemParent string // directory under which the probe's cgroup is created
-	BlkParent string // v1 blkio directory ("" when absent); v2: MemParent
+	Version   int    `json:"version"`    // 1 or 2; 0 when no memory controller is usable
+	MemParent string `json:"mem_parent"` // directory under which the probe's cgroup is created
+	BlkParent string `json:"blk_parent"` // v1 blkio directory ("" when absent); v2: MemParent
 	// MemPrefix/BlkPrefix are /proc/self/cgroup lines up to the path: a
 	// child in <MemParent>/x shows the line MemPrefix + "/x".
-	MemPrefix, BlkPrefix string
-	IO                   bool   // I/O throttling available
-	Why                  string // why Version is 0 or IO is false
+	MemPrefix string `json:"mem_prefix"`
+	BlkPrefix string `json:"blk_prefix"`
+	IO        bool   `json:"io"`            // I/O throttling available
+	Why       string `json:"why,omitempty"` // why Version is 0 or IO is false
 }
 
 func (l *CgroupLayout) String() string {

@@ -117,17 +117,17 @@ type PointResult struct {
 
 // SwappinessResult is one setting of the swappiness scenario.
 type SwappinessResult struct {
-	Setting    string          `json:"setting"`
-	Swappiness *int            `json:"swappiness,omitempty"`
-	Applied    bool            `json:"applied"`
-	Why        string          `json:"why,omitempty"`
-	Slowdown   measure.Summary `json:"slowdown"`
-	Samples    []float64       `json:"samples"`
-	OOMKilled  int             `json:"oom_killed_runs"`
-	Censored   int             `json:"censored_runs"`
-	MajFlt     float64         `json:"major_faults_mean"`
-	SwapOuts   float64         `json:"swap_outs_mean"`
-	Runs       []measure.RunResult
+	Setting    string              `json:"setting"`
+	Swappiness *int                `json:"swappiness,omitempty"`
+	Applied    bool                `json:"applied"`
+	Why        string              `json:"why,omitempty"`
+	Slowdown   measure.Summary     `json:"slowdown"`
+	Samples    []float64           `json:"samples"`
+	OOMKilled  int                 `json:"oom_killed_runs"`
+	Censored   int                 `json:"censored_runs"`
+	MajFlt     float64             `json:"major_faults_mean"`
+	SwapOuts   float64             `json:"swap_outs_mean"`
+	Runs       []measure.RunResult `json:"runs"`
 }
 
 // PageCacheResult is the workload's throughput while a writer streams

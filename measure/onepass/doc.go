@@ -1,7 +1,7 @@
 //go:build linux
 
 // Package onepass infers a job's slowdown curve from one ordinary run
-// (memplan profile --one-pass, issue 15). It samples which pages the job
+// (memplan profile --one-pass). It samples which pages the job
 // references over windows of many lengths while the job runs without a
 // memory limit, derives from the working-set sizes how many pages a second
 // the job would need back from swap at each resident size (its miss-ratio
@@ -30,9 +30,9 @@
 // doubled its resident size since the sweep's clear: so its ladder spans
 // every memory size the fit ratios ask about, and window starts still
 // spread over the run (a window that starts with the job sees only pages
-// it allocates). Restarting as soon as a clear was affordable, as the
-// first version did, cut most of sort's sweeps at 0.3 s, where they had
-// referenced a third of its memory: the sizes that matter lay beyond them.
+// it allocates). A sweep cut short at the first affordable clear would
+// stop where the job had referenced a fraction of its memory, short of
+// the sizes the fit ratios ask about.
 //
 // Anonymous and file-backed pages: smaps_rollup has only process totals,
 // so the sampler reads the per-mapping smaps and splits each mapping's
@@ -52,10 +52,10 @@
 //
 // DAMON: the kernel's virtual-address DAMON could replace the accessed-bit
 // sampling. DetectDAMON looks without creating a kdamond: an existing
-// context's avail_operations, else the kernel config. This project's
-// test host offers paddr only (CONFIG_DAMON_VADDR is not set), so only
-// the accessed-bit method is implemented; Samples.Method and Samples.DAMON
-// say what was used and what the kernel offered.
+// context's avail_operations, else the kernel config. Only the
+// accessed-bit method is implemented (kernels without
+// CONFIG_DAMON_VADDR offer physical-address DAMON only); Samples.Method
+// and Samples.DAMON say what was used and what the kernel offered.
 //
 // # Bounded cost
 //
@@ -64,15 +64,15 @@
 // sweep's reads (one per rung) and maps of the processes alive at once;
 // nothing grows with the run's length. The root test reads the sampler's heap throughout.
 //
-// Time: the duty cycle (DefaultDuty 2%, half the issue's 5%) charges a read
+// Time: the duty cycle (DefaultDuty 2%) charges a read
 // its wall time and a clear its wall time plus ReTouch per resident page,
 // the job's own cost of setting its accessed bits again, which New
-// calibrates on the sampler's own pages (on this host it is below the
-// 0.1 us floor it is charged at). Reads that do not fit are skipped; a
-// sweep starts when its clear fits. Reading costs about 0.1 ms per MiB
-// resident here (smaps walks every page table entry), so a 300 MiB job
-// gets a read every second or two and a 48 GiB job one every few minutes:
-// the number of reads, not the memory, is what the budget limits.
+// calibrates on the sampler's own pages (never charged below 0.1 us).
+// Reads that do not fit are skipped; a sweep starts when its clear fits.
+// A read walks every page table entry of smaps (of the order of 0.1 ms per
+// MiB resident), so a job of hundreds of MiB gets a read every second or
+// two and one of tens of GiB one every few minutes: the number of reads,
+// not the memory, is what the budget limits.
 //
 // # Miss-ratio curve (MRC, RateAt, RateGrid)
 //
@@ -84,9 +84,9 @@
 // at x is dW/dtau at tau(x), per page. The size is read off X, the pages
 // referenced in the window new ones included (the memory holds them), the
 // rate off W (a page allocated in the window was never needed back):
-// taking W for both, as the first version did, capped the sizes a sweep
-// could answer for at the job's size at its clear (sort's sweeps stopped
-// at 232 of its 302 MiB, so fit 0.9 read as "nothing needed back").
+// taking W for both would cap the sizes a sweep answers for at the job's
+// size at its clear, so a job still growing would read as needing
+// nothing back at its high fit ratios.
 //
 // Each sweep is its own curve (X, W made non-decreasing, W linear between
 // rungs); the rate at x is the chord slope of W over the segment x falls
@@ -107,11 +107,10 @@
 // reached x; then its guess (the last chord falling to 0 at the job's
 // size) is the mean. A sweep whose working set had stopped growing by its
 // longest window (Rate.Flat) was not cut short, and informs the mean with
-// its guess wherever it is: in a 20 s dictionary run one build-phase sweep
-// reaching 150 MiB otherwise stood alone for fit 0.9, at 75 times the
-// pages the multi-run profile counted. Rungs keep the mean working sets per window length
-// for the profile's description; samples without a grid (files from
-// before it) are derived from them as before.
+// its guess wherever it is, so that one sweep of a phase does not stand
+// alone for a size. Rungs keep the mean working sets per window length
+// for the profile's description; samples without a grid (older files)
+// are derived from them.
 //
 // Band: for a concave W (a stationary job's mean working set is concave in
 // tau) the derivative within a segment lies between the chord slopes of the
@@ -150,8 +149,7 @@
 // # Where it fails
 //
 //   - Short jobs. A job of seconds gets a handful of reads within the duty
-//     cycle (2-6 for sort and the dictionary workload here, at 10-25 ms a
-//     read): one or two sweeps, whose chords span several fit ratios at
+//     cycle (a few reads of 10-25 ms each): one or two sweeps, whose chords span several fit ratios at
 //     once, so the curve is flat across them. The curve of a 3 s job is
 //     mostly band.
 //   - Phases shorter than a sweep. A sweep averages over what the job did
@@ -184,7 +182,7 @@
 //
 // # Wiring into memplan profile --one-pass
 //
-// The caller (measure/profile after the split) creates and journals the
+// The caller (measure/profile) creates and journals the
 // job's cgroup and starts the command in it as for a multi-run profile's
 // unconstrained run; then:
 //

@@ -2,10 +2,10 @@
 
 // Package emulate provides an emulated swap device whose reads and writes
 // take a drive's latency, not only its IOPS: the Intel study's X25-E, X25-M
-// and two-disk HDD RAID 0, which this host does not have (issue 13, item 2).
-// blkio throttling can only cap IOPS, so it emulates the two SSDs alike and
-// cannot reproduce a disk's 8 ms seek; this kernel has no device-mapper
-// delay target, null_blk or ublk, but it has FUSE and loop devices.
+// and two-disk HDD RAID 0, which a test host does not have. blkio
+// throttling can only cap IOPS, so it emulates the two SSDs alike and
+// cannot reproduce a disk's 8 ms seek; kernels without a device-mapper
+// delay target, null_blk or ublk still have FUSE and loop devices.
 //
 // # Design
 //
@@ -74,42 +74,21 @@
 //     device at a queue depth, for the checks; CheckHost says what the host
 //     lacks (/dev/fuse, /dev/loop-control) and how to get it.
 //
-// # Measured here (2 shared cores, load 3-10 from other work; noisy)
+// # Accuracy
 //
-// Command: go test -run 'TestFloorRoot|TestLatencyRoot|TestSwapRoot' -v
-// ./measure/emulate/ (as root).
-//
-// The floor, what loop+FUSE add to a 4 KiB O_DIRECT read at QD1, depends
-// on how long the request waits, because a waiting request lets the CPUs
-// and the kernel threads go idle and waking an idle vCPU costs, and on the
-// host's load: p50 56-157 us with a zero-latency device (p99 0.3-3.5 ms),
-// 67-145 us at 50 us, 93-191 us at 85 us, 174-406 us at 1 ms, 280-775 us at
-// 8 ms (two runs of TestFloorRoot and three calibrations, load 2-10). A
-// zero-latency device serves 17,700-24,000 4 KiB reads per second at QD32:
-// the host's ceiling.
-//
-//   - HDD RAID 0: QD1 p50 -1.0%, +1.5% and +5.9% off the model's 8.59 ms in
-//     three runs with the compensation measured at that latency (+12-16%
-//     without); QD32 181-201 IOPS against the queue model's 195 at QD32
-//     (below the 220-IOPS gate: two units and the gate both bind).
-//   - X25-M (85 us): at the floor; the emulated p50 came out at 116-190 us
-//     (+36% to +127%), and QD32 at 10,000-24,900 IOPS against the model's
-//     29,800 at QD32 (gate 35,000), capped by the host's ceiling. The X25-E
-//     (75 us) was not run through the latency check; its median is lower
-//     still. These SSDs cannot be emulated on this host at QD1: their
-//     latency is within the noise of the FUSE path. On an idle host with
-//     CPUs that do not sleep deeply the floor is lower (about 40 us at p10
-//     here), still above half their latency. What does come through is
-//     their write side (85/115 us plus 170/40 MB/s sequential write) and
-//     their relative order, but not their absolute read latency.
-//   - Swap: a workload in a 16 MiB memory cgroup touching 48 MiB twice on
-//     the emulated X25-M: the second pass (about 1,570 swap-in reads of 31
-//     KiB average, 48 MiB written) took 1.81-1.94 s against the model's
-//     1.57 s (ratio 1.15-1.23; the floor and the fault path are on top).
+// What loop+FUSE add to a 4 KiB O_DIRECT read at QD1 (the floor) is tens
+// to hundreds of microseconds and grows with the request's wait and the
+// host's load; MeasureFloor calibrates it and Compensation takes it off.
+// A disk's milliseconds come through within a few percent at QD1 and its
+// queue model's IOPS at QD32; flash latencies of under about twice the
+// floor do not (the X25-E and X25-M read at the floor), though their write
+// side and their order do. TestFloorRoot, TestLatencyRoot and TestSwapRoot
+// hold these (sudo go test -tags hosttest ./measure/host/emulate); the
+// figures they gave are in bench/results/2026-12-emulate.md.
 //
 // # Limits
 //
-//   - Latencies below about twice the floor (the SSD presets here) are not
+//   - Latencies below about twice the floor (the SSD presets) are not
 //     reproduced; Compensation clips draws below it to zero, so the lower
 //     tail is the floor's.
 //   - Write caches, read-modify-write of flash pages, garbage collection and

@@ -243,3 +243,23 @@ func BenchmarkLoadAndRecommend10kDIMMs2kDrives(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecommend10kDIMMs2kDrivesLimit is the limit the model's cost is
+// read against (bench/speed.sh): the same search with every prediction a
+// constant, so what remains is walking, pricing and ranking the
+// configurations.
+func BenchmarkRecommend10kDIMMs2kDrivesLimit(b *testing.B) {
+	in, _ := qaLargeInput(b)
+	defer model.SetConstantSlowdown(1.1)()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var res *model.Result
+	for i := 0; i < b.N; i++ {
+		var err error
+		if res, err = model.Recommend(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(res.Evaluated), "configs/op")
+}

@@ -7,3 +7,11 @@ func SetGridSteps(n int) int {
 	gridSteps = n
 	return old
 }
+
+// SetConstantSlowdown makes every prediction slowdown s (band s..s) until
+// the returned function restores the model: the speed benchmarks' limit.
+func SetConstantSlowdown(s float64) (restore func()) {
+	old := constantEstimate
+	constantEstimate = &Estimate{Slowdown: s, Low: s, High: s, Provenance: Published, Basis: "constant (speed limit)"}
+	return func() { constantEstimate = old }
+}

@@ -632,6 +632,9 @@ type estKey struct {
 // figure cached too: the search asks the same device and load about many
 // memory sizes, and about the same size many times.
 func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f float64, cores int) (Estimate, error) {
+	if constantEstimate != nil {
+		return *constantEstimate, nil // the speed benchmarks' limit (speedlimit.go)
+	}
 	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
 	p, ok := e.preps[k]
 	if !ok {

@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,11 +54,17 @@ func find(t *testing.T, res *model.Result, dimms int, dimmSKU, swapKind, driveSK
 	return nil
 }
 
-// TestIntelEDAStudy reproduces Intel IT's 2009 EDA study: 48 GB + X25-E
-// (SLC) swap runs ~12% behind 96 GB, still fits the 8-hour day, while the
-// X25-M (MLC) and HDD RAID 0 do not; the saving per server follows from the
-// catalog's RUB prices.
-func TestIntelEDAStudy(t *testing.T) {
+// TestIntelStudyPricedFromItsOwnCurves checks the pipeline after the
+// slowdown model: given the Intel IT 2009 study's three figures as the
+// example jobs' own curve (examples/profile/intel-eda-2009.yaml), the
+// enumeration, deadline check, ranking and pricing reach the study's
+// conclusion: 48 GB + X25-E (SLC) swap runs ~12% behind 96 GB and fits the
+// 8-hour day, the X25-M (MLC) and HDD RAID 0 do not, and the saving per
+// server follows from the catalog's RUB prices. The slowdowns it asserts
+// are the figures the example feeds in, so it does not test how a curve
+// is carried to another device: that is crossval's job (model/crossval.go)
+// and TestIntelCarryOverFromX25E's.
+func TestIntelStudyPricedFromItsOwnCurves(t *testing.T) {
 	in := loadIntel(t)
 	res, err := model.Recommend(in)
 	if err != nil {
@@ -149,5 +157,76 @@ func TestIntelEDAStudy(t *testing.T) {
 	// Published figures, not measured ones, and labelled so.
 	if p := withSLC.Jobs[0].Estimate.Provenance; p != model.Published {
 		t.Errorf("SLC provenance %q, want published", p)
+	}
+}
+
+// TestIntelCarryOverFromX25E gives the example jobs only the study's X25-E
+// figure and lets the model carry it to the X25-M and the HDD array, the
+// way a user's single measured curve is carried to the drives of a
+// catalog. It asserts what the carry-over must get right (the figures are
+// labelled derived, not published, and a slower device is never predicted
+// faster) and logs the distance to what the study measured: on 2026-12-03
+// the X25-M came out at 1.14 (1.09-1.22) against the study's 1.46, a miss
+// the band does not cover (see issue 23 and `memplan factors crossval`).
+func TestIntelCarryOverFromX25E(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../examples/profile/intel-eda-2009.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.Index(string(src), "  - class: sata-ssd-mlc")
+	if cut < 0 {
+		t.Fatal("examples/profile/intel-eda-2009.yaml: no sata-ssd-mlc curve to cut at")
+	}
+	wl, err := os.ReadFile("../examples/intel-eda-2009.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "profile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profile", "intel-eda-2009.yaml"), src[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "intel-eda-2009.yaml"), wl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := loadIntel(t)
+	w, err := model.LoadWorkload(filepath.Join(dir, "intel-eda-2009.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Workload, in.JobFactors = w, jf
+	res, err := model.Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dimm4 = "DDR3-1066-RDIMM-4G"
+	slc := find(t, res, 12, dimm4, model.SwapDrive, "SSDSA2SH064G1", 1).Jobs[0].Estimate
+	mlc := find(t, res, 12, dimm4, model.SwapDrive, "SSDSA2MH080G1", 1).Jobs[0].Estimate
+	hdd := find(t, res, 12, dimm4, model.SwapDrive, "ST3250310NS", 2).Jobs[0].Estimate
+	if slc.Provenance != model.Published {
+		t.Errorf("X25-E provenance %q, want published (its own figure)", slc.Provenance)
+	}
+	for name, e := range map[string]model.Estimate{"X25-M": mlc, "HDD RAID 0": hdd} {
+		if e.Provenance == model.Published || e.Provenance == model.Measured {
+			t.Errorf("%s provenance %q: carried from the X25-E, it must not be labelled as its own figure", name, e.Provenance)
+		}
+	}
+	if !(slc.Slowdown <= mlc.Slowdown && mlc.Slowdown <= hdd.Slowdown) {
+		t.Errorf("carried slowdowns X25-E %.3f, X25-M %.3f, HDD RAID 0 %.3f: a slower device is predicted faster", slc.Slowdown, mlc.Slowdown, hdd.Slowdown)
+	}
+	for _, c := range []struct {
+		name      string
+		e         model.Estimate
+		published float64
+	}{{"X25-M", mlc, 1.46}, {"HDD RAID 0", hdd, 1.94}} {
+		inside := c.e.Low <= c.published && c.published <= c.e.High
+		t.Logf("%s carried from the X25-E: %.3f (%.3f-%.3f), the study measured %.2f (inside the band: %v)",
+			c.name, c.e.Slowdown, c.e.Low, c.e.High, c.published, inside)
 	}
 }

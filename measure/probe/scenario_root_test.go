@@ -133,8 +133,13 @@ func TestRootSwapdemo(t *testing.T) {
 	if !(zr.ZramRatio > 0 && zr.ZramRatio < 1.2 && zr.ZramUsed > sd.Plan.ZramSize/2 && zr.MinLimit < sd.Plan.Limit-sd.Plan.ZramSize/2) {
 		t.Errorf("zram with random data: ratio %.2f, %s used, limit down to %s: want it stored uncompressed and taken out of the limit", zr.ZramRatio, zr.ZramUsed, zr.MinLimit)
 	}
-	if !(zz.ZramUsed < units.MiB && zz.MinLimit == sd.Plan.Limit) {
-		t.Errorf("zram with zeros: %s used, limit down to %s: zero pages should cost nothing", zz.ZramUsed, zz.MinLimit)
+	// Zero pages are kept as same-filled entries without a compressed copy;
+	// what zram still reports is its allocator's few pages for the rest of
+	// the process's memory (CI saw 1.3 MiB against random data's 64 MiB,
+	// and the limit follow it down by that much). Asserted against the
+	// random run, not an absolute size that depends on the kernel.
+	if !(zz.ZramUsed*16 < zr.ZramUsed && sd.Plan.Limit-zz.MinLimit <= zz.ZramUsed) {
+		t.Errorf("zram with zeros: %s used (random data %s), limit down to %s from %s: zero pages should cost zram almost nothing", zz.ZramUsed, zr.ZramUsed, zz.MinLimit, sd.Plan.Limit)
 	}
 	t.Logf("control: the swap file with zero data %.3fs per iteration (zero pages are not written to any swap device on 6.12+)", fz.SecPerIter)
 	if !strings.Contains(zr.Runs[0].Backend, "random") {

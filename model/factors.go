@@ -79,8 +79,11 @@ type Curve struct {
 	Host        string      `yaml:"host,omitempty" json:"host,omitempty"`
 	MeasuredAt  units.Date  `yaml:"measured_at,omitempty" json:"measured_at,omitempty"`
 	Uncertainty units.Ratio `yaml:"uncertainty,omitempty" json:"uncertainty,omitempty"` // relative, of (slowdown-1), when points carry no CI
-	Reference   Reference   `yaml:"reference" json:"reference"`
-	Points      []Point     `yaml:"points" json:"points"`
+	// Method is how a measured curve was measured: "" for whole runs at
+	// each fit ratio, OneRunMethod for one run under a stepped limit.
+	Method    string    `yaml:"method,omitempty" json:"method,omitempty"`
+	Reference Reference `yaml:"reference" json:"reference"`
+	Points    []Point   `yaml:"points" json:"points"`
 }
 
 // Reference is the device and load a curve was obtained with; the transfer
@@ -205,6 +208,15 @@ var validProvenance = []string{Published, Measured, Emulated, Inferred}
 // --one-pass wrote.
 const OnePassMethod = "one-pass"
 
+// OneRunMethod is a curve's method (and extra.profile.method) when memplan
+// profile --one-run measured it: one run of the job under a memory limit
+// stepped through the fit ratios.
+const OneRunMethod = "one-run"
+
+// OneRunBasis says how a one-run curve was measured, for bases and
+// verdicts.
+const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"
+
 // onePass reports whether f was written by memplan profile --one-pass.
 func (f *FactorFile) onePass() bool {
 	p, _ := f.Extra["profile"].(map[string]any)
@@ -272,6 +284,13 @@ func (f *FactorFile) validate() error {
 		}
 		if !ok {
 			return d.Errorf(p+".provenance", "", "got %q, expected one of %s", c.Provenance, strings.Join(validProvenance, ", "))
+		}
+		switch {
+		case c.Method == "":
+		case c.Method != OneRunMethod:
+			return d.Errorf(p+".method", "", "got %q; the only method is %q (a curve memplan profile --one-run measured)", c.Method, OneRunMethod)
+		case c.Provenance != Measured:
+			return d.Errorf(p+".method", "", "%q is how a measured curve was measured (memplan profile --one-run); a %s curve has no method", c.Method, c.Provenance)
 		}
 		if c.Provenance == Measured && f.onePass() {
 			// memplan profile --one-pass wrote "measured" before the

@@ -78,6 +78,7 @@ type FactorInfo struct {
 	Source       string
 	Host         string
 	Curves       map[string]string  // class -> provenance
+	Methods      map[string]string  // class -> method, where one is given (OneRunMethod)
 	Points       map[string][]Point // class -> the curve's points as given
 	// Extra is the file's extra as written (a probe's raw results), for
 	// reports to show; the model does not read it.
@@ -246,6 +247,12 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		for _, c := range f.Curves {
 			fi.Curves[c.Class] = c.Provenance
 			fi.Points[c.Class] = c.Points
+			if c.Method != "" {
+				if fi.Methods == nil {
+					fi.Methods = map[string]string{}
+				}
+				fi.Methods[c.Class] = c.Method
+			}
 		}
 		res.Factors = append(res.Factors, fi)
 	}
@@ -1147,6 +1154,20 @@ func rank(res *Result, ps []*Config, w *Workload) {
 	res.Advice = advise(res, w)
 }
 
+// oneRunCurve reports whether a job's factors have a curve measured by
+// memplan profile --one-run.
+func oneRunCurve(f *Factors) bool {
+	if f == nil {
+		return false
+	}
+	for _, c := range f.Curves {
+		if c.Method == OneRunMethod {
+			return true
+		}
+	}
+	return false
+}
+
 // restsOn says in one sentence what the recommendation's slowdowns rest
 // on when it is not a curve measured for this workload and device class,
 // and which command would measure it.
@@ -1158,11 +1179,14 @@ func restsOn(res *Result, in Input) string {
 	if c == nil {
 		return ""
 	}
-	var derived, published, inferred []string
+	var derived, published, inferred, oneRun []string
 	for _, j := range c.Jobs {
 		if j.Estimate.Inferred {
 			inferred = append(inferred, j.Name)
 			continue
+		}
+		if j.Estimate.Provenance == Measured && oneRunCurve(in.JobFactors[j.Name]) {
+			oneRun = append(oneRun, j.Name)
 		}
 		switch j.Estimate.Provenance {
 		case Derived:
@@ -1189,6 +1213,9 @@ func restsOn(res *Result, in Input) string {
 		}
 		return fmt.Sprintf("The curve of %s was inferred from one run by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: %s as uncertain as the one-pass band, so read the band, not the central figure; where the job can be run a dozen times, `memplan profile -- YOUR JOB` measures it.",
 			strings.Join(inferred, " and "), its)
+	case len(oneRun) > 0 && len(derived) == 0:
+		return fmt.Sprintf("The curve of %s was measured %s, not by whole runs at each fit ratio: read its band; the fits past the job's knee or outside the run's budget were not measured.",
+			strings.Join(oneRun, " and "), OneRunBasis)
 	case len(derived) > 0:
 		its := "its slowdown is"
 		if len(derived) > 1 {

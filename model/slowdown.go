@@ -343,6 +343,9 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	switch c.Provenance {
 	case Measured, Emulated:
 		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
+		if c.Method == OneRunMethod {
+			p.basis += " " + OneRunBasis
+		}
 	case Inferred:
 		p.inferred = true
 		p.basis = fmt.Sprintf("inferred on %s from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit; the band is the one-pass band", c.Host)

@@ -321,6 +321,7 @@ type FactorFile struct {
 type Curve struct {
 	Class      string       `json:"class" yaml:"class"`
 	Provenance string       `json:"provenance" yaml:"provenance"`
+	Method     string       `json:"method" yaml:"method"` // "one-run" when memplan profile --one-run measured it; "" for whole runs or published
 	Points     []CurvePoint `json:"points" yaml:"points"`
 }
 
@@ -451,7 +452,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 	for _, f := range res.Factors {
 		ff := FactorFile{Name: f.Name, File: f.File, Date: f.Date, Source: f.Source, Host: f.Host, Curves: []Curve{}}
 		for class, prov := range f.Curves {
-			c := Curve{Class: class, Provenance: prov, Points: []CurvePoint{}}
+			c := Curve{Class: class, Provenance: prov, Method: f.Methods[class], Points: []CurvePoint{}}
 			for _, pt := range f.Points[class] {
 				cp := CurvePoint{Fit: r4(pt.Fit), Slowdown: r4(pt.Slowdown), Samples: len(pt.Samples)}
 				if len(pt.CI) == 2 {

@@ -187,7 +187,9 @@ func (b *book) summary() error {
 	for _, ff := range out.Factors {
 		var curves []string
 		inferred := len(ff.Curves) > 0
+		oneRun := false
 		for _, c := range ff.Curves {
+			oneRun = oneRun || c.Method == model.OneRunMethod
 			curves = append(curves, fmt.Sprintf("%s (%s)", c.Class, c.Provenance))
 			inferred = inferred && c.Provenance == model.Inferred
 		}
@@ -196,6 +198,8 @@ func (b *book) summary() error {
 		switch {
 		case ff.Host != "" && inferred:
 			where = "inferred on " + ff.Host + " from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit"
+		case ff.Host != "" && oneRun:
+			where = "measured on " + ff.Host + " " + model.OneRunBasis
 		case ff.Host != "":
 			where = "measured on " + ff.Host
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
@@ -35,7 +36,8 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.Float64SliceVar(&o.Fits, "fits", profile.DefaultProfileFits, "fit ratios (memory limit / the command's resident peak), each above 0 and at most 1")
 	f.IntVar(&o.Runs, "runs", profile.DefaultProfileRuns, "repetitions of each fit ratio and of the in-RAM run")
 	f.Var(&ratioFlag{&o.Precision}, "precision", "repeat past --runs until every point's 95% interval is within this of its mean (e.g. 5%), --budget is spent, or 100 rounds ran")
-	f.DurationVar(&o.Budget, "budget", 0, "wall-time budget for the rounds --precision adds (default: none)")
+	f.Var(&budgetFlag{&o.Budget, &o.OneRunBudget}, "budget", "with --precision: wall-time budget for the rounds it adds (e.g. 2h; default none); with --one-run: the extra wall time over the command's time without a limit (default 25%)")
+	f.BoolVar(&o.OneRun, "one-run", false, "run the command once under a memory limit that steps through the fit ratios while it runs, and measure each fit's slowdown from the command's own progress (docs/profile.md, \"One run\"): for jobs too long to run at every fit ratio")
 	f.BoolVar(&o.OnePass, "one-pass", false, "run the command once without a memory limit and infer its curve from the pages it references (docs/profile.md, \"One pass\"): for jobs too long to run at every fit ratio")
 	f.StringVar(&o.OverheadFrom, "fault-overhead-from", "", "with --one-pass: price each page needed back with the fault_overhead measured in FILE (a memplan probe or multi-run profile of this host) instead of the model's default 20us")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
@@ -71,6 +73,12 @@ workload's "profile:" field points at so that 'memplan recommend' uses it for
 that job class. --validate measures the command on the other backend too and
 reports how well the transfer model predicted it.
 
+With --one-run the command runs once: memplan steps its cgroup's memory
+limit through the fit ratios while it runs, cycle after cycle, and measures
+each fit's slowdown from the command's own progress (its user CPU time),
+within --budget extra wall time (default 25%). Fits past the command's knee
+are reported as not measured.
+
 The command runs as it would from this shell (same directory and
 environment, standard input /dev/null); its output is passed through unless
 --stdout/--stderr name files. A command that fails is reported as a failure,
@@ -81,7 +89,8 @@ before making it and undoes all of them when it ends, fails or is interrupted;
 after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 		Example: `  sudo memplan profile --out sim.profile.json -- ./run_sim.sh big_design
   sudo memplan profile --validate --swap-dir /var/tmp --stdout /dev/null -- sort -S 300M big.txt
-  sudo memplan profile --backend file --swap-dir /mnt/ssd --fits 0.9,0.75,0.6,0.5 -- python3 lookup.py`,
+  sudo memplan profile --backend file --swap-dir /mnt/ssd --fits 0.9,0.75,0.6,0.5 -- python3 lookup.py
+  sudo memplan profile --one-run --budget 10% --out sim.profile.json -- ./run_sim.sh big_design`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = args
@@ -158,9 +167,47 @@ func runProfile(ctx context.Context, o profileOptions, h host.Host, stdout, stde
 	if c := rep.CompressionRatio(); c >= 1 {
 		fmt.Fprintf(stdout, "      compressibility: %.2f   # what zram reached on this command's pages\n", c)
 	}
-	fmt.Fprintf(stdout, "      dirty_share: %.2f      # swap-outs per swap-in, measured\n", rep.Dirty)
+	if rep.DirtyMeasured() {
+		fmt.Fprintf(stdout, "      dirty_share: %.2f      # swap-outs per swap-in, measured\n", rep.Dirty)
+	}
 	return nil
 }
+
+// budgetFlag is --budget: a duration (--precision's wall-time budget) or a
+// share ending in % (--one-run's extra wall time).
+type budgetFlag struct {
+	d     *time.Duration
+	share *float64
+}
+
+func (f *budgetFlag) String() string {
+	if f.d != nil && *f.d > 0 {
+		return f.d.String()
+	}
+	return ""
+}
+
+func (f *budgetFlag) Set(s string) error {
+	if strings.HasSuffix(strings.TrimSpace(s), "%") {
+		r, err := units.ParseRatio(s)
+		if err != nil {
+			return err
+		}
+		if r <= 0 {
+			return fmt.Errorf("%s extra wall time is out of range for --one-run; expected above 0%% and at most 400%%", s)
+		}
+		*f.share = float64(r)
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither a duration (2h, for --precision) nor a share of the run's time (25%%, for --one-run)", s)
+	}
+	*f.d = d
+	return nil
+}
+
+func (f *budgetFlag) Type() string { return "duration|share" }
 
 // ratioFlag reads a share as units.ParseRatio does: "0.05" or "5%".
 type ratioFlag struct{ v *float64 }

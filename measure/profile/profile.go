@@ -51,6 +51,13 @@ type ProfileOptions struct {
 	// the curve from the pages it references (measure/onepass) instead of
 	// measuring it at each fit ratio.
 	OnePass bool
+	// OneRun runs the command once under a memory limit that steps
+	// through the fit ratios while it runs, and measures the slowdown at
+	// each from the command's own progress (onerun.go).
+	OneRun bool
+	// OneRunBudget is the extra wall time the one run may take over the
+	// command's time without a limit, as a share (0.25: 25%).
+	OneRunBudget float64
 	// OverheadFrom (one pass only) is a factor file measured on this host
 	// (a probe's or a multi-run profile's) whose fault_overhead prices each
 	// page the one-pass curve needs back, instead of the model's default.
@@ -116,6 +123,9 @@ func (o *ProfileOptions) fill() {
 	if o.MaxSlowdown == 0 {
 		o.MaxSlowdown = d.MaxSlowdown
 	}
+	if o.OneRunBudget == 0 {
+		o.OneRunBudget = DefaultOneRunBudget
+	}
 	if o.StateDir == "" {
 		o.StateDir = host.DefaultStateDir
 	}
@@ -164,6 +174,24 @@ func (o *ProfileOptions) validate() error {
 	}
 	if o.Runs < 1 || o.Runs > 100 {
 		return measure.OptErr("runs", "%d repetitions is out of range; expected 1 to 100", o.Runs)
+	}
+	if o.OneRun {
+		switch {
+		case o.OnePass:
+			return measure.OptErr("one-run", "and --one-pass are two ways to profile in one run; give one of them")
+		case o.Validate != "" || o.Precision > 0:
+			return measure.OptErr("one-run", "measures on one backend in one run; --validate and --precision need the multi-run profile (drop --one-run)")
+		}
+		if !(o.OneRunBudget > 0 && o.OneRunBudget <= 4) {
+			return measure.OptErr("budget", "%g%% extra wall time is out of range for --one-run; expected above 0%% and at most 400%%", 100*o.OneRunBudget)
+		}
+		if o.Budget > 0 {
+			return measure.OptErr("budget", "with --one-run the budget is a share of the command's own time, e.g. 25%%, not a duration (%s)", o.Budget)
+		}
+	} else {
+		if o.OneRunBudget != 0 && o.OneRunBudget != DefaultOneRunBudget {
+			return measure.OptErr("budget", "a share (%g%%) bounds the extra time of --one-run; for --precision give a duration, e.g. 2h", 100*o.OneRunBudget)
+		}
 	}
 	if err := measure.CheckPrecision(o.Precision, o.Budget); err != nil {
 		return err
@@ -248,6 +276,7 @@ type ProfileReport struct {
 	ZramLatency *host.ZramLatency `json:"zram_latency,omitempty"`
 	Transfer    TransferSummary   `json:"transfer"`
 	OnePass     *OnePassReport    `json:"one_pass,omitempty"`
+	OneRun      *OneRunReport     `json:"one_run,omitempty"`
 	Notes       []string          `json:"notes,omitempty"`
 }
 
@@ -396,6 +425,8 @@ type profileSession struct {
 	// sampled is what the one-pass sampler saw during the sizing run.
 	sampled onepass.Samples
 	cap     units.Bytes // what the command may take at most (MemAvailable - margin)
+	// taskstats reads the one run's delay accounting.
+	taskstats *host.Taskstats
 }
 
 func (ps *profileSession) note(format string, args ...any) {
@@ -483,6 +514,19 @@ func Profile(ctx context.Context, h host.Host, o ProfileOptions, prog measure.Pr
 	// sizing run may not swap (to the host's own swap, if any).
 	if err := ps.MakeTopCgroup(fmt.Sprintf("memplan-profile-%d", os.Getpid()), false, ps.cap, ps.cap); err != nil {
 		return nil, err
+	}
+	if o.OneRun {
+		// The one run may swap (within its own limits) from the start.
+		top := &host.Cgroup{Host: ps.Host, Version: ps.Layout.Version, Mem: ps.MemDir}
+		if err := top.SetLimit(ps.cap, -1); err != nil {
+			return nil, fmt.Errorf("raising the memory+swap ceiling of %s: %w", ps.MemDir, err)
+		}
+		if err := ps.oneRun(ctx); err != nil {
+			return nil, err
+		}
+		ps.finish()
+		ps.note("%s", oneRunExtraNote(rep.OneRun))
+		return rep, nil
 	}
 	if err := ps.sizing(ctx); err != nil {
 		return nil, err
@@ -627,57 +671,16 @@ func (ps *profileSession) deviceProfile(ctx context.Context) error {
 // over all points) and takes the backend down again.
 func (ps *profileSession) phase(ctx context.Context, backend string) (err error) {
 	o := ps.o
-	ph := ProfilePhase{Backend: backend}
 	mark := ps.Journal.Len()
 	defer func() {
 		if uerr := ps.Journal.UndoTo(mark); uerr != nil {
 			err = errors.Join(err, uerr)
 		}
 	}()
-	zramID := -1
 	F := ps.rep.Footprint
-	switch backend {
-	case measure.BackendZram:
-		ph.Name, ph.Class = "zram-"+o.ZramAlgorithm, "zram-"+o.ZramAlgorithm
-		ph.Device = "zram " + o.ZramAlgorithm
-		size := ps.zramSize()
-		z, err := host.SetupZram(ps.Host, ps.Journal, o.ZramAlgorithm, size, size, false, func(dev string) error {
-			// The command's own pages cannot be sampled; time pages of the
-			// probe's compressible content (about 3:1 for lz4).
-			lat, err := host.MeasureZramLatency(ps.Host, dev, o.ZramAlgorithm, measure.ContentCompressible)
-			if err != nil {
-				ps.note("zram latency: %v", err)
-				return nil
-			}
-			ps.rep.ZramLatency = lat
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("setting up zram: %w", err)
-		}
-		zramID = z.ID
-	case measure.BackendFile:
-		// Right before the file's runs: a disk shared with other work
-		// answers in 30us one minute and 300us the next.
-		if o.DeviceProfile && ps.rep.Device == nil {
-			if err := ps.deviceProfile(ctx); err != nil {
-				return err
-			}
-		}
-		ph.Name = "file"
-		ph.Class = o.DeviceClass
-		if ph.Class == "" {
-			ph.Class = ps.fileClass // the measured latency's class, when the kernel's contradicts it
-		}
-		if ph.Class == "" {
-			ph.Class = ps.target.DeviceClass()
-		}
-		ph.Device = ps.target.DeviceName()
-		path := filepath.Join(ps.target.Dir, fmt.Sprintf("memplan-profile-%d.swap", os.Getpid()))
-		size := (F*3/2 + 64*units.MiB) / units.MiB * units.MiB
-		if err := host.AddSwapFile(ps.Host, ps.Journal, ps.target, path, size); err != nil {
-			return err
-		}
+	ph, zramID, err := ps.setupBackend(ctx, backend, ps.zramSize(), (F*3/2+64*units.MiB)/units.MiB*units.MiB)
+	if err != nil {
+		return err
 	}
 	stage := ph.Name
 	if len(ps.rep.Phases) > 0 {
@@ -774,6 +777,59 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	}
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
+}
+
+// setupBackend makes backend the host's swap for a phase: a zram device of
+// zramSize (its raw latency measured before it becomes swap) or a swap file
+// of fileSize in the swap directory (its device profiled first). Every
+// change is journaled; the caller undoes them. It returns the phase with
+// the backend's names and the zram device's number (-1: a file).
+func (ps *profileSession) setupBackend(ctx context.Context, backend string, zramSize, fileSize units.Bytes) (ProfilePhase, int, error) {
+	o := ps.o
+	ph := ProfilePhase{Backend: backend}
+	zramID := -1
+	switch backend {
+	case measure.BackendZram:
+		ph.Name, ph.Class = "zram-"+o.ZramAlgorithm, "zram-"+o.ZramAlgorithm
+		ph.Device = "zram " + o.ZramAlgorithm
+		z, err := host.SetupZram(ps.Host, ps.Journal, o.ZramAlgorithm, zramSize, zramSize, false, func(dev string) error {
+			// The command's own pages cannot be sampled; time pages of the
+			// probe's compressible content (about 3:1 for lz4).
+			lat, err := host.MeasureZramLatency(ps.Host, dev, o.ZramAlgorithm, measure.ContentCompressible)
+			if err != nil {
+				ps.note("zram latency: %v", err)
+				return nil
+			}
+			ps.rep.ZramLatency = lat
+			return nil
+		})
+		if err != nil {
+			return ph, -1, fmt.Errorf("setting up zram: %w", err)
+		}
+		zramID = z.ID
+	case measure.BackendFile:
+		// Right before the file's runs: a disk shared with other work
+		// answers in 30us one minute and 300us the next.
+		if o.DeviceProfile && ps.rep.Device == nil {
+			if err := ps.deviceProfile(ctx); err != nil {
+				return ph, -1, err
+			}
+		}
+		ph.Name = "file"
+		ph.Class = o.DeviceClass
+		if ph.Class == "" {
+			ph.Class = ps.fileClass // the measured latency's class, when the kernel's contradicts it
+		}
+		if ph.Class == "" {
+			ph.Class = ps.target.DeviceClass()
+		}
+		ph.Device = ps.target.DeviceName()
+		path := filepath.Join(ps.target.Dir, fmt.Sprintf("memplan-profile-%d.swap", os.Getpid()))
+		if err := host.AddSwapFile(ps.Host, ps.Journal, ps.target, path, fileSize); err != nil {
+			return ph, -1, err
+		}
+	}
+	return ph, zramID, nil
 }
 
 // zramSize is the disk size (and memory limit) of a zram device that holds
@@ -1187,6 +1243,12 @@ func (ps *profileSession) finish() {
 		rep.Validation = &v
 	}
 	rep.Transfer.choose(rep.Validation)
+}
+
+// DirtyMeasured reports whether the dirty share was measured (something
+// was swapped in), rather than the model's default.
+func (r *ProfileReport) DirtyMeasured() bool {
+	return r.OnePass == nil && len(r.Phases) > 0 && !strings.HasPrefix(r.DirtyNote, "no swap-ins")
 }
 
 // dirtyShare estimates the share of evicted pages that had to be written

@@ -38,6 +38,7 @@ type launchSpec struct {
 	Path        string   `json:"path"` // resolved executable
 	Argv        []string `json:"argv"`
 	CgroupLines []string `json:"cgroup_lines,omitempty"`
+	Env         []string `json:"env,omitempty"` // added to the command's environment
 }
 
 // LauncherMain is the launcher's side: when memplan was re-executed as a
@@ -45,6 +46,10 @@ type launchSpec struct {
 // cmd/memplan calls it before parsing flags; this package's tests call it
 // from TestMain.
 func LauncherMain() (bool, int) {
+	if arg, ok := os.LookupEnv(calibrateEnv); ok {
+		_ = os.Unsetenv(calibrateEnv)
+		return true, calibrateMain(arg)
+	}
 	raw, ok := os.LookupEnv(launcherEnv)
 	if !ok {
 		return false, 0
@@ -74,7 +79,7 @@ func LauncherMain() (bool, int) {
 		return fail("%v", err)
 	}
 	host.CloseOnExec(4)
-	err = host.Exec(spec.Path, spec.Argv, os.Environ())
+	err = host.Exec(spec.Path, spec.Argv, append(os.Environ(), spec.Env...))
 	return fail("executing %s: %v", spec.Path, err)
 }
 

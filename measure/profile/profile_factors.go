@@ -58,6 +58,11 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 			rr = r.Readahead
 		}
 		c.Points = curvePoints(ph, rr, r.Transfer.Method == TransferFaults)
+		if r.OneRun != nil {
+			c.Method = model.OneRunMethod
+			c.Source = fmt.Sprintf("memplan profile --one-run of %s: %s swap, one run with the cgroup memory limit stepped through the fit ratios (fit x footprint so far), %d cycles; progress clock: %s; reference: %s",
+				cmd, ph.Name, r.OneRun.Cycles, r.OneRun.ProgressClock, ph.RefSource)
+		}
 		if len(c.Points) == 0 || c.Reference.ReadLatency <= 0 || (len(c.Points) == 1 && c.Points[0].Fit == 1) {
 			continue
 		}
@@ -138,6 +143,7 @@ type profileExtra struct {
 	Phases      []ProfilePhase    `json:"phases"`
 	Transfer    TransferSummary   `json:"transfer"`
 	Validation  *Validation       `json:"validation,omitempty"`
+	OneRun      *OneRunReport     `json:"one_run,omitempty"`
 	Readahead   *ReadaheadReport  `json:"readahead,omitempty"`
 	Predictions []Prediction      `json:"predictions,omitempty"`
 	Device      *device.Profile   `json:"device_profile,omitempty"`
@@ -157,7 +163,11 @@ func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
 		"dirty_share": r.Dirty, "dirty_share_note": r.DirtyNote, "compression_ratio": r.CompressionRatio(),
 		"started": r.Started, "elapsed_s": r.Elapsed,
 	}
-	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation,
+	if r.OneRun != nil {
+		prof["method"] = model.OneRunMethod
+		prof["budget"] = o.OneRunBudget
+	}
+	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation, OneRun: r.OneRun,
 		Readahead: r.Readahead, Predictions: r.Predictions(f), Device: r.Device, Zram: r.ZramLatency, Notes: r.Notes}
 }
 

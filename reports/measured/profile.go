@@ -21,14 +21,24 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	fmt.Fprintf(w, "memplan profile of %s\n", strings.Join(quoteArgs(r.Command), " "))
 	fmt.Fprintf(w, "host %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
 	s := r.Sizing
-	fmt.Fprintf(w, "unconstrained run: %.2fs, exit status %d, resident peak %s (cgroup peak %s with page cache), %d major faults\n",
-		s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, s.MajFlt)
+	a := r.Phases[0]
+	if o := r.OneRun; o != nil {
+		fmt.Fprintf(w, "one run, stepped memory limit: %.2fs, exit status %d, footprint %s (resident and swapped; cgroup peak %s with page cache), %d major faults\n",
+			s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, o.Faults)
+		fmt.Fprintf(w, "in RAM: about %.1fs (its progress at the pace of the %d slices without a limit); %d cycles; the run took %+.0f%% (budget %.0f%%)\n",
+			o.InRAM, a.InRAM.N, o.Cycles, 100*o.ExtraShare, 100*o.Budget)
+		fmt.Fprintf(w, "progress clock: %s\n", o.ProgressClock)
+	} else {
+		fmt.Fprintf(w, "unconstrained run: %.2fs, exit status %d, resident peak %s (cgroup peak %s with page cache), %d major faults\n",
+			s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, s.MajFlt)
+	}
 	if r.OnePass != nil {
 		writeOnePass(w, r, ff)
 		return
 	}
-	a := r.Phases[0]
-	fmt.Fprintf(w, "in RAM: %.3fs (trimmed mean of %d run(s); mean %.3fs, sd %.3fs)\n", a.Baseline(), a.InRAM.N, a.InRAM.Mean, a.InRAM.SD)
+	if r.OneRun == nil {
+		fmt.Fprintf(w, "in RAM: %.3fs (trimmed mean of %d run(s); mean %.3fs, sd %.3fs)\n", a.Baseline(), a.InRAM.N, a.InRAM.Mean, a.InRAM.SD)
+	}
 	if z := r.ZramLatency; z != nil {
 		fmt.Fprintf(w, "zram %s raw 4 KiB: read %.1fus, write %.1fus (mean, %s pages)\n", z.Algorithm, z.ReadMean, z.WriteMean, z.Content)
 	}
@@ -42,7 +52,11 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	fmt.Fprintf(w, "elapsed %s\n\n", units.Duration(time.Duration(r.Elapsed*float64(time.Second))))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "backend\tclass\tfit\tlimit\tslowdown\t95% CI\truns\tmajor faults\tswap-ins\tswap-outs\tPSI some\tzram ratio\tus/fault\t")
+	runsCol := "runs"
+	if r.OneRun != nil {
+		runsCol = "cycles"
+	}
+	fmt.Fprintf(tw, "backend\tclass\tfit\tlimit\tslowdown\t95%% CI\t%s\tmajor faults\tswap-ins\tswap-outs\tPSI some\tzram ratio\tus/fault\t\n", runsCol)
 	for _, ph := range r.Phases {
 		for _, pt := range ph.Points {
 			runs := fmt.Sprintf("%d", pt.Slowdown.N)
@@ -51,6 +65,10 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 				if pt.Censored > 0 {
 					runs += fmt.Sprintf(" (%d capped)", pt.Censored)
 				}
+			}
+			if pt.Slowdown.N == 0 && r.OneRun != nil {
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\tnot measured\t\t\t\t\t\t\t\t\t\n", ph.Name, ph.Class, pt.Fit, pt.Limit)
+				continue
 			}
 			if pt.Slowdown.N == 0 {
 				what := "failed"

@@ -1,0 +1,970 @@
+//go:build linux
+
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/memplan/memplan/measure"
+	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/units"
+)
+
+// One run (memplan profile --one-run): the command runs once, in its own
+// memory cgroup with the backend as swap, while this process steps the
+// cgroup's memory limit through the fit ratios and back, cycle after
+// cycle: a slice without a limit (the reference), then one slice at each
+// fit ratio, highest first. Each slice ends when the command has made a
+// set amount of progress, counted in its user CPU time (every process in
+// the cgroup, with the children it reaped), which swapping barely moves;
+// the wall time a slice took per second of user time, over the reference
+// slices', is the slowdown at that fit during that part of the run.
+// docs/profile.md ("One run") gives the reasoning and its limits.
+//
+// A slice's first quarter of progress settles the transition and is not
+// counted: after a drop the kernel reclaims down to the new limit, and
+// after the rise to the reference the pages the command needs are faulted
+// back (a reference slice also waits until its major-fault rate is low).
+// The limit at fit f is f times the command's footprint so far (resident
+// plus swapped), re-set as it grows; at the end each slice's limit is put
+// over the final footprint, and a cycle's curve is interpolated at the
+// nominal fits. The run's slowdown at fit f is the cycles' slowdowns
+// weighted by the progress made in each, so every phase of the command
+// counts as long as it lasted.
+//
+// The cost is bounded: before each constrained slice the wall time spent
+// beyond what the progress so far would have taken in RAM is compared
+// with the budget (OneRunBudget of it); over it, the command runs without
+// a limit until it is back under. A fit whose slice is slower than
+// oneRunKnee times its reference is the last one lowered to: the fits
+// below it are past the knee and are reported as not measured.
+
+// Defaults of the one run.
+const (
+	DefaultOneRunBudget = 0.25
+	oneRunKnee          = 3.0
+	oneRunMinSlice      = 500 * time.Millisecond // of user CPU time
+	oneRunMaxSlice      = time.Minute
+	oneRunSettle        = 0.25 // share of a slice's progress not counted
+	oneRunTick          = 50 * time.Millisecond
+	// A reference slice after a constrained one counts only once the
+	// command's major faults fall below this rate (per second of wall
+	// time), or after two slices' worth of wall time.
+	oneRunSettledFaults = 200.0
+	oneRunBootstrap     = 1000
+)
+
+// OneRunReport is what the one run measured: every slice, and how the
+// points were formed from them.
+type OneRunReport struct {
+	Budget     float64   `json:"budget_share"`
+	Knee       float64   `json:"knee_slowdown"`
+	KneeFit    float64   `json:"knee_fit,omitempty"` // the last fit lowered to, when the knee stopped it
+	Cycles     int       `json:"cycles"`
+	Started    time.Time `json:"started"` // when the command started; slices' start_s count from it
+	Wall       float64   `json:"wall_s"`
+	InRAM      float64   `json:"in_ram_estimate_s"` // the wall time the progress would have taken without a limit
+	ExtraShare float64   `json:"extra_share"`       // Wall / InRAM - 1
+	// Settle compares the excluded first part of the constrained slices
+	// with the counted part: wall per progress, over all slices.
+	SettleRatio   float64       `json:"settle_over_counted"`
+	Footprint     units.Bytes   `json:"footprint_bytes"`
+	Threads       int           `json:"threads_max"`
+	Extrapolated  []float64     `json:"extrapolated_share,omitempty"` // per fit: progress share of cycles that did not reach it
+	Slices        []OneRunSlice `json:"slices"`
+	ProgressClock string        `json:"progress_clock"`
+	// UserTotal and Faults are the run's user time and major faults.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Clocks are the slowdowns per fit (in Fits' order) under the two
+	// readings of the progress clock: "raw user time" (the central
+	// figure) and "calibrated" (the band's upper end).
+	Clocks    map[string][]float64 `json:"clocks,omitempty"`
+	UserTotal float64              `json:"user_s"`
+	Faults    int64                `json:"major_faults"`
+}
+
+// OneRunSlice is one slice of the run.
+type OneRunSlice struct {
+	Cycle    int         `json:"cycle"`
+	Fit      float64     `json:"fit"` // 0: the reference, without a limit
+	Payback  bool        `json:"payback,omitempty"`
+	Limit    units.Bytes `json:"limit_bytes,omitempty"`
+	Start    float64     `json:"start_s"`
+	Wall     float64     `json:"wall_s"`     // counted part
+	Progress float64     `json:"progress_s"` // counted part, user CPU seconds
+	SetWall  float64     `json:"settle_wall_s"`
+	SetProg  float64     `json:"settle_progress_s"`
+	SetFlt   int64       `json:"settle_major_faults"`
+	MajFlt   int64       `json:"major_faults"`
+	SwapIn   int64       `json:"swap_ins"`
+	SwapOut  int64       `json:"swap_outs"`
+	RunDelay float64     `json:"run_delay_s"` // waiting for a CPU, all threads
+	// The kernel's delay accounting over the counted part (taskstats),
+	// seconds summed over the command's processes.
+	Delays    SliceDelays `json:"delays"`
+	Footprint units.Bytes `json:"footprint_bytes"`
+	Cut       bool        `json:"cut,omitempty"` // ended by the command's exit
+}
+
+// ratio is wall time per second of progress in the counted part.
+func (s *OneRunSlice) ratio() float64 {
+	if s.Progress <= 0 {
+		return 0
+	}
+	return s.Wall / s.Progress
+}
+
+// SliceDelays are taskstats deltas over a slice, in seconds.
+type SliceDelays struct {
+	Run       float64 `json:"on_cpu_s"`
+	User      float64 `json:"user_s"`
+	Sys       float64 `json:"sys_s"`
+	CPUWait   float64 `json:"cpu_wait_s"`
+	Blkio     float64 `json:"blkio_s"`
+	Swapin    float64 `json:"swapin_s"`
+	Freepages float64 `json:"reclaim_s"`
+	Thrashing float64 `json:"thrashing_s"`
+	Compact   float64 `json:"compact_s"`
+}
+
+func sliceDelays(a, b host.TaskDelays) SliceDelays {
+	d := func(x, y time.Duration) float64 { return (y - x).Seconds() }
+	return SliceDelays{Run: d(a.Run, b.Run), User: d(a.User, b.User), Sys: d(a.Sys, b.Sys), CPUWait: d(a.CPU, b.CPU),
+		Blkio: d(a.Blkio, b.Blkio), Swapin: d(a.Swapin, b.Swapin), Freepages: d(a.Freepages, b.Freepages),
+		Thrashing: d(a.Thrashing, b.Thrashing), Compact: d(a.Compact, b.Compact)}
+}
+
+// orSample is one reading of the command's counters.
+type orSample struct {
+	at        time.Time
+	progress  float64 // user CPU seconds
+	majflt    int64
+	swapIn    int64
+	swapOut   int64
+	delay     float64
+	footprint units.Bytes
+	resident  units.Bytes
+	threads   int
+	delays    host.TaskDelays
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times: 100 on
+// every architecture Linux builds for.
+const clockTicks = 100
+
+// readProgress sums user CPU time over the processes in the cgroup, each
+// with its reaped children's (a child that exits moves its time into its
+// parent's cutime, so the sum does not drop when a compiler pass ends).
+func readProgress(h host.Host, cg *host.Cgroup) (float64, int) {
+	var ticks int64
+	threads := 0
+	for _, pid := range host.ProcsIn(h, cg.Mem) {
+		b, err := h.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		u, n, ok := parseStatTimes(b)
+		if !ok {
+			continue
+		}
+		ticks += u
+		threads += n
+	}
+	return float64(ticks) / clockTicks, threads
+}
+
+// orRead reads the command's counters; progress is its user time less
+// perFault for every major fault so far.
+// parseStatTimes reads /proc/PID/stat's user time with its reaped
+// children's (utime + cutime, in ticks) and its thread count. The command
+// name in parentheses may hold spaces and parentheses: the fields count
+// from the last ')'.
+func parseStatTimes(b []byte) (ticks int64, threads int, ok bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state): utime is field 14, cutime 16, threads 20.
+	if len(f) < 18 {
+		return 0, 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	cu, err2 := strconv.ParseInt(f[13], 10, 64)
+	n, err3 := strconv.Atoi(f[17])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, 0, false
+	}
+	return u + cu, n, true
+}
+
+func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool, perFault float64) orSample {
+	s := orSample{at: time.Now()}
+	s.progress, s.threads = readProgress(ps.Host, cg)
+	if st, err := cg.Stat(); err == nil {
+		s.majflt = st["pgmajfault"]
+		s.resident = residentOf(st, cg.Version)
+		swapped := units.Bytes(st["swap"])
+		if cg.IsV2() {
+			if v, err := host.ReadString(ps.Host, cg.Mem+"/memory.swap.current"); err == nil {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				swapped = units.Bytes(n)
+			}
+		}
+		s.footprint = s.resident + swapped
+	}
+	s.progress -= perFault * float64(s.majflt)
+	if ps.taskstats != nil {
+		for _, pid := range host.ProcsIn(ps.Host, cg.Mem) {
+			if d, err := ps.taskstats.TGID(pid); err == nil {
+				s.delays = s.delays.Add(d)
+			}
+		}
+	}
+	c := ps.Counters(nil)
+	s.swapIn, s.swapOut = c.VM["pswpin"], c.VM["pswpout"]
+	if withDelay {
+		for _, tid := range cg.Threads() {
+			if w, err := host.ReadRunDelay(ps.Host, tid); err == nil {
+				s.delay += w.Seconds()
+			}
+		}
+	}
+	return s
+}
+
+// oneRun runs the command once with the stepped limit on the profile's
+// backend and turns the slices into the phase's points.
+func (ps *profileSession) oneRun(ctx context.Context) (err error) {
+	o := ps.o
+	mark := ps.Journal.Len()
+	defer func() {
+		if uerr := ps.Journal.UndoTo(mark); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}()
+	// The footprint is not known before the run: the backend can take half
+	// of what the host gives the profile (zram stores only what is swapped,
+	// a swap file is allocated, never written, where it is not used).
+	size := ps.cap / 2 / units.MiB * units.MiB
+	if ps.target != nil {
+		if free, _, err := ps.Host.Statfs(ps.target.Dir); err == nil {
+			size = min(size, (free/2)/units.MiB*units.MiB)
+		}
+	}
+	ph, zramID, err := ps.setupBackend(ctx, o.Backend, size, size)
+	if err != nil {
+		return err
+	}
+	if _, err := host.EnableDelayacct(ps.Host, ps.Journal); err != nil {
+		ps.note("one run: %v; the slices carry no delay accounting", err)
+	} else if ts, err := host.OpenTaskstats(); err != nil {
+		ps.note("one run: %v; the slices carry no delay accounting", err)
+	} else {
+		ps.taskstats = ts
+		defer func() { ts.Close(); ps.taskstats = nil }()
+	}
+	ps.prog.Stage(ph.Name+": calibrating the progress clock", 1)
+	cal, err := ps.calibrate(ctx)
+	if err != nil {
+		return fmt.Errorf("calibrating the one run's progress clock on %s: %w", ph.Name, err)
+	}
+	ps.prog.Stage(ph.Name+": one run, stepped memory limit", 1)
+	cg, err := ps.NewRunCgroup(false)
+	if err != nil {
+		return err
+	}
+	ceiling := ps.cap
+	if err := cg.SetLimit(ceiling, ceiling); err != nil {
+		return fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
+	}
+	stdout, stderr, keepOut, closeOut, err := ps.outputs()
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	c0 := ps.Counters(cg)
+	r, err := ps.launch(ps.spec, o.Dir, stdout, stderr, cg)
+	if err != nil {
+		var le *launchError
+		if errors.As(err, &le) {
+			return fmt.Errorf("%s: %w", measure.ShellQuote(o.Command), err)
+		}
+		return err
+	}
+	ctl := &stepper{ps: ps, cg: cg, fits: sortedDesc(o.Fits), budget: o.OneRunBudget, ceiling: ceiling,
+		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, perFault: cal.UserPerFault / 1e6}
+	runErr := ctl.loop(ctx, r)
+	wall := time.Since(r.started).Seconds()
+	if runErr != nil {
+		return runErr
+	}
+	c1 := ps.Counters(cg)
+	run := ProfileRun{Backend: ph.Name, Rep: 1, Wall: wall, Resident: ctl.peak, Seq: 1}
+	st := r.cmd.ProcessState
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		run.MajFlt, run.MinFlt = ru.Majflt, ru.Minflt
+		run.MaxRSS = units.Bytes(ru.Maxrss) * units.KiB
+		run.User = time.Duration(ru.Utime.Nano()).Seconds()
+		run.Sys = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	run.SwapIn, run.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
+	run.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
+	run.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()
+	if p, err := cg.Peak(); err == nil {
+		run.Peak = p
+	}
+	run.ExitCode, run.Signal, run.Failed = exitDescription(st)
+	if run.ExitCode == 0 && run.Signal == "" {
+		run.Failed = ""
+	}
+	name := measure.ShellQuote(o.Command)
+	if run.Failed != "" {
+		if cg.OomKills() > 0 {
+			return fmt.Errorf("%w: %s was OOM-killed in its cgroup at %s (%s); memplan keeps %s of the host's %s available for itself",
+				ErrTooBig, name, ceiling, run.Failed, ps.rep.MemAvail-ps.cap, ps.rep.MemAvail)
+		}
+		return &CommandError{Command: name, Stage: "one run", ExitCode: run.ExitCode, Signal: run.Signal, Text: run.Failed, Stderr: r.tail.String()}
+	}
+	keepOut()
+	ps.rep.Sizing = run
+	ps.rep.Footprint = max(ctl.peak, run.MaxRSS)
+	ps.rep.PeakCharged = run.Peak
+	if least := o.MinRuntime.Seconds(); wall < least {
+		return fmt.Errorf("%w: %s finished in %.3fs; below %gs start-up and scheduling noise swamp what swapping costs; give it a bigger input so that it runs for at least a few seconds",
+			ErrTooShort, name, wall, least)
+	}
+	if ps.rep.Footprint < 16*units.MiB {
+		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, ps.rep.Footprint)
+	}
+	for _, n := range ctl.notes {
+		ps.note("%s", n)
+	}
+	faults := run.MajFlt
+	if kv, err := cg.Stat(); err == nil && kv["pgmajfault"] > faults {
+		faults = kv["pgmajfault"]
+	}
+	// The slices' progress is raw user time: the central figure takes
+	// nothing off it (a lower bound where faults inflate user time), the
+	// band reaches the calibration's user time per fault.
+	calPF := cal.UserPerFault / 1e6
+	perFaults := []float64{0, 0, calPF}
+	rep := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, perFaults, rand.New(rand.NewPCG(profileOrderSeed, 1)))
+	rep.UserTotal, rep.Faults = run.User, faults
+	clocks := map[string]float64{"raw user time": 0, "calibrated": calPF}
+	rep.Clocks = map[string][]float64{}
+	for name, pf := range clocks {
+		e := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, []float64{pf}, nil)
+		for _, pt := range e.points {
+			rep.Clocks[name] = append(rep.Clocks[name], measure.Round4(pt.Slowdown.Mean))
+		}
+	}
+	rep.Calibration = cal
+	rep.ProgressClock += fmt.Sprintf(" as it is; the band's upper end takes off %.1fus for each major fault (the calibration's)", cal.UserPerFault)
+	rep.Wall = wall
+	rep.Started = r.started
+	rep.Threads = ctl.threads
+	ph.Points = rep.points
+	ph.InRAM = measure.Summary{N: rep.refSlices, Mean: rep.InRAM, Trimmed: rep.InRAM, Min: rep.InRAM, Max: rep.InRAM, Lo: rep.InRAM, Hi: rep.InRAM}
+	ph.Repetitions = fmt.Sprintf("one run: %d cycles of %d slices, %.0f%% extra wall time over the %.1fs the run would have taken without a limit (budget %.0f%%)",
+		rep.Cycles, len(ctl.slices), 100*rep.ExtraShare, rep.InRAM, 100*o.OneRunBudget)
+	for _, pt := range ph.Points {
+		if pt.Verdict != "" {
+			ps.note("%s at fit %g: %s", ph.Name, pt.Fit, pt.Verdict)
+		}
+	}
+	if rep.refSlices == 0 || rep.Cycles == 0 {
+		return fmt.Errorf("%w: %s finished before memplan could measure one cycle of slices (%d slices in %.1fs); the one run needs a command that runs for at least %d seconds of CPU time; use the multi-run profile (drop --one-run)",
+			ErrTooShort, name, len(ctl.slices), wall, int(oneRunMinSlice.Seconds()*float64(len(o.Fits)+1)*(1+oneRunSettle)*3))
+	}
+	ps.rep.OneRun = &rep.OneRunReport
+	ps.rep.Phases = append(ps.rep.Phases, ph)
+	return nil
+}
+
+func sortedDesc(fits []float64) []float64 {
+	out := append([]float64(nil), fits...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(out)))
+	return out
+}
+
+// stepper is the controller of the one run.
+type stepper struct {
+	ps       *profileSession
+	cg       *host.Cgroup
+	fits     []float64 // highest first
+	budget   float64
+	ceiling  units.Bytes
+	zramID   int
+	started  time.Time
+	swapSize units.Bytes // what the backend holds
+	applied  units.Bytes // the limit in force
+	perFault float64     // user seconds a major fault may add (the calibration), for the budget and the knee
+
+	slices  []OneRunSlice
+	peak    units.Bytes // the footprint so far
+	threads int
+	kneeFit float64 // the lowest fit still lowered to (0: none yet)
+	stopped string  // why stepping stopped for good
+	notes   []string
+}
+
+// refRatio is wall per progress over the reference slices so far.
+func (s *stepper) refRatio() float64 {
+	var w, p float64
+	for i := range s.slices {
+		if s.slices[i].Fit == 0 && s.slices[i].Progress > 0 {
+			w += s.slices[i].Wall
+			p += s.slices[i].Progress
+		}
+	}
+	if p <= 0 {
+		return 0
+	}
+	return w / p
+}
+
+// overBudget reports whether the run so far took more wall time beyond
+// what its progress would have taken without a limit than the budget
+// allows.
+func (s *stepper) overBudget(cur orSample) bool {
+	r1 := s.refRatio()
+	if r1 <= 0 {
+		return false
+	}
+	inRAM := s.pessimistic(cur.progress, cur.majflt) * r1
+	return cur.at.Sub(s.started).Seconds() > inRAM*(1+s.budget)
+}
+
+// pessimistic is progress (user seconds) with the calibrated user time
+// of each major fault taken off: the least the command may have done,
+// which the budget and the knee go by.
+func (s *stepper) pessimistic(progress float64, faults int64) float64 {
+	return math.Max(progress-s.perFault*float64(faults), 0.05*progress)
+}
+
+// sliceLen is the progress a slice counts: long enough for the clock's
+// 10ms ticks, growing with the run so that a long command changes its
+// limit less often.
+func (s *stepper) sliceLen(progress float64) float64 {
+	return math.Min(math.Max(oneRunMinSlice.Seconds(), progress/40), oneRunMaxSlice.Seconds())
+}
+
+// limitFor is the memory limit at fit f of the footprint so far.
+func (s *stepper) limitFor(f float64) units.Bytes {
+	if f <= 0 {
+		return s.ceiling
+	}
+	// Never more outside the limit than the backend holds (with room to
+	// spare): a full swap device would OOM-kill the command.
+	return max(limitAt(f, s.peak), s.peak-s.swapSize*9/10)
+}
+
+// setLimit writes the limit; a write the kernel refuses (v1 returns EBUSY
+// when it cannot reclaim down to it in time) is retried at the next tick.
+func (s *stepper) setLimit(l units.Bytes) bool {
+	if s.cg.SetLimit(l, s.ceiling) != nil {
+		return false
+	}
+	s.applied = l
+	return true
+}
+
+// approach moves the limit towards want: at once upwards, downwards at
+// most an eighth of the footprint (32 MiB at least) a tick, so that no
+// write blocks the loop for long. It reports whether want is in force.
+func (s *stepper) approach(want units.Bytes) bool {
+	if s.applied == want {
+		return true
+	}
+	next := want
+	if s.applied > 0 && want < s.applied {
+		next = max(want, s.applied-max(32*units.MiB, s.peak/8))
+	}
+	if !s.setLimit(next) {
+		return false
+	}
+	return next == want
+}
+
+// loop steps the limit until the command exits or ctx is done.
+func (s *stepper) loop(ctx context.Context, r *running) error {
+	tick := time.NewTicker(oneRunTick)
+	defer tick.Stop()
+	prev := s.ps.orRead(s.cg, true, 0)
+	cycle := 0
+	slot := 0 // 0: the reference; i: s.fits[i-1]
+	var cur *OneRunSlice
+	var begin orSample // at the slice's start (or the end of its settling)
+	settled := false
+	var target, settleTarget float64
+	var settleStart orSample
+	start := func(fit float64, pay bool, now orSample) {
+		s.slices = append(s.slices, OneRunSlice{Cycle: cycle, Fit: fit, Payback: pay, Start: now.at.Sub(s.started).Seconds()})
+		cur = &s.slices[len(s.slices)-1]
+		settleStart, begin = now, now
+		settled = false
+		target = s.sliceLen(now.progress)
+		settleTarget = oneRunSettle * target
+		cur.Limit = 0
+		s.approach(s.limitFor(fit))
+	}
+	next := func(now orSample) {
+		// After the reference or a fit: the next fit, unless the budget
+		// is spent (then a payback slice without a limit), past the knee
+		// or the footprint too small to step yet.
+		if s.stopped != "" || now.footprint < 16*units.MiB {
+			start(0, false, now)
+			return
+		}
+		slot++
+		if slot > len(s.fits) || (s.kneeFit > 0 && slot > 0 && s.fits[slot-1] < s.kneeFit) {
+			slot = 0
+			cycle++
+		}
+		if slot > 0 && s.overBudget(now) {
+			slot--
+			start(0, true, now)
+			return
+		}
+		if slot == 0 {
+			start(0, false, now)
+			return
+		}
+		start(s.fits[slot-1], false, now)
+	}
+	start(0, false, prev)
+	finish := func(now orSample, cut bool) {
+		if cur == nil {
+			return
+		}
+		if !settled {
+			cur.SetWall = now.at.Sub(settleStart.at).Seconds()
+			cur.SetProg = now.progress - settleStart.progress
+			cur.SetFlt = now.majflt - settleStart.majflt
+			cur.Cut = cut
+			return
+		}
+		cur.Wall = now.at.Sub(begin.at).Seconds()
+		cur.Progress = now.progress - begin.progress
+		cur.MajFlt = now.majflt - begin.majflt
+		cur.SwapIn, cur.SwapOut = now.swapIn-begin.swapIn, now.swapOut-begin.swapOut
+		cur.RunDelay = now.delay - begin.delay
+		cur.Delays = sliceDelays(begin.delays, now.delays)
+		cur.Cut = cut
+	}
+	for {
+		select {
+		case <-r.done:
+			// The processes are gone from /proc: their user time is in the
+			// command's rusage (with every child it reaped).
+			now := s.ps.orRead(s.cg, false, 0)
+			if st := r.cmd.ProcessState; st != nil {
+				now.progress = st.UserTime().Seconds()
+			}
+			now.delay = prev.delay
+			now.delays = prev.delays
+			finish(now, true)
+			s.dropShort()
+			return nil
+		case <-ctx.Done():
+			r.kill(s.ps.Host, s.cg)
+			<-r.done
+			return ctx.Err()
+		case <-tick.C:
+		}
+		now := s.ps.orRead(s.cg, false, 0)
+		s.peak = max(s.peak, now.footprint)
+		s.threads = max(s.threads, now.threads)
+		cur.Footprint = max(cur.Footprint, now.footprint)
+		dt := now.at.Sub(prev.at).Seconds()
+		faultRate := float64(now.majflt-prev.majflt) / math.Max(dt, 1e-3)
+		prev = now
+		if s.stopped == "" && s.zramID >= 0 && 2*s.peak+256*units.MiB > s.ps.cap {
+			s.stopped = fmt.Sprintf("the command's footprint reached %s: with zram holding the swapped part in RAM it could take twice that, more than the %s memplan lets it have; the rest of the run had no limit", s.peak, s.ps.cap)
+			s.notes = append(s.notes, s.stopped)
+			_ = s.setLimit(s.ceiling)
+		}
+		// The limit goes down in steps (a write that reclaims much blocks
+		// until the kernel has) and follows the footprint as it grows.
+		want := s.ceiling
+		if cur.Fit > 0 && s.stopped == "" {
+			want = s.limitFor(cur.Fit)
+			if cur.Limit > 0 && want < cur.Limit+cur.Limit/50 {
+				want = cur.Limit // do not chase small growth
+			}
+		}
+		reached := s.approach(want)
+		if cur.Fit > 0 && reached {
+			cur.Limit = want
+		}
+		if !settled {
+			p := now.progress - settleStart.progress
+			w := now.at.Sub(settleStart.at).Seconds()
+			done := p >= settleTarget && reached
+			if cur.Fit == 0 && len(s.slices) > 1 && faultRate > oneRunSettledFaults && w < 2*target*math.Max(s.refRatio(), 1) {
+				done = false // still paying back the refault debt
+			}
+			if cur.Fit > 0 && reached && w > oneRunKnee*4*settleTarget*math.Max(s.refRatio(), 1) {
+				done = true // too slow to settle in time: count from here
+			}
+			if done {
+				cur.SetWall, cur.SetProg, cur.SetFlt = w, p, now.majflt-settleStart.majflt
+				begin = s.ps.orRead(s.cg, true, 0)
+				settled = true
+			}
+			continue
+		}
+		p := now.progress - begin.progress
+		w := now.at.Sub(begin.at).Seconds()
+		r1 := math.Max(s.refRatio(), 1e-9)
+		switch {
+		case cur.Payback:
+			// Run without a limit until the budget allows the next fit.
+			if p < target || s.overBudget(now) {
+				continue
+			}
+		case p >= target:
+		case cur.Fit > 0 && s.refRatio() > 0 && w > oneRunKnee*1.2*target*r1:
+			// Far past the knee: stop the slice before it eats the budget.
+		default:
+			continue
+		}
+		end := s.ps.orRead(s.cg, true, 0)
+		finish(end, false)
+		if cur.Fit > 0 && s.refRatio() > 0 && cur.Progress > 0 {
+			worst := cur.Wall / s.pessimistic(cur.Progress, cur.MajFlt) / s.refRatio()
+			if worst > oneRunKnee && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
+				s.kneeFit = cur.Fit
+				s.notes = append(s.notes, fmt.Sprintf("one run: at fit %g a slice ran up to %.1fx slower than without a limit (%.1fx by user time alone), past the knee (%gx): lower fits were not stepped to", cur.Fit, worst, cur.ratio()/s.refRatio(), oneRunKnee))
+			}
+		}
+		next(end)
+	}
+}
+
+// dropShort drops a last slice too short to count (the command ended in
+// it) and the slices with no counted progress.
+func (s *stepper) dropShort() {
+	out := s.slices[:0]
+	for i, sl := range s.slices {
+		min := 0.3 * oneRunMinSlice.Seconds()
+		if i < len(s.slices)-1 {
+			min = 0.01
+		}
+		if sl.Progress < min {
+			sl.Wall, sl.Progress, sl.MajFlt, sl.SwapIn, sl.SwapOut = 0, 0, 0, 0, 0
+		}
+		out = append(out, sl)
+	}
+	s.slices = out
+}
+
+// oneRunEstimate is the report with the points formed for the phase.
+type oneRunEstimate struct {
+	OneRunReport
+	points    []ProfilePoint
+	refSlices int
+}
+
+// estimateOneRun forms the points: per cycle, the wall per progress at
+// each slice's limit over the final footprint, interpolated at the nominal
+// fits (and the reference's above the cycle's own footprint); weighted by
+// the cycles' progress; a 95% band from resampling the cycles.
+// bracketRef is the wall time per progress of the reference slices next
+// to slice i: interpolated in time between the last one before it and the
+// first one after it, or the one there is.
+func bracketRef(slices []OneRunSlice, i int) float64 {
+	var before, after *OneRunSlice
+	for j := i - 1; j >= 0 && before == nil; j-- {
+		if slices[j].Fit == 0 && slices[j].Progress > 0 {
+			before = &slices[j]
+		}
+	}
+	for j := i + 1; j < len(slices) && after == nil; j++ {
+		if slices[j].Fit == 0 && slices[j].Progress > 0 {
+			after = &slices[j]
+		}
+	}
+	switch {
+	case before != nil && after != nil:
+		t0, t1, t := before.Start, after.Start, slices[i].Start
+		if t1 <= t0 {
+			return before.ratio()
+		}
+		w := (t - t0) / (t1 - t0)
+		return (1-w)*before.ratio() + w*after.ratio()
+	case before != nil:
+		return before.ratio()
+	case after != nil:
+		return after.ratio()
+	}
+	return 1
+}
+
+// withPerFault is the slices with perFault seconds of user time taken off
+// their progress for every major fault.
+func withPerFault(slices []OneRunSlice, perFault float64) []OneRunSlice {
+	out := append([]OneRunSlice(nil), slices...)
+	for i := range out {
+		sl := &out[i]
+		if sl.Progress > 0 {
+			sl.Progress = math.Max(sl.Progress-perFault*float64(sl.MajFlt), 0.05*sl.Progress)
+		}
+		if sl.SetProg > 0 {
+			sl.SetProg = math.Max(sl.SetProg-perFault*float64(sl.SetFlt), 0.05*sl.SetProg)
+		}
+	}
+	return out
+}
+
+// estimateOneRun estimates the points with perFaults[0] seconds of user
+// time taken off the progress per major fault; the band spans the
+// resampled cycles and the estimates at the other perFaults (how much
+// user time a fault may have added).
+func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budget, kneeFit float64, perFaults []float64, rnd *rand.Rand) oneRunEstimate {
+	est := oneRunEstimate{OneRunReport: OneRunReport{Budget: budget, Knee: oneRunKnee, KneeFit: kneeFit, Slices: slices, Footprint: peak,
+		ProgressClock: "user CPU time of the processes in the run's cgroup and their reaped children (/proc/PID/stat utime + cutime)"}}
+	var alt []oneRunEstimate
+	if len(perFaults) > 1 {
+		for _, pf := range perFaults[1:] {
+			alt = append(alt, estimateOneRun(slices, fits, peak, budget, kneeFit, []float64{pf}, nil))
+		}
+	}
+	if len(perFaults) > 0 && perFaults[0] != 0 {
+		slices = withPerFault(slices, perFaults[0])
+	}
+	type cyc struct {
+		progress float64 // everything the command did in the cycle
+		refW     float64
+		refP     float64
+		foot     units.Bytes
+		g, r     []float64 // limit/peak and wall/progress of the fit slices
+		fault    []float64 // major faults, swap-ins and -outs per progress
+		swin     []float64
+		swout    []float64
+	}
+	var cycles []*cyc
+	byCycle := map[int]*cyc{}
+	var settleW, settleP, countW, countP float64
+	var totalWall, totalProg, refW, refP float64
+	for i := range slices {
+		sl := &slices[i]
+		c := byCycle[sl.Cycle]
+		if c == nil {
+			c = &cyc{}
+			byCycle[sl.Cycle] = c
+			cycles = append(cycles, c)
+		}
+		c.progress += sl.Progress + sl.SetProg
+		totalWall += sl.Wall + sl.SetWall
+		totalProg += sl.Progress + sl.SetProg
+		c.foot = max(c.foot, sl.Footprint)
+		if sl.Progress <= 0 {
+			continue
+		}
+		if sl.Fit == 0 {
+			c.refW += sl.Wall
+			c.refP += sl.Progress
+			refW += sl.Wall
+			refP += sl.Progress
+			est.refSlices++
+			continue
+		}
+		if sl.Limit <= 0 || peak <= 0 {
+			continue
+		}
+		c.g = append(c.g, float64(sl.Limit)/float64(peak))
+		// Against the reference slices next to it in time (a phase that
+		// is slow in RAM too is not swapping).
+		c.r = append(c.r, sl.ratio()/bracketRef(slices, i))
+		c.fault = append(c.fault, float64(sl.MajFlt)/sl.Progress)
+		c.swin = append(c.swin, float64(sl.SwapIn)/sl.Progress)
+		c.swout = append(c.swout, float64(sl.SwapOut)/sl.Progress)
+		if sl.SetProg > 0 {
+			settleW += sl.SetWall
+			settleP += sl.SetProg
+			countW += sl.Wall
+			countP += sl.Progress
+		}
+	}
+	if settleP > 0 && countP > 0 && countW > 0 {
+		est.SettleRatio = measure.Round4((settleW / settleP) / (countW / countP))
+	}
+	if refP <= 0 {
+		return est
+	}
+	r1 := refW / refP
+	est.InRAM = measure.Round4(totalProg * r1)
+	if est.InRAM > 0 {
+		est.ExtraShare = measure.Round4(totalWall/est.InRAM - 1)
+	}
+	est.Cycles = len(cycles)
+	// at interpolates cycle c's series ys at fit f; ok is false when f is
+	// below the lowest limit the cycle reached.
+	at := func(c *cyc, ys []float64, inRAM float64, f float64) (float64, bool) {
+		free := float64(c.foot) / float64(peak)
+		if f >= free || len(c.g) == 0 && f >= free {
+			return inRAM, true
+		}
+		type pt struct{ g, y float64 }
+		pts := []pt{{free, inRAM}}
+		for i := range c.g {
+			if c.g[i] < free {
+				pts = append(pts, pt{c.g[i], ys[i]})
+			}
+		}
+		sort.Slice(pts, func(a, b int) bool { return pts[a].g > pts[b].g })
+		for i := 1; i < len(pts); i++ {
+			if f >= pts[i].g {
+				a, b := pts[i-1], pts[i]
+				if a.g == b.g {
+					return b.y, true
+				}
+				return b.y + (a.y-b.y)*(f-b.g)/(a.g-b.g), true
+			}
+		}
+		return pts[len(pts)-1].y, false
+	}
+	refOf := func(c *cyc) float64 {
+		if c.refP > 0 {
+			return c.refW / c.refP
+		}
+		return r1
+	}
+	// slowdown is the run's slowdown at f over the cycles with weights w
+	// (resampling counts), and the progress share extrapolated.
+	slowdown := func(f float64, w []int) (s, extrap float64) {
+		var num, den, ex, all float64
+		for i, c := range cycles {
+			if w[i] == 0 || c.progress <= 0 {
+				continue
+			}
+			k := float64(w[i]) * c.progress
+			ref := refOf(c)
+			y, ok := at(c, c.r, 1, f)
+			num += k * ref * y
+			den += k * ref
+			all += k
+			if !ok {
+				ex += k
+			}
+		}
+		if den <= 0 {
+			return 0, 0
+		}
+		return num / den, ex / all
+	}
+	ones := make([]int, len(cycles))
+	for i := range ones {
+		ones[i] = 1
+	}
+	// The in-RAM noise between reference slices widens a band resampling
+	// alone would make too narrow with few cycles.
+	var refRatios []float64
+	for _, c := range cycles {
+		if c.refP > 0 {
+			refRatios = append(refRatios, c.refW/c.refP)
+		}
+	}
+	cv := 0.0
+	if s := measure.Summarize(refRatios); s.N >= 2 && s.Mean > 0 {
+		cv = s.SD / s.Mean / math.Sqrt(float64(s.N))
+	}
+	est.Extrapolated = make([]float64, len(fits))
+	for fi, f := range fits {
+		pt := ProfilePoint{Fit: f, Limit: limitAt(f, peak)}
+		s, ex := slowdown(f, ones)
+		est.Extrapolated[fi] = measure.Round4(ex)
+		measured := false
+		for _, c := range cycles {
+			for _, g := range c.g {
+				if math.Abs(g-f) < 0.05 {
+					measured = true
+				}
+			}
+		}
+		if kneeFit > 0 && f < kneeFit-1e-9 || !measured || s <= 0 {
+			why := "not measured: no slice ran near this fit"
+			if kneeFit > 0 && f < kneeFit-1e-9 {
+				why = fmt.Sprintf("not measured: past the knee (a slice at fit %g ran more than %gx slower than without a limit)", kneeFit, oneRunKnee)
+			}
+			pt.Verdict = why
+			est.points = append(est.points, pt)
+			continue
+		}
+		boot := make([]float64, 0, oneRunBootstrap)
+		w := make([]int, len(cycles))
+		for b := 0; rnd != nil && b < oneRunBootstrap && len(cycles) > 1; b++ {
+			clear(w)
+			for range cycles {
+				w[rnd.IntN(len(cycles))]++
+			}
+			if v, _ := slowdown(f, w); v > 0 {
+				boot = append(boot, v)
+			}
+		}
+		lo, hi := s, s
+		if len(boot) > 0 {
+			sort.Float64s(boot)
+			lo, hi = boot[int(0.025*float64(len(boot)))], boot[int(math.Min(0.975*float64(len(boot)), float64(len(boot)-1)))]
+		}
+		lo, hi = math.Min(lo, s*(1-2*cv)), math.Max(hi, s*(1+2*cv))
+		for _, a := range alt {
+			if v := a.points[fi].Slowdown.Mean; v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		var samples []float64
+		for _, c := range cycles {
+			if y, ok := at(c, c.r, 1, f); ok {
+				samples = append(samples, measure.Round4(y))
+			}
+		}
+		pt.Slowdown = measure.Summary{N: len(cycles), Mean: s, Trimmed: s, Lo: math.Max(lo, 1), Hi: hi, Min: lo, Max: hi}
+		if len(samples) > 0 {
+			pt.Slowdown.SD = measure.Summarize(samples).SD
+		}
+		pt.Samples = samples
+		// Counts as a whole run at this fit would have had them.
+		var fsum, in, out, wsum float64
+		for _, c := range cycles {
+			if c.progress <= 0 {
+				continue
+			}
+			fv, _ := at(c, c.fault, 0, f)
+			iv, _ := at(c, c.swin, 0, f)
+			ov, _ := at(c, c.swout, 0, f)
+			fsum += fv * c.progress
+			in += iv * c.progress
+			out += ov * c.progress
+			wsum += c.progress
+		}
+		pt.MajFlt, pt.SwapIns, pt.SwapOuts = fsum, in, out
+		pt.Wall = s * est.InRAM
+		if pt.MajFlt > 0 && pt.Wall > est.InRAM {
+			pt.FaultTime = (pt.Wall - est.InRAM) / pt.MajFlt
+		}
+		if ex > 0.1 {
+			pt.Verdict = fmt.Sprintf("%.0f%% of the run's progress came in cycles whose limits did not reach this fit (the command was still growing): their slowdown there is held at the lowest they reached", 100*ex)
+		}
+		est.points = append(est.points, pt)
+	}
+	return est
+}
+
+// oneRunExtraNote says what the run cost against the budget.
+func oneRunExtraNote(r *OneRunReport) string {
+	return fmt.Sprintf("one run: %.1fs of wall time against an estimated %.1fs without a limit: %+.0f%% (budget %.0f%%); %d cycles; transitions: the settling part of each constrained slice ran at %.2fx the counted part's wall time per progress and is not counted",
+		r.Wall, r.InRAM, 100*r.ExtraShare, 100*r.Budget, r.Cycles, r.SettleRatio)
+}

@@ -1,0 +1,196 @@
+//go:build linux
+
+package profile
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/memplan/memplan/units"
+)
+
+// synthSlices builds the slices of a one run over a job whose wall time
+// per second of progress is slow[f] at fit f (1 at fit 0, without a
+// limit), the same in every cycle but for a multiplicative wobble, with a
+// constant footprint.
+func synthSlices(cycles int, fits []float64, slow map[float64]float64, peak units.Bytes, wobble func(c int) float64, faultsPerS float64) []OneRunSlice {
+	var out []OneRunSlice
+	at := 0.0
+	for c := 0; c < cycles; c++ {
+		for _, f := range append([]float64{0}, fits...) {
+			r := slow[f] * wobble(c)
+			if f == 0 {
+				r = wobble(c)
+			}
+			sl := OneRunSlice{Cycle: c, Fit: f, Start: at, Wall: 0.5 * r, Progress: 0.5, SetWall: 0.125 * r, SetProg: 0.125, Footprint: peak}
+			if f > 0 {
+				sl.Limit = limitAt(f, peak)
+				sl.MajFlt = int64(faultsPerS * 0.5 * (slow[f] - 1))
+			}
+			at += sl.Wall + sl.SetWall
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+func pointAt(t *testing.T, e oneRunEstimate, f float64) ProfilePoint {
+	t.Helper()
+	for _, p := range e.points {
+		if p.Fit == f {
+			return p
+		}
+	}
+	t.Fatalf("no point at fit %g", f)
+	return ProfilePoint{}
+}
+
+func TestOneRunEstimateRecoversASteadyJobsCurve(t *testing.T) {
+	fits := []float64{0.9, 0.75, 0.5}
+	slow := map[float64]float64{0.9: 1.1, 0.75: 1.4, 0.5: 2.0}
+	peak := 1 * units.GiB
+	wob := func(c int) float64 { return 1 + 0.02*float64(c%3-1) }
+	e := estimateOneRun(synthSlices(6, fits, slow, peak, wob, 0), fits, peak, 0.25, 0, []float64{0}, rand.New(rand.NewPCG(1, 2)))
+	if e.Cycles != 6 || e.refSlices != 6 {
+		t.Fatalf("cycles %d, reference slices %d; want 6 and 6", e.Cycles, e.refSlices)
+	}
+	for _, f := range fits {
+		p := pointAt(t, e, f)
+		if math.Abs(p.Slowdown.Mean/slow[f]-1) > 0.005 {
+			t.Errorf("fit %g: slowdown %.4f, want %.4f", f, p.Slowdown.Mean, slow[f])
+		}
+		if !(p.Slowdown.Lo <= slow[f] && slow[f] <= p.Slowdown.Hi) || p.Slowdown.Hi/p.Slowdown.Lo > 1.2 {
+			t.Errorf("fit %g: band %.3f-%.3f should hold %.3f and be narrow (the wobble is 2%%)", f, p.Slowdown.Lo, p.Slowdown.Hi, slow[f])
+		}
+		if p.Verdict != "" {
+			t.Errorf("fit %g: verdict %q on a fit every cycle measured", f, p.Verdict)
+		}
+	}
+	// The run took the slices' wall time; in RAM its progress takes 1s a
+	// second: 6 cycles of 4 x 0.625s of progress.
+	if math.Abs(e.InRAM-15) > 0.5 {
+		t.Errorf("in-RAM estimate %.2fs, want about 15s", e.InRAM)
+	}
+}
+
+// A command whose pace without a limit drifts (its phases differ) must
+// not have the drift counted as swapping: each constrained slice is set
+// against the reference slices before and after it.
+func TestOneRunEstimateSetsEachSliceAgainstTheReferencesAroundIt(t *testing.T) {
+	fits := []float64{0.9, 0.75}
+	slow := map[float64]float64{0.9: 1.2, 0.75: 1.5}
+	peak := 512 * units.MiB
+	var slices []OneRunSlice
+	at := 0.0
+	// The pace without a limit goes from 1 to 3 seconds of wall time per
+	// second of progress over the run.
+	pace := func(t float64) float64 { return 1 + t/20 }
+	for c := 0; c < 5; c++ {
+		for _, f := range []float64{0, 0.9, 0.75} {
+			r := pace(at)
+			sl := OneRunSlice{Cycle: c, Fit: f, Start: at, Progress: 1, Footprint: peak}
+			if f > 0 {
+				r *= slow[f]
+				sl.Limit = limitAt(f, peak)
+			}
+			sl.Wall = r
+			at += r
+			slices = append(slices, sl)
+		}
+	}
+	// A last reference closes the run.
+	slices = append(slices, OneRunSlice{Cycle: 5, Start: at, Progress: 1, Wall: pace(at), Footprint: peak})
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []float64{0}, nil)
+	for _, f := range fits {
+		// Linear interpolation between references is off by the drift
+		// within a slice's own span: a few percent here.
+		if p := pointAt(t, e, f); math.Abs(p.Slowdown.Mean/slow[f]-1) > 0.05 {
+			t.Errorf("fit %g: slowdown %.3f, want %.2f: the drift in RAM was charged to the limit", f, p.Slowdown.Mean, slow[f])
+		}
+	}
+}
+
+// Past the knee nothing is claimed; a fit no slice came near is not
+// measured either.
+func TestOneRunEstimateClaimsNothingPastTheKnee(t *testing.T) {
+	fits := []float64{0.9, 0.6}
+	slow := map[float64]float64{0.9: 1.2, 0.6: 4}
+	peak := units.GiB
+	wob := func(int) float64 { return 1 }
+	slices := synthSlices(3, []float64{0.9}, slow, peak, wob, 0)
+	e := estimateOneRun(slices, append(fits, 0.3), peak, 0.25, 0.6, []float64{0}, nil)
+	if p := pointAt(t, e, 0.3); p.Slowdown.N != 0 || !strings.Contains(p.Verdict, "past the knee") {
+		t.Errorf("fit 0.3 below the knee at 0.6: %+v, want no slowdown and a verdict saying past the knee", p.Slowdown)
+	}
+	if p := pointAt(t, e, 0.6); p.Slowdown.N != 0 || !strings.Contains(p.Verdict, "no slice ran near this fit") {
+		t.Errorf("fit 0.6 was never stepped to: %+v %q", p.Slowdown, p.Verdict)
+	}
+	if p := pointAt(t, e, 0.9); math.Abs(p.Slowdown.Mean-1.2) > 0.01 {
+		t.Errorf("fit 0.9: %.3f, want 1.2", p.Slowdown.Mean)
+	}
+}
+
+// A job still growing: early cycles' limits were a fit of a smaller
+// footprint; over the final footprint they are lower fits, and the fits
+// above the footprint at the time ran as if in RAM.
+func TestOneRunEstimatePutsEarlyLimitsOverTheFinalFootprint(t *testing.T) {
+	peak := units.GiB
+	slices := []OneRunSlice{
+		// Cycle 0: footprint half the final; the slice at "0.5" of it is
+		// fit 0.25 of the final, and slow.
+		{Cycle: 0, Fit: 0, Wall: 1, Progress: 1, Footprint: peak / 2},
+		{Cycle: 0, Fit: 0.5, Limit: peak / 4, Wall: 3, Progress: 1, Footprint: peak / 2},
+		// Cycle 1: the full footprint; fit 0.5 costs 1.5.
+		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1, Footprint: peak},
+		{Cycle: 1, Fit: 0.5, Limit: peak / 2, Wall: 1.5, Progress: 1, Footprint: peak},
+	}
+	e := estimateOneRun(slices, []float64{0.5}, peak, 0.25, 0, []float64{0}, nil)
+	// At fit 0.5 of the final footprint cycle 0 had no pressure (its
+	// footprint was 0.5): (2 x 1 + 2 x 1.5) / (2 + 2) = 1.25.
+	if p := pointAt(t, e, 0.5); math.Abs(p.Slowdown.Mean-1.25) > 0.01 {
+		t.Errorf("slowdown %.3f, want 1.25", p.Slowdown.Mean)
+	}
+}
+
+// The per-fault correction takes user time off the progress of slices
+// that faulted; the band spans the alternatives.
+func TestOneRunEstimatePerFaultCorrection(t *testing.T) {
+	fits := []float64{0.75}
+	peak := units.GiB
+	slices := []OneRunSlice{
+		{Cycle: 0, Fit: 0, Wall: 1, Progress: 1},
+		{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1, MajFlt: 50000},
+		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1},
+		{Cycle: 1, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1, MajFlt: 50000},
+	}
+	for i := range slices {
+		slices[i].Footprint = peak
+	}
+	raw := pointAt(t, estimateOneRun(slices, fits, peak, 0.25, 0, []float64{0}, nil), 0.75).Slowdown.Mean
+	// 4us x 50000 = 0.2s of the constrained slices' 1s was not progress
+	// (the reference slices took no faults): 1.5 / 0.8.
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []float64{4e-6, 2e-6, 8e-6}, nil)
+	p := pointAt(t, e, 0.75)
+	if math.Abs(raw-1.5) > 0.01 || math.Abs(p.Slowdown.Mean-1.875) > 0.01 {
+		t.Errorf("raw %.3f (want 1.5), corrected %.3f (want 1.875)", raw, p.Slowdown.Mean)
+	}
+	lo, hi := 1.5/0.9, 1.5/0.6
+	if math.Abs(p.Slowdown.Lo-lo) > 0.01 || math.Abs(p.Slowdown.Hi-hi) > 0.01 {
+		t.Errorf("band %.3f-%.3f, want the alternatives' %.3f-%.3f", p.Slowdown.Lo, p.Slowdown.Hi, lo, hi)
+	}
+}
+
+func TestParseStatTimesCountsFromTheLastParenthesis(t *testing.T) {
+	// A command named "a) b (c" as the kernel prints it; utime 250,
+	// cutime 40, 3 threads.
+	line := "4242 (a) b (c) R 1 4242 4242 0 -1 4194560 900 0 2 0 250 30 40 5 20 0 3 0 123 456 789"
+	ticks, threads, ok := parseStatTimes([]byte(line))
+	if !ok || ticks != 290 || threads != 3 {
+		t.Errorf("got %d ticks, %d threads, ok %v; want 290, 3, true", ticks, threads, ok)
+	}
+	if _, _, ok := parseStatTimes([]byte("4242 (cut")); ok {
+		t.Error("a line without its fields parsed")
+	}
+}

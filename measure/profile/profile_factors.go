@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memplan/memplan/measure"
@@ -57,7 +59,11 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 		if i == 0 {
 			rr = r.Readahead
 		}
-		c.Points = curvePoints(ph, rr, r.Transfer.Method == TransferFaults)
+		var pooled string
+		c.Points, pooled = curvePoints(ph, rr, r.Transfer.Method == TransferFaults)
+		if pooled != "" && !slices.Contains(r.Notes, ph.Name+": "+pooled) {
+			r.Notes = append(r.Notes, ph.Name+": "+pooled)
+		}
 		if r.OneRun != nil {
 			c.Method = model.OneRunMethod
 			c.Source = fmt.Sprintf("memplan profile --one-run of %s: %s swap, one run with the cgroup memory limit stepped through the fit ratios (fit x footprint so far), %d cycles; progress clock: %s; reference: %s",
@@ -94,7 +100,12 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 // counts, each carries the pages the command needed back per second of
 // in-RAM runtime and the major faults and pages a block device took (the
 // phase's own on a swap file; on zram the readahead runs', when given).
-func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) []model.Point {
+//
+// A measured curve that falls as the fit falls (noise: whole runs on a
+// busy host differ by more than swapping costs near fit 1) cannot be a
+// curve: the falling points are pooled into their mean, weighted by their
+// samples, and pooled says which (the runs stay in extra.phases).
+func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) (pts []model.Point, pooled string) {
 	var out []model.Point
 	base := ph.Baseline()
 	for i := range ph.Points {
@@ -121,7 +132,49 @@ func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) []model.Poi
 		out = append(out, p)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Fit > out[b].Fit })
-	return out
+	return out, poolFalling(out)
+}
+
+// poolFalling makes the slowdowns of pts (highest fit first) rise or stay
+// as the fit falls, pooling adjacent violators into their weighted mean,
+// and says what it pooled ("" when nothing fell).
+func poolFalling(pts []model.Point) string {
+	type block struct {
+		from, to int
+		sum, w   float64
+	}
+	var blocks []block
+	for i, p := range pts {
+		w := math.Max(float64(len(p.Samples)), 1)
+		blocks = append(blocks, block{i, i, p.Slowdown * w, w})
+		for len(blocks) > 1 {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			if a.sum/a.w <= b.sum/b.w {
+				break
+			}
+			blocks = append(blocks[:len(blocks)-2], block{a.from, b.to, a.sum + b.sum, a.w + b.w})
+		}
+	}
+	var what []string
+	for _, b := range blocks {
+		if b.from == b.to {
+			continue
+		}
+		v := measure.Round4(b.sum / b.w)
+		var was []string
+		for i := b.from; i <= b.to; i++ {
+			was = append(was, fmt.Sprintf("%.3f at fit %g", pts[i].Slowdown, pts[i].Fit))
+			pts[i].Slowdown = v
+			if len(pts[i].CI) == 2 {
+				pts[i].CI = []float64{math.Min(pts[i].CI[0], v), math.Max(pts[i].CI[1], v)}
+			}
+		}
+		what = append(what, fmt.Sprintf("%s fell as the fit fell, which a curve cannot: the file has their mean, %.3f", strings.Join(was, ", "), v))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return strings.Join(what, "; ") + " (noise between runs larger than what swapping costs there; every run is in extra.phases)"
 }
 
 // CompressionRatio is the highest zram compression ratio the command's

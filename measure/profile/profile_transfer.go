@@ -282,7 +282,8 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 	stA0, stB0 := serviceTime(a, dirty, o0, model.Readahead{}), serviceTime(b, dirty, o0, model.Readahead{})
 	readB := serviceTime(b, dirty, 0, model.Readahead{})
 	devB := phaseDevice(b)
-	curveA := model.Curve{Class: a.Class, Provenance: model.Measured, Host: "this host", Reference: a.Reference, Points: curvePoints(a, rr, true)}
+	curveA := model.Curve{Class: a.Class, Provenance: model.Measured, Host: "this host", Reference: a.Reference}
+	curveA.Points, _ = curvePoints(a, rr, true)
 	fs := &model.Factors{Curves: map[string]*model.Curve{a.Class: &curveA}, TransferFrom: a.Class,
 		FaultOverhead: units.Duration(o), Readahead: ra}
 	// Both forms predict the excess time; it is compared with what the

@@ -68,6 +68,7 @@ func HostState(h Host) string {
 	}
 	section("sysctl")
 	file("/proc/sys/vm/swappiness")
+	file(DelayacctSysctl)
 	section("zswap")
 	if ents, err := h.ReadDir(ZswapParams); err == nil {
 		for _, e := range ents {

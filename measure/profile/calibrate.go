@@ -26,11 +26,12 @@ import (
 // page visits and 6-9us to CPython's dictionary lookups. Counted as
 // progress, that time hides part of the slowdown. The calibration
 // measures it with a kernel of known work on this host and backend (one
-// byte written per page visited, then arithmetic in registers, on 4 KiB
-// pages, at a limit of half its pages, so nearly every visit faults): the
-// extra user time over the extra major faults. It came out at 17-20us
-// there, above what the programs showed, and serves as the band's upper
-// end, not as the central figure.
+// byte written per page visited at random, then arithmetic in registers,
+// on 4 KiB pages, at a limit of three quarters of its pages, so about one
+// visit in four faults): the extra user time over the extra major faults.
+// It sets the band's upper end and what the budget and the knee go by,
+// not the central figure. (With every visit faulting it came out at
+// 15-20us there: the figure depends on how densely a program faults.)
 
 // calibrateEnv turns a re-executed memplan into the calibration kernel;
 // its value is "MiB steps".
@@ -112,10 +113,11 @@ type Calibration struct {
 	Limit        units.Bytes `json:"limit_bytes"`
 }
 
-// calibrate runs the kernel without a limit and at half its size, twice
-// each, interleaved, on the backend already set up.
+// calibrate runs the kernel without a limit and at three quarters of its
+// size (about one visit in four faults), twice each, interleaved, on the
+// backend already set up.
 func (ps *profileSession) calibrate(ctx context.Context) (*Calibration, error) {
-	c := &Calibration{Repetitions: 2, Limit: calibrateMiB * units.MiB / 2}
+	c := &Calibration{Repetitions: 2, Limit: calibrateMiB * units.MiB * 3 / 4}
 	for rep := 0; rep < c.Repetitions; rep++ {
 		for _, limit := range []units.Bytes{ps.cap, c.Limit} {
 			u, sy, w, f, err := ps.calibRun(ctx, limit)

@@ -387,6 +387,16 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		return fmt.Errorf("%w: %s finished before memplan could measure one cycle of slices (%d slices in %.1fs); the one run needs a command that runs for at least %d seconds of CPU time; use the multi-run profile (drop --one-run)",
 			ErrTooShort, name, len(ctl.slices), wall, int(oneRunMinSlice.Seconds()*float64(len(o.Fits)+1)*(1+oneRunSettle)*3))
 	}
+	measured := 0
+	for _, pt := range ph.Points {
+		if pt.Slowdown.N > 0 {
+			measured++
+		}
+	}
+	if measured == 0 {
+		return fmt.Errorf("%w: the one run of %s measured no fit ratio (%d cycles in %.1fs; %s): give it a longer input, fits nearer 1, or use the multi-run profile (drop --one-run)",
+			ErrTooShort, name, rep.Cycles, wall, ph.Points[0].Verdict)
+	}
 	ps.rep.OneRun = &rep.OneRunReport
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
@@ -757,7 +767,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 	var cycles []*cyc
 	byCycle := map[int]*cyc{}
 	var settleW, settleP, countW, countP float64
-	var totalWall, totalProg, refW, refP float64
+	var totalWall, totalProg, inRAM, refW, refP float64
 	for i := range slices {
 		sl := &slices[i]
 		c := byCycle[sl.Cycle]
@@ -769,6 +779,8 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		c.progress += sl.Progress + sl.SetProg
 		totalWall += sl.Wall + sl.SetWall
 		totalProg += sl.Progress + sl.SetProg
+		// Its progress at the pace of the references around it.
+		inRAM += (sl.Progress + sl.SetProg) * bracketRef(slices, i)
 		c.foot = max(c.foot, sl.Footprint)
 		if sl.Progress <= 0 {
 			continue
@@ -805,7 +817,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		return est
 	}
 	r1 := refW / refP
-	est.InRAM = measure.Round4(totalProg * r1)
+	est.InRAM = measure.Round4(inRAM)
 	if est.InRAM > 0 {
 		est.ExtraShare = measure.Round4(totalWall/est.InRAM - 1)
 	}

@@ -1229,6 +1229,11 @@ func (ps *profileSession) finish() {
 		ins += pt.SwapIns
 		outs += pt.SwapOuts
 	}
+	if rep.OneRun != nil {
+		// A one run's swap-outs come when a limit drops, its swap-ins
+		// while it holds: only the run's totals pair them.
+		ins, outs = float64(rep.Sizing.SwapIn), float64(rep.Sizing.SwapOut)
+	}
 	rep.Dirty, rep.DirtyNote = dirtyShare(ins, outs, a.Backend)
 	for i := range rep.Phases {
 		ph := &rep.Phases[i]

@@ -394,12 +394,37 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		}
 	}
 	if measured == 0 {
-		return fmt.Errorf("%w: the one run of %s measured no fit ratio (%d cycles in %.1fs; %s): give it a longer input, fits nearer 1, or use the multi-run profile (drop --one-run)",
-			ErrTooShort, name, rep.Cycles, wall, ph.Points[0].Verdict)
+		return fmt.Errorf("%w: the one run of %s measured no fit ratio (%s in %.1fs; %s): give it a longer input, fits nearer 1, or use the multi-run profile (drop --one-run)",
+			ErrTooShort, name, sliceCounts(ctl.slices), wall, ph.Points[0].Verdict)
 	}
 	ps.rep.OneRun = &rep.OneRunReport
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
+}
+
+// sliceCounts says what the run's slices were, for an error.
+func sliceCounts(slices []OneRunSlice) string {
+	var ref, pay, lim, cut int
+	var refWall, payWall, limWall float64
+	for _, sl := range slices {
+		w := sl.Wall + sl.SetWall
+		switch {
+		case sl.Payback:
+			pay++
+			payWall += w
+		case sl.Fit == 0:
+			ref++
+			refWall += w
+		default:
+			lim++
+			limWall += w
+			if sl.Progress == 0 {
+				cut++
+			}
+		}
+	}
+	return fmt.Sprintf("%d slices without a limit (%.1fs), %d with one (%.1fs, %d never past settling), %d paying back the budget (%.1fs)",
+		ref, refWall, lim, limWall, cut, pay, payWall)
 }
 
 func sortedDesc(fits []float64) []float64 {
@@ -419,6 +444,7 @@ type stepper struct {
 	started  time.Time
 	swapSize units.Bytes // what the backend holds
 	applied  units.Bytes // the limit in force
+	resident units.Bytes // what the command held at the last reading
 	perFault float64     // user seconds a major fault may add (the calibration), for the budget and the knee
 
 	slices  []OneRunSlice
@@ -499,7 +525,10 @@ func (s *stepper) approach(want units.Bytes) bool {
 	}
 	next := want
 	if s.applied > 0 && want < s.applied {
-		next = max(want, s.applied-max(32*units.MiB, s.peak/8))
+		// Down from what the command holds now, not from a limit far
+		// above it (the first drop starts at the ceiling).
+		step := max(32*units.MiB, s.peak/8)
+		next = max(want, min(s.applied, s.resident+step)-step)
 	}
 	if !s.setLimit(next) {
 		return false
@@ -519,9 +548,11 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 	settled := false
 	var target, settleTarget float64
 	var settleStart orSample
+	var sliceFoot units.Bytes // the footprint when the slice started
 	start := func(fit float64, pay bool, now orSample) {
 		s.slices = append(s.slices, OneRunSlice{Cycle: cycle, Fit: fit, Payback: pay, Start: now.at.Sub(s.started).Seconds()})
 		cur = &s.slices[len(s.slices)-1]
+		sliceFoot = now.footprint
 		settleStart, begin = now, now
 		settled = false
 		target = s.sliceLen(now.progress)
@@ -534,6 +565,15 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		// is spent (then a payback slice without a limit), past the knee
 		// or the footprint too small to step yet.
 		if s.stopped != "" || now.footprint < 16*units.MiB {
+			start(0, false, now)
+			return
+		}
+		// While the command is still allocating fast (its footprint grew
+		// by a tenth over the last slice), no limit: a limit under an
+		// allocation burst measures the burst against a footprint it has
+		// not reached, and a whole run at that fit would not have been
+		// limited there yet.
+		if slot == 0 && cur != nil && cur.Fit == 0 && now.footprint > sliceFoot+sliceFoot/10 {
 			start(0, false, now)
 			return
 		}
@@ -595,6 +635,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		}
 		now := s.ps.orRead(s.cg, false, 0)
 		s.peak = max(s.peak, now.footprint)
+		s.resident = now.resident
 		s.threads = max(s.threads, now.threads)
 		cur.Footprint = max(cur.Footprint, now.footprint)
 		dt := now.at.Sub(prev.at).Seconds()

@@ -16,6 +16,7 @@ import (
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"
+	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/measure/profile"
 	"github.com/memplan/memplan/model"
@@ -126,6 +127,30 @@ func TestProfile(t *testing.T) {
 	var b strings.Builder
 	measured.WriteProfile(&b, r.Report, r.Factors)
 	golden(t, "profile.txt", b.String())
+}
+
+// TestProfileOnePassHasNoPhases renders a one-pass report, which has no
+// phases (nothing ran under a limit): the sizing run, the sampler's counts
+// and the inferred bands are printed, and nothing indexes a missing phase.
+func TestProfileOnePassHasNoPhases(t *testing.T) {
+	var r profileRecord
+	load(t, "profile.json", &r)
+	r.Report.Phases = nil
+	r.Report.OnePass = &profile.OnePassReport{Result: &onepass.Result{Samples: onepass.Samples{
+		Method: "idle page tracking", Split: "smaps", Windows: 19, Sweeps: 4, Processes: 1}}}
+	r.Factors.Curves = []model.Curve{{Class: "zram", Points: []model.Point{{Fit: 0.75, Slowdown: 1.2, CI: []float64{1.0, 1.6}}}}}
+	var b strings.Builder
+	measured.WriteProfile(&b, r.Report, r.Factors)
+	out := b.String()
+	for _, want := range []string{
+		"unconstrained run: ",
+		"one pass: 19 window reads in 4 sweeps (idle page tracking, smaps), 1 process(es) followed",
+		"zram   0.75  1.20      1.00-1.60",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("one-pass output lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 func TestImport(t *testing.T) {

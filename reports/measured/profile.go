@@ -21,7 +21,11 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	fmt.Fprintf(w, "memplan profile of %s\n", strings.Join(quoteArgs(r.Command), " "))
 	fmt.Fprintf(w, "host %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
 	s := r.Sizing
-	a := r.Phases[0]
+	// A one-pass report has no phases: it measured nothing under a limit.
+	var a profile.ProfilePhase
+	if len(r.Phases) > 0 {
+		a = r.Phases[0]
+	}
 	if o := r.OneRun; o != nil {
 		fmt.Fprintf(w, "one run, stepped memory limit: %.2fs, exit status %d, footprint %s (resident and swapped; cgroup peak %s with page cache), %d major faults\n",
 			s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, o.Faults)

@@ -509,12 +509,16 @@ func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (mo
 }
 
 // pruneDrives drops drives that another drive of the same class beats or
-// matches on everything that matters to this workload: price, usable
-// capacity (capacity beyond what the largest job class touches buys
-// nothing), endurance, and for each dirty share the workload uses, the
-// per-fault latency (read + dirty x write) and the per-fault IOPS cost
-// (1/read IOPS + dirty/write IOPS). Such a drive can only make a
-// configuration costlier or slower.
+// matches on everything the model reads of a drive for this workload:
+// price, usable capacity (capacity beyond what the largest job class
+// touches buys nothing), endurance, and, for the device as the transfer
+// model sees it (CatalogDevice): the random and follow-on read latencies,
+// the read units (latency x IOPS, at least one), the write latency, write
+// IOPS and the sustained write bandwidth (the class default where the
+// catalog gives none). Such a drive can only make a configuration costlier
+// or slower. A figure the model does not read cannot keep a drive, and
+// every figure it does read can: a cheaper drive that writes slower does
+// not hide a dearer one that writes faster.
 func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].price != ds[j].price {
@@ -523,43 +527,48 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 		return ds[i].SKU < ds[j].SKU
 	})
 	var maxTouched units.Bytes
-	var dirties []float64
 	for _, j := range jobs {
 		if t := touched(j); t > maxTouched {
 			maxTouched = t
 		}
-		if !slices.Contains(dirties, float64(j.DirtyShare)) {
-			dirties = append(dirties, float64(j.DirtyShare))
-		}
 	}
-	type metrics struct {
-		capacity, endurance float64
-		lat, thr            []float64
-	}
-	measure := func(d pricedDrive) metrics {
-		m := metrics{capacity: float64(min(d.Capacity, maxTouched)), endurance: math.Inf(1)}
+	// Each figure is oriented so that smaller is better.
+	measure := func(d pricedDrive) []float64 {
+		endurance := math.Inf(1)
 		if e := d.Endurance(); e > 0 {
-			m.endurance = float64(e)
+			endurance = float64(e)
 		}
-		for _, dirty := range dirties {
-			m.lat = append(m.lat, d.ReadLatency.Seconds()+dirty*d.WriteLatency.Seconds())
-			m.thr = append(m.thr, 1/d.ReadIOPS+dirty/d.WriteIOPS)
+		dev := CatalogDevice(d.Drive, d.class, 1)
+		units := 1.0
+		if dev.ReadIOPS > 0 {
+			units = math.Max(1, dev.ReadLatency.Seconds()*dev.ReadIOPS)
 		}
-		return m
+		seq := dev.SeqReadLatency
+		if seq <= 0 {
+			seq = dev.ReadLatency
+		}
+		inv := func(x float64) float64 {
+			if x <= 0 {
+				return math.Inf(1)
+			}
+			return 1 / x
+		}
+		return []float64{
+			-float64(min(d.Capacity, maxTouched)), -endurance,
+			dev.ReadLatency.Seconds(), seq.Seconds(), dev.ReadLatency.Seconds() / units,
+			dev.WriteLatency.Seconds(), inv(dev.WriteIOPS), inv(dev.WriteBW),
+		}
 	}
-	beats := func(k, d metrics) bool {
-		if k.capacity < d.capacity || k.endurance < d.endurance {
-			return false
-		}
-		for i := range k.lat {
-			if k.lat[i] > d.lat[i] || k.thr[i] > d.thr[i] {
+	beats := func(k, d []float64) bool {
+		for i := range k {
+			if k[i] > d[i] {
 				return false
 			}
 		}
 		return true
 	}
 	var kept []pricedDrive
-	var km []metrics
+	var km [][]float64
 	for _, d := range ds {
 		m := measure(d)
 		dominated := false

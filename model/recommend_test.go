@@ -445,3 +445,64 @@ func TestCatalogCoresBelowSocketsIsAnInputError(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A cheaper drive that writes slower does not hide the dearer drives that
+// write faster: pruning compares every figure the swap-path model reads, so
+// adding a 40 MB/s TLC drive at 250 USD to the list prices leaves eda.yaml's
+// recommendation where it was (512 GiB + 1.92 TB TLC, 18,520 USD; with the
+// old pruning both TLC drives were dropped and QLC at 18,980 USD won).
+func TestPruneKeepsDrivesThatWriteFaster(t *testing.T) {
+	w, err := model.LoadWorkload("../examples/eda.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recommend := func(cur *prices.Catalog) *model.Result {
+		t.Helper()
+		set, err := prices.Merge(cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	cur, err := prices.Embedded(prices.DefaultCatalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := recommend(cur)
+	var slow prices.Drive
+	for _, d := range cur.Drives {
+		if d.SKU == "NVME-TLC-1T9" {
+			slow = d
+		}
+	}
+	if slow.SKU == "" {
+		t.Fatal("the current catalog has no NVME-TLC-1T9")
+	}
+	slow.SKU, slow.Model = "NVME-TLC-SLOWW", "1.92 TB TLC NVMe, 40 MB/s sustained writes"
+	slow.Price.Amount, slow.WriteBandwidth, slow.DWPD = 250, units.Bytes(40e6), 2*slow.DWPD
+	cur.Drives = append(cur.Drives, slow)
+	after := recommend(cur)
+	if before.Recommended == nil || after.Recommended == nil {
+		t.Fatalf("no recommendation: before %v, after %v", before.Recommended, after.Recommended)
+	}
+	if before.Recommended.ID != after.Recommended.ID || !strings.Contains(after.Recommended.ID, "NVME-TLC-1T9") {
+		t.Errorf("recommended %s with the slow-writing drive in the catalog, %s without; want the 1.92 TB TLC configuration both times", after.Recommended.ID, before.Recommended.ID)
+	}
+	var slowEvaluated bool
+	for _, c := range after.Configs {
+		if c.Swap.Drive != nil && c.Swap.Drive.SKU == "NVME-TLC-SLOWW" {
+			slowEvaluated = true
+		}
+	}
+	if !slowEvaluated {
+		t.Error("the slow-writing drive was not evaluated at all; it is the cheapest TLC drive and must be")
+	}
+}

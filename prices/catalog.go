@@ -482,6 +482,9 @@ func Merge(cats ...*Catalog) (*Set, error) { return MergeWith(Flags{}, cats...) 
 // MergeWith is Merge for a caller that offers flags for what the hints
 // suggest; the set keeps them for Convert's.
 func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
+	if len(cats) == 0 {
+		return nil, fmt.Errorf("%w: no price catalog to merge", yamlx.ErrInput)
+	}
 	s := &Set{Catalogs: cats, Flags: f, rates: map[[2]string]*big.Rat{}, given: map[[2]string]RateUsed{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, c := range cats {

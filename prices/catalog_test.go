@@ -657,3 +657,12 @@ func TestErrorAtWithoutDocumentIsInputError(t *testing.T) {
 		t.Errorf("ErrorAt = %v, not an input error", err)
 	}
 }
+
+// Merging nothing is an input error, not an index out of range: a workload
+// that names no catalog reached Merge with none in a test.
+func TestMergeOfNoCatalogsIsAnInputError(t *testing.T) {
+	_, err := prices.Merge()
+	if !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "no price catalog") {
+		t.Errorf("Merge(): %v, want an input error saying there is no price catalog", err)
+	}
+}

@@ -224,8 +224,8 @@ func TestBreakEvenNeedsARecommendation(t *testing.T) {
 	}
 }
 
-// loadRobust loads a workload from testdata with the embedded catalogs it
-// names and the default factors.
+// loadRobust loads a workload with the embedded catalogs it names (the
+// default catalog when it names none) and the default factors.
 func loadRobust(t testing.TB, path string) model.Input {
 	t.Helper()
 	w, err := model.LoadWorkload(path)
@@ -233,7 +233,11 @@ func loadRobust(t testing.TB, path string) model.Input {
 		t.Fatal(err)
 	}
 	var cats []*prices.Catalog
-	for _, n := range w.Catalogs {
+	names := w.Catalogs
+	if len(names) == 0 {
+		names = []string{prices.DefaultCatalog} // as recommend does
+	}
+	for _, n := range names {
 		c, err := prices.Embedded(n)
 		if err != nil {
 			t.Fatal(err)

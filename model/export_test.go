@@ -15,3 +15,10 @@ func SetConstantSlowdown(s float64) (restore func()) {
 	constantEstimate = &Estimate{Slowdown: s, Low: s, High: s, Provenance: Published, Basis: "constant (speed limit)"}
 	return func() { constantEstimate = old }
 }
+
+// DerivedSigma is derivedSigma, the least log sigma of a derived figure's
+// draw in Uncertainty.
+var DerivedSigma = derivedSigma
+
+// DrawKey is drawKey: which slowdown error an estimate shares.
+var DrawKey = drawKey

@@ -185,10 +185,11 @@ func scaled(p money.Amount, k float64) money.Amount {
 type hooks struct {
 	// price returns the multiplier on a part's catalog price.
 	price func(kind partKind, sku string) float64
-	// slowdown replaces an estimate predicted for a factor class. A Monte
-	// Carlo draw collapses the band onto the drawn value (the slowdown is
-	// then known), so only extrapolation still puts a configuration at risk.
-	slowdown func(class string, est Estimate) Estimate
+	// slowdown replaces an estimate; key (drawKey) names the error it
+	// shares with other estimates. A Monte Carlo draw collapses the band
+	// onto the drawn value (the slowdown is then known), so only
+	// extrapolation still puts a configuration at risk.
+	slowdown func(key string, est Estimate) Estimate
 }
 
 type partKind int
@@ -206,11 +207,11 @@ func (h *hooks) scale(k partKind, sku string) float64 {
 	return h.price(k, sku)
 }
 
-func (h *hooks) adjust(class string, est Estimate) Estimate {
+func (h *hooks) adjust(key string, est Estimate) Estimate {
 	if h == nil || h.slowdown == nil {
 		return est
 	}
-	return h.slowdown(class, est)
+	return h.slowdown(key, est)
 }
 
 func recommend(in Input, h *hooks) (*Result, error) {
@@ -873,7 +874,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			est = e.h.adjust(s.Class, est)
+			est = e.h.adjust(drawKey(s.Class, est), est)
 			jr.Estimate = est
 			flashWrites = faultsPerJob(est, j) * pageSize * dirty
 		case SwapZram:
@@ -914,7 +915,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			jr.Estimate = e.h.adjust("zram-"+s.Algorithm, est)
+			jr.Estimate = e.h.adjust(drawKey("zram-"+s.Algorithm, est), est)
 		case SwapZswap:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
@@ -952,7 +953,9 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if why := cmp.Or(de.Unsupported, pe.Unsupported); why != "" {
 				return jr, 0, e.unsupported(&c, j, f, why)
 			}
-			pe, de = e.h.adjust("zram-"+s.Algorithm, pe), e.h.adjust(s.Class, de)
+			// The pool and the drive share the job's page rate: one error.
+			k := drawKey(s.Class, de)
+			pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
 			// Uniform access: each part's faults are proportional to its share.
 			wp, wd := inPool/(F-M), onDrive/(F-M)
 			jr.Estimate = Estimate{

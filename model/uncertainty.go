@@ -87,12 +87,16 @@ type Distribution struct {
 
 // uncertaintyMethod is the caveat that travels with the numbers.
 const uncertaintyMethod = "Each run draws every catalog price independently from a triangular distribution " +
-	"(its price_range, or the quoted price +/- the default spread, with the quoted price most likely) and, " +
-	"for each swap backend class, one slowdown error shared by every configuration using that class: " +
-	"the excess slowdown (S-1) times a log-normal factor with median 1 whose 97.5th percentile is the top " +
-	"of the estimate's 95% band. Within a run the drawn slowdown is taken as true, so a configuration meets " +
+	"(its price_range, or the quoted price +/- the default spread, with the quoted price most likely) and " +
+	"one slowdown error for each set of curves the slowdowns rest on: one shared by every figure derived " +
+	"from another device's curves (and by a zswap pool and its drive, which share one page rate), one for " +
+	"each class measured or published directly. The error multiplies the excess slowdown (S-1) by a " +
+	"log-normal factor with median 1 whose 97.5th percentile is the top of the estimate's 95% band; for a " +
+	"derived figure its log sigma is at least the leave-one-out error of the factor set's joint predictions " +
+	"(memplan factors crossval). Within a run the drawn slowdown is taken as true, so a configuration meets " +
 	"its deadlines or not, and the cheapest that meets them wins; as in the ranking itself, one that relies on " +
-	"a slowdown extrapolated beyond the measured fit ratios wins only when nothing measured meets them. Prices of different parts " +
+	"a slowdown extrapolated beyond the measured fit ratios wins only when nothing measured meets them. " +
+	"The shares are given the model and its measured error, not a probability about the world. Prices of different parts " +
 	"are drawn independently; a market-wide DRAM move is what the break-even analysis covers."
 
 // Uncertainty re-runs the ranking opts.Runs times with prices and slowdown
@@ -240,7 +244,10 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 // standard-normal slowdown error per swap backend class.
 type runDraw struct {
 	price map[partKey]float64
-	z     map[string]float64
+	z     map[string]float64 // by drawKey
+	// floor is the least log sigma of a derived figure: the factor set's
+	// joint leave-one-out error (derivedSigma).
+	floor float64
 }
 
 type partKey struct {
@@ -259,8 +266,12 @@ func (d *runDraw) hooks() *hooks {
 		}
 	}
 	if d.z != nil {
-		h.slowdown = func(class string, est Estimate) Estimate {
-			return drawSlowdown(est, d.z[class])
+		h.slowdown = func(key string, est Estimate) Estimate {
+			floor := 0.0
+			if est.Provenance == Derived {
+				floor = d.floor
+			}
+			return drawSlowdown(est, d.z[key], floor)
 		}
 	}
 	return h
@@ -268,19 +279,60 @@ func (d *runDraw) hooks() *hooks {
 
 // drawSlowdown moves an estimate to the draw z (standard normal): the
 // excess S-1 times exp(sigma z), a log-normal factor with median 1 whose
-// 97.5th percentile, at z = 1.96, is the top of the estimate's 95% band.
-// The excess stays positive, as a slowdown below 1 is impossible, and the
-// band's top (what deadlines are judged by) is matched exactly; its bottom
-// comes out a little higher than Low. The drawn slowdown is taken as known.
-func drawSlowdown(est Estimate, z float64) Estimate {
+// 97.5th percentile, at z = 1.96, is the top of the estimate's 95% band, or
+// whose sigma is floor where that is wider. The excess stays positive, as a
+// slowdown below 1 is impossible; the band's bottom comes out a little
+// higher than Low. The drawn slowdown is taken as known.
+func drawSlowdown(est Estimate, z, floor float64) Estimate {
 	ex := est.Slowdown - 1
-	if ex > 0 && est.High > est.Slowdown && z != 0 {
-		u := (est.High - est.Slowdown) / ex
-		sigma := math.Log1p(u) / 1.96
+	if ex > 0 && z != 0 {
+		sigma := 0.0
+		if est.High > est.Slowdown {
+			sigma = math.Log1p((est.High-est.Slowdown)/ex) / 1.96
+		}
+		sigma = math.Max(sigma, floor)
 		est.Slowdown = 1 + ex*math.Exp(sigma*z)
 	}
 	est.Low, est.High = est.Slowdown, est.Slowdown
 	return est
+}
+
+// derivedKey is the draw of every figure derived from another device's
+// curves: they rest on the same source curves and the same swap-path
+// model, so a run that draws them high draws them all high.
+const derivedKey = "derived"
+
+// drawKey is the slowdown error an estimate of class takes in a run:
+// derivedKey for a derived figure, its own class for one read off the
+// class's own curve.
+func drawKey(class string, est Estimate) string {
+	if est.Provenance == Derived {
+		return derivedKey
+	}
+	return class
+}
+
+// derivedSigma is the root mean square of the log error in excess of the
+// factor set's joint leave-one-out predictions (Crossval.Joint): how far a
+// figure derived from the other curves has really missed. Zero when the
+// set has fewer than two curves to check against each other.
+func derivedSigma(fs *Factors) float64 {
+	if fs == nil {
+		return 0
+	}
+	var sum float64
+	n := 0
+	for _, r := range CrossValidate(fs).Joint {
+		if r.ErrExcess > -1 {
+			l := math.Log1p(r.ErrExcess)
+			sum += l * l
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(sum / float64(n))
 }
 
 // drawRuns makes every run's draws from one stream, in a fixed order
@@ -327,10 +379,15 @@ func drawRuns(in Input, opts UncertaintyOptions) []runDraw {
 				seen[name] = true
 			}
 		}
+		seen[derivedKey] = true
 		for c := range seen {
 			classes = append(classes, c)
 		}
 		sort.Strings(classes)
+	}
+	floor := 0.0
+	if !opts.FixedSlowdowns {
+		floor = derivedSigma(in.Factors)
 	}
 	normal := distuv.Normal{Mu: 0, Sigma: 1, Src: src}
 	draws := make([]runDraw, opts.Runs)
@@ -347,6 +404,7 @@ func drawRuns(in Input, opts UncertaintyOptions) []runDraw {
 			}
 		}
 		if !opts.FixedSlowdowns {
+			d.floor = floor
 			d.z = make(map[string]float64, len(classes))
 			for _, c := range classes {
 				d.z[c] = normal.Rand()

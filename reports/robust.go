@@ -246,7 +246,7 @@ func uncertaintyHead(u *Uncertainty) string {
 	if u.Runs == 1 {
 		runs = "1 run"
 	}
-	return fmt.Sprintf("%s of the ranking (seed %d) with %s and slowdowns within their 95%% bands", runs, u.Seed, spread)
+	return fmt.Sprintf("%s of the ranking (seed %d) with %s and slowdowns drawn with the model's measured error", runs, u.Seed, spread)
 }
 
 // maxWinners is how many winners the table and Markdown name before
@@ -281,7 +281,7 @@ func uncertaintySentences(out Output) []string {
 	}
 	s = append(s, "Cheapest in: "+strings.Join(ws, "; ")+".")
 	if out.RecommendedID != "" {
-		s = append(s, fmt.Sprintf("The recommendation met every deadline in %s of the runs.", pct(u.RecommendedMeets)))
+		s = append(s, fmt.Sprintf("The recommendation met every deadline in %s of the runs (given the model and its measured error).", pct(u.RecommendedMeets)))
 	}
 	if u.NoneMeets > 0 {
 		s = append(s, fmt.Sprintf("In %s of the runs nothing met every deadline.", pct(u.NoneMeets)))

@@ -224,6 +224,18 @@ func TestBreakEvenNeedsARecommendation(t *testing.T) {
 	}
 }
 
+// edaSweep is examples/eda.yaml with both job classes stating the sweep
+// access pattern, the one the published anchors agree under: the 512 GiB +
+// zswap + 1.92 TB TLC recommendation of docs/model.md's worked example.
+func edaSweep(t testing.TB) model.Input {
+	t.Helper()
+	in := loadRobust(t, "../examples/eda.yaml")
+	for i := range in.Workload.Jobs {
+		in.Workload.Jobs[i].Access = "sweep"
+	}
+	return in
+}
+
 // loadRobust loads a workload with the embedded catalogs it names (the
 // default catalog when it names none) and the default factors.
 func loadRobust(t testing.TB, path string) model.Input {

@@ -85,6 +85,9 @@ type carried struct {
 	// run the central figure is the median of stands for; 0 for the runs
 	// that only bound the band, and for every run of a full set.
 	weight int
+	// prior: the run comes from an agreement under which the curves
+	// contradict each other, so the model's prior error joins its own.
+	prior bool
 }
 
 // carryJoint carries every source under every kept combination, at each
@@ -136,7 +139,7 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 			continue
 		}
 		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
-		if prior {
+		if prior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)
 		}
 		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
@@ -270,6 +273,19 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 	return a, sources
 }
 
+// sourcesAreTheJob reports whether the joint sources (the transfer_from
+// curve's file) are a profile of the job itself (memplan profile records
+// extra.profile): then their agreement constrains the job's own shape.
+func (fs *Factors) sourcesAreTheJob() bool {
+	origin := fs.Origin[fs.TransferFrom]
+	for _, f := range fs.Files {
+		if f.File == origin && f.Extra["profile"] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyCurves is fs with just the given curves.
 func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
 	cp := *fs
@@ -310,6 +326,26 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 		r.pts = fs.carry(r.src, p.target, r.s, false)
 		p.joint = append(p.joint, r)
 	}
+	// The sources' agreement tells which shapes explain their jobs. Unless
+	// they are the job's own curves (its profile), it says nothing of the
+	// job's shape: the band then also spans every shape's own joint band,
+	// as wide as naming that shape in access: would make it, so that
+	// stating the shape never widens the band. These runs only bound it;
+	// the central figure stays the median of the agreeing combinations.
+	spanAll := len(shapes) > 1 && !fs.sourcesAreTheJob()
+	if spanAll {
+		for _, sh := range shapes {
+			one, _ := fs.jointAgreement(sh.Name, []Shape{sh})
+			if one.curves < 2 || len(one.kept) == 0 {
+				continue
+			}
+			for _, r := range fs.cachedPlan(sh.Name, seeks, one, sources) {
+				r.pts = fs.carry(r.src, p.target, r.s, false)
+				r.weight, r.prior = 0, one.consistent == 0
+				p.joint = append(p.joint, r)
+			}
+		}
+	}
 	p.inferred = len(inferred) > 0
 	p.jointPrior = a.consistent == 0
 	kept := map[string]bool{}
@@ -332,12 +368,21 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 		idle = fmt.Sprintf("%.3g-%.3gus", idleLo*1e6, idleHi*1e6)
 	}
 	p.basis = fmt.Sprintf("derived jointly from the %s curves (%s) by the swap-path model, %s a page unloaded: ", strings.Join(names, ", "), p.curve.Provenance, idle)
-	if a.consistent > 0 {
+	p.shapeUnknown = spanAll && len(keptShapes) < len(shapes)
+	switch {
+	case p.shapeUnknown && a.consistent > 0:
+		p.basis += fmt.Sprintf("the central figure is the median of the %d of %d combinations of the unknowns under which they agree (memplan factors crossval), all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s); `access:` in the workload or `memplan profile` of the job narrows it",
+			a.consistent, len(a.grid), shapeNames(keptShapes), shapeNames(shapes))
+	case p.shapeUnknown:
+		p.basis += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g); the central figure is the median of the %d within one tolerance of the best, all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s) and carries the model's prior error, ln 1.5; `access:` in the workload or `memplan profile` of the job narrows it",
+			len(a.grid), a.misfit, len(a.kept), shapeNames(keptShapes), shapeNames(shapes))
+	case a.consistent > 0:
 		p.basis += fmt.Sprintf("the band spans the %d of %d combinations of the unknowns under which they agree (memplan factors crossval)", a.consistent, len(a.grid))
-	} else {
+	default:
 		p.basis += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g), so the band spans the %d within one tolerance of the best and carries the model's prior error, ln 1.5 (memplan factors crossval)", len(a.grid), a.misfit, len(a.kept))
 	}
 	switch {
+	case p.shapeUnknown:
 	case len(shapes) > 1 && a.consistent == 0:
 		p.basis += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, the band spans the " + shapeNames(keptShapes) + " nearest to agreeing"
 	case len(shapes) > 1 && len(keptShapes) == 1:

@@ -400,6 +400,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if r := restsOn(res, in); r != "" {
 		res.Verdict += " " + r
 	}
+	if r := shapeNote(res, w); r != "" {
+		res.Verdict += " " + r
+	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
 	res.Warnings = append(res.Warnings, inputWarnings(in)...)
 	res.Warnings = append(res.Warnings, quoteWarnings(in, res)...)
@@ -967,6 +970,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				FaultTime:    de.FaultTime,
 				Inferred:     pe.Inferred || de.Inferred,
+				ShapeUnknown: pe.ShapeUnknown || de.ShapeUnknown,
 			}
 			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + wd*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
 		}
@@ -1239,6 +1243,33 @@ func restsOn(res *Result, in Input) string {
 		return fmt.Sprintf("The slowdown of %s rests on a published figure measured on other jobs, not on this workload: measure it with `memplan profile -- YOUR JOB`.", strings.Join(published, ", "))
 	}
 	return ""
+}
+
+// shapeNote names the cheapest configuration that meets every deadline on
+// its central figures but is at risk only because a job's access pattern
+// is unknown (Estimate.ShapeUnknown), when it is cheaper than the
+// recommendation: what measuring the job could save.
+func shapeNote(res *Result, w *Workload) string {
+	r := res.Recommended
+	var best *Config
+	for i := range res.Configs {
+		c := &res.Configs[i]
+		if !c.Meets || !c.AtRisk || c.Extrapolated || (r != nil && rankCost(c, w) >= rankCost(r, w)) {
+			continue
+		}
+		unknown := false
+		for _, j := range c.Jobs {
+			unknown = unknown || (j.AtRisk && j.Estimate.ShapeUnknown)
+		}
+		if unknown && (best == nil || rankCost(c, w) < rankCost(best, w)) {
+			best = c
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s, at %s per server, meets every deadline if the jobs use memory the way the jobs behind the published curves do, but not at the top of the band over every access pattern, and no job states its pattern: `memplan profile -- YOUR JOB` (or `access:` for each job class) would settle it.",
+		best.Label, moneyOf(best.Cost.PerServer, res.Currency))
 }
 
 // tier is the configuration's ranking tier (rank.go).

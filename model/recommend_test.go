@@ -448,18 +448,13 @@ func TestCatalogCoresBelowSocketsIsAnInputError(t *testing.T) {
 
 // A cheaper drive that writes slower does not hide the dearer drives that
 // write faster: pruning compares every figure the swap-path model reads, so
-// adding a 40 MB/s TLC drive at 250 USD to the list prices leaves eda.yaml's
-// recommendation where it was (512 GiB + 1.92 TB TLC, 18,520 USD; with the
-// old pruning both TLC drives were dropped and QLC at 18,980 USD won).
+// adding a 40 MB/s TLC drive at 250 USD to the list prices leaves the
+// recommendation for eda.yaml with access: sweep where it was (512 GiB +
+// 1.92 TB TLC, 18,520 USD; with the old pruning both TLC drives were
+// dropped and QLC at 18,980 USD won).
 func TestPruneKeepsDrivesThatWriteFaster(t *testing.T) {
-	w, err := model.LoadWorkload("../examples/eda.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := model.MergeFactors(model.DefaultFactors())
-	if err != nil {
-		t.Fatal(err)
-	}
+	eda := edaSweep(t)
+	w, fs := eda.Workload, eda.Factors
 	recommend := func(cur *prices.Catalog) *model.Result {
 		t.Helper()
 		set, err := prices.Merge(cur)

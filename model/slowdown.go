@@ -88,6 +88,11 @@ type Estimate struct {
 	// Inferred marks a figure that rests on an inferred curve (memplan
 	// profile --one-pass), the job's own or the one it was derived from.
 	Inferred bool
+	// ShapeUnknown marks a derived figure whose band spans access patterns
+	// its source curves do not support: the job's was not given, and the
+	// source curves describe other jobs. The central figure assumes the
+	// job's pattern is theirs.
+	ShapeUnknown bool
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.
@@ -213,6 +218,9 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
+	// shapeUnknown: the band spans shapes the sources' agreement rules out
+	// (Estimate.ShapeUnknown).
+	shapeUnknown bool
 }
 
 // shapesFor lists the families a prediction spans.
@@ -527,7 +535,7 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 }
 
 func (p prepared) at(f float64) Estimate {
-	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred}
+	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))

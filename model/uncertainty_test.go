@@ -209,13 +209,13 @@ func TestDrawKeySharesOneErrorAmongDerivedFigures(t *testing.T) {
 	}
 }
 
-// eda.yaml's recommendation rests on derived figures only (nothing was
-// measured on zswap or NVMe). With one shared draw at crossval's error
-// it misses a deadline in a few percent of the runs; with independent
-// draws at the band's own sigma it missed in 0.1%, which overstated how
-// sure the plan is.
+// eda.yaml with access: sweep is recommended 512 GiB + zswap + 1.92 TB
+// TLC on derived figures only (nothing was measured on zswap or NVMe).
+// With one shared draw at crossval's error it misses a deadline in a few
+// percent of the runs; with independent draws at the band's own sigma it
+// missed in 0.1%, which overstated how sure the plan is.
 func TestUncertaintyEDAMissesAtTheModelsMeasuredError(t *testing.T) {
-	in := loadRobust(t, "../examples/eda.yaml")
+	in := edaSweep(t)
 	u, err := model.Uncertainty(in, model.UncertaintyOptions{Runs: 1000, Seed: 1, FixedPrices: true})
 	if err != nil {
 		t.Fatal(err)

@@ -273,6 +273,34 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 	return a, sources
 }
 
+// sameKept reports whether two agreements keep the same combinations
+// (their grids differ: compared by what the combinations are) and judge
+// them alike (both consistent or both not).
+func sameKept(a, b agreement) bool {
+	if len(a.kept) != len(b.kept) || (a.consistent == 0) != (b.consistent == 0) {
+		return false
+	}
+	type key struct {
+		shape                        string
+		overhead                     time.Duration
+		fitPos, band                 int
+		dirtyPos, writePos, locality float64
+	}
+	k := func(s scenario) key {
+		return key{s.shape.Name, s.overhead, s.fitPos, s.band, s.dirtyPos, s.writePos, s.localityPos}
+	}
+	in := map[key]bool{}
+	for _, i := range a.kept {
+		in[k(a.grid[i])] = true
+	}
+	for _, i := range b.kept {
+		if !in[k(b.grid[i])] {
+			return false
+		}
+	}
+	return true
+}
+
 // sourcesAreTheJob reports whether the joint sources (the transfer_from
 // curve's file) are a profile of the job itself (memplan profile records
 // extra.profile): then their agreement constrains the job's own shape.
@@ -332,16 +360,22 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 	// as wide as naming that shape in access: would make it, so that
 	// stating the shape never widens the band. These runs only bound it;
 	// the central figure stays the median of the agreeing combinations.
+	// Only the runs that bound a group are added: a group's median run lies
+	// between them. A shape whose own agreement keeps just the combinations
+	// a already keeps adds nothing.
 	spanAll := len(shapes) > 1 && !fs.sourcesAreTheJob()
 	if spanAll {
 		for _, sh := range shapes {
 			one, _ := fs.jointAgreement(sh.Name, []Shape{sh})
-			if one.curves < 2 || len(one.kept) == 0 {
+			if one.curves < 2 || len(one.kept) == 0 || sameKept(a, one) {
 				continue
 			}
 			for _, r := range fs.cachedPlan(sh.Name, seeks, one, sources) {
+				if r.weight > 0 {
+					continue
+				}
 				r.pts = fs.carry(r.src, p.target, r.s, false)
-				r.weight, r.prior = 0, one.consistent == 0
+				r.prior = one.consistent == 0
 				p.joint = append(p.joint, r)
 			}
 		}

@@ -679,6 +679,25 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	return est, nil
 }
 
+// exponent is the page-rate exponent of shape name ("": the nominal one).
+func (e *evaluator) exponent(fs *Factors, name string) float64 {
+	if sh, ok := fs.shape(cmp.Or(name, NominalShape)); ok {
+		return sh.Exponent
+	}
+	return 1
+}
+
+// exponents are the page-rate exponents of the shapes job j may have: its
+// stated access, or every shape.
+func (e *evaluator) exponents(fs *Factors, j JobClass) []float64 {
+	shapes, _ := fs.shapesFor(j.Access)
+	out := make([]float64, 0, len(shapes))
+	for _, s := range shapes {
+		out = append(out, s.Exponent)
+	}
+	return out
+}
+
 func (e *evaluator) factorsFor(job string) *Factors {
 	if f, ok := e.in.JobFactors[job]; ok && f != nil {
 		return f
@@ -959,20 +978,36 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// The pool and the drive share the job's page rate: one error.
 			k := drawKey(s.Class, de)
 			pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
-			// Uniform access: each part's faults are proportional to its share.
-			wp, wd := inPool/(F-M), onDrive/(F-M)
+			// Which part a fault reaches depends on the shape. zswap writes
+			// its least recently stored pages back to the drive, so the pool
+			// extends RAM as the next stretch of an LRU stack: faults beyond
+			// RAM and pool are the shape's page rate at (M + pool)/F, a share
+			// (onDrive/(F-M))^exponent of those beyond RAM alone. Uniform
+			// (exponent 1) is the byte share; a cold tail sends more to the
+			// pool, a sweep more to the drive. The central figure takes the
+			// central shape; the band's ends take the shapes the job may have
+			// that send the most and the least to the drive.
+			wd := onDrive / (F - M)
+			split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
+			dc := math.Pow(wd, e.exponent(fs, de.Shape))
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, x := range e.exponents(fs, j) {
+				d := math.Pow(wd, x)
+				lo, hi = math.Min(lo, split(d, pe.Low, de.Low)), math.Max(hi, split(d, pe.High, de.High))
+			}
 			jr.Estimate = Estimate{
-				Slowdown:     1 + wp*(pe.Slowdown-1) + wd*(de.Slowdown-1),
-				Low:          1 + wp*(pe.Low-1) + wd*(de.Low-1),
-				High:         1 + wp*(pe.High-1) + wd*(de.High-1),
+				Slowdown:     1 + split(dc, pe.Slowdown, de.Slowdown),
+				Low:          1 + math.Min(lo, split(dc, pe.Slowdown, de.Slowdown)),
+				High:         1 + math.Max(hi, split(dc, pe.Slowdown, de.Slowdown)),
 				Provenance:   worse(pe.Provenance, de.Provenance),
-				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s)", wp*100, pe.Basis, wd*100, de.Basis),
+				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s); %.0f%% of the faults reach the drives (%s shape)", (1-wd)*100, pe.Basis, wd*100, de.Basis, dc*100, cmp.Or(de.Shape, NominalShape)),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				FaultTime:    de.FaultTime,
 				Inferred:     pe.Inferred || de.Inferred,
 				ShapeUnknown: pe.ShapeUnknown || de.ShapeUnknown,
+				Shape:        de.Shape,
 			}
-			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + wd*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
+			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + dc*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
 		}
 		jr.InRAM = units.Bytes(jr.Fit * F)
 	}

@@ -501,3 +501,36 @@ func TestPruneKeepsDrivesThatWriteFaster(t *testing.T) {
 		t.Error("the slow-writing drive was not evaluated at all; it is the cheapest TLC drive and must be")
 	}
 }
+
+// zswap's pool catches the faults an LRU stack extended by the pool would:
+// the drive gets (its byte share)^exponent of them. For eda.yaml's
+// regression jobs at 512 GiB, 36.5% of the overflow is on the drive
+// (printed 36%): uniform sends it that share of the faults (the byte
+// share), sweep (exponent 0.7) 49%, cold-tail (2.3) 10%.
+func TestZswapDriveShareFollowsTheShape(t *testing.T) {
+	const id = "2S-DDR5-32DIMM/16xDDR5-5600-RDIMM-32G/zswap-lz4+1xNVME-TLC-1T9"
+	slowdown := map[string]float64{}
+	for _, c := range []struct{ shape, share string }{{"uniform", "36%"}, {"sweep", "49%"}, {"cold-tail", "10%"}} {
+		in := edaSweep(t)
+		for i := range in.Workload.Jobs {
+			in.Workload.Jobs[i].Access = c.shape
+		}
+		res, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := configByID(t, res, id)
+		j := cfg.Jobs[0]
+		if want := "zswap: 64% of the overflow compressed in RAM"; !strings.Contains(j.Estimate.Basis, want) {
+			t.Errorf("%s: basis %q lacks %q", c.shape, j.Estimate.Basis, want)
+		}
+		if want := c.share + " of the faults reach the drives (" + c.shape + " shape)"; !strings.Contains(j.Estimate.Basis, want) {
+			t.Errorf("%s: basis %q lacks %q", c.shape, j.Estimate.Basis, want)
+		}
+		if !(j.Estimate.Low <= j.Estimate.Slowdown && j.Estimate.Slowdown <= j.Estimate.High) {
+			t.Errorf("%s: %.4f outside its band %.4f-%.4f", c.shape, j.Estimate.Slowdown, j.Estimate.Low, j.Estimate.High)
+		}
+		slowdown[c.shape] = j.Estimate.Slowdown
+	}
+	t.Logf("regression on zswap + 1.92 TB TLC: %v", slowdown)
+}

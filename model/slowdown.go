@@ -93,6 +93,9 @@ type Estimate struct {
 	// source curves describe other jobs. The central figure assumes the
 	// job's pattern is theirs.
 	ShapeUnknown bool
+	// Shape is the shape family of the central figure: how the job's page
+	// rate grows as less of it is resident.
+	Shape string
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.
@@ -544,7 +547,7 @@ func (p prepared) at(f float64) Estimate {
 		return p.jointEstimate(est, f)
 	}
 	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
-	est.Extrapolated = extra
+	est.Extrapolated, est.Shape = extra, p.scen[0].shape.Name
 	var up, down [dims]float64
 	lowEx, highEx := central, central
 	for i, s := range p.scen[1:] {
@@ -583,6 +586,7 @@ func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
 		med = 0
 	}
 	r := p.joint[med]
+	est.Shape = r.s.shape.Name
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
 	est.FaultTime = faultTime(r.pts, f)
 	return est

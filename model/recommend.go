@@ -947,8 +947,14 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// after the OS reserve.
 			pool := float64(e.w.Options.ZswapPool) * float64(c.Installed)
 			ratio /= zsmallocOverhead
+			if ratio <= 1 {
+				// zswap rejects a page that does not compress below a page,
+				// and one that barely does costs more RAM than it frees: the
+				// pool stays empty and this is the drive alone.
+				return jr, 0, "data too incompressible for zswap's pool: the drives alone do the same"
+			}
 			var M, inPool float64
-			if ratio > 1 && (F-R)*ratio/(ratio-1) <= pool*ratio {
+			if (F-R)*ratio/(ratio-1) <= pool*ratio {
 				// Everything that overflows fits the compressed pool.
 				M = (R*ratio - F) / (ratio - 1)
 				inPool = F - M

@@ -163,6 +163,17 @@ jobs:
 	if res.Rejected["data incompressible: zram cannot hold the overflow"] == 0 {
 		t.Errorf("rejections %v lack the incompressible reason", res.Rejected)
 	}
+	// zswap rejects pages that do not compress: its pool holds nothing
+	// (it held them at 0.91:1, paying RAM for nothing), and the drive alone
+	// is the same configuration.
+	for _, c := range res.Configs {
+		if c.Swap.Kind == model.SwapZswap {
+			t.Errorf("zswap offered for incompressible data: %s", c.Label)
+		}
+	}
+	if res.Rejected["data too incompressible for zswap's pool: the drives alone do the same"] == 0 {
+		t.Errorf("rejections %v lack zswap's incompressible reason", res.Rejected)
+	}
 }
 
 func TestZswapSplitsOverflowBetweenPoolAndDrive(t *testing.T) {

@@ -48,6 +48,11 @@ type JointRow struct {
 	// other curves, in units of their combined uncertainty (at most 1:
 	// they agree).
 	Misfit float64 `json:"misfit"`
+	// PassDown and PassUp are the check's power: the held-out point would
+	// have passed with its excess (slowdown - 1) anywhere from PassDown to
+	// PassUp times the real one (the band's ends over the actual).
+	PassDown float64 `json:"pass_excess_down"`
+	PassUp   float64 `json:"pass_excess_up"`
 }
 
 // Crossval is the leave-one-out table of a factor set.
@@ -66,6 +71,11 @@ type Crossval struct {
 	// uncertainty. It is as wide as the other curves leave it.
 	Joint       []JointRow `json:"joint"`
 	JointInside int        `json:"joint_inside"`
+	// JointErrorRMS is the root mean square of ln(predicted/actual excess)
+	// over the joint rows: how far a figure derived from the other curves
+	// has really missed (what --uncertainty's draws are at least as wide
+	// as). Zero without joint rows.
+	JointErrorRMS float64 `json:"joint_error_rms_log_excess"`
 	// Inferred lists the inferred curves: predicted from, never held out.
 	Inferred []string `json:"inferred,omitempty"`
 }
@@ -108,13 +118,26 @@ func CrossValidate(fs *Factors) Crossval {
 			}
 		}
 	}
+	var sq float64
+	n := 0
 	for _, held := range fs.observedClasses() {
 		for _, r := range fs.jointRows(held) {
 			if r.Inside {
 				out.JointInside++
 			}
+			if ex := r.Actual - 1; ex > 0 {
+				r.PassDown, r.PassUp = (r.Low-1)/ex, (r.High-1)/ex
+			}
+			if r.ErrExcess > -1 {
+				l := math.Log1p(r.ErrExcess)
+				sq += l * l
+				n++
+			}
 			out.Joint = append(out.Joint, r)
 		}
+	}
+	if n > 0 {
+		out.JointErrorRMS = math.Sqrt(sq / float64(n))
 	}
 	sortRows(out.Rows, func(i int) CrossvalRow { return out.Rows[i] })
 	sortRows(out.Joint, func(i int) CrossvalRow { return out.Joint[i].CrossvalRow })

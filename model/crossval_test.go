@@ -210,3 +210,29 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 		t.Errorf("one curve: %s", single.Basis)
 	}
 }
+
+// The joint table states its power: a held-out point passes for any excess
+// between PassDown and PassUp times its real one. On the embedded anchors
+// an HDD anchor of 5.00, an MLC of 1.20 or an SLC of 1.30 would pass too.
+func TestCrossvalJointPower(t *testing.T) {
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := model.CrossValidate(fs)
+	would := map[string]float64{"hdd": 5.00, "sata-ssd-mlc": 1.20, "sata-ssd-slc": 1.30}
+	for _, r := range cv.Joint {
+		ex := r.Actual - 1
+		if math.Abs(1+r.PassDown*ex-r.Low) > 1e-9 || math.Abs(1+r.PassUp*ex-r.High) > 1e-9 {
+			t.Errorf("%s: passes for x%.3f-x%.3f of excess %.3f, band %.3f-%.3f", r.Class, r.PassDown, r.PassUp, ex, r.Low, r.High)
+		}
+		if x, ok := would[r.Class]; ok {
+			if f := (x - 1) / ex; f < r.PassDown || f > r.PassUp {
+				t.Errorf("%s at %.2f (excess x%.2f) would fail, outside x%.2f-x%.2f", r.Class, x, f, r.PassDown, r.PassUp)
+			}
+		}
+	}
+	if cv.JointErrorRMS < 0.8 || cv.JointErrorRMS > 0.9 {
+		t.Errorf("joint error rms %.3f, want about 0.84 (ln 1.69, ln 0.31, ln 1.98)", cv.JointErrorRMS)
+	}
+}

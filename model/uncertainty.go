@@ -320,19 +320,7 @@ func derivedSigma(fs *Factors) float64 {
 	if fs == nil {
 		return 0
 	}
-	var sum float64
-	n := 0
-	for _, r := range CrossValidate(fs).Joint {
-		if r.ErrExcess > -1 {
-			l := math.Log1p(r.ErrExcess)
-			sum += l * l
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return math.Sqrt(sum / float64(n))
+	return CrossValidate(fs).JointErrorRMS
 }
 
 // drawRuns makes every run's draws from one stream, in a fixed order

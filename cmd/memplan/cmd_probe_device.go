@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ func (o *probeDeviceOptions) AddFlags(c *cobra.Command) {
 	f.TextVar(&o.Duration, "duration", units.Duration(device.DefaultDeviceDuration), "`TIME` each test runs, e.g. 5s or 500ms")
 	f.TextVar(&o.Size, "size", device.DefaultSize, "`SIZE` of the test file, e.g. 1GiB; larger than the device's cache for honest random reads")
 	f.StringSliceVar(&o.Tests, "tests", nil, "run only these `TESTS` (comma-separated): "+strings.Join(device.TestNames(), ", "))
-	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(probeDeviceFormats, ", "))
+	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(probeDeviceFormats, ", ")+" (json when --out ends in .json)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the output to `FILE` (atomically) instead of standard output")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	_ = c.MarkFlagRequired("path")
@@ -59,7 +60,7 @@ and IOPS are what the model needs to carry a slowdown curve measured on one
 device over to another. Needs no root; compare with fio using
 bench/fio-compare.sh.`,
 		Example: `  memplan probe device --path /mnt/candidate-ssd
-  memplan probe device --path /var/tmp --quick --format json --out device.json`,
+  memplan probe device --path /var/tmp --quick --out device.json   # JSON, from the name`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("duration") && o.Quick {
@@ -67,6 +68,10 @@ bench/fio-compare.sh.`,
 			}
 			if !cmd.Flags().Changed("size") && o.Quick {
 				o.Size = device.QuickSize
+			}
+			if !cmd.Flags().Changed("format") && strings.EqualFold(filepath.Ext(o.Out), ".json") {
+				// As probe --out does: the file's name says what it holds.
+				o.Format = "json"
 			}
 			return runProbeDevice(cmd.Context(), o, d.Stdout, d.Stderr)
 		},

@@ -117,3 +117,35 @@ func TestProbeDeviceErrors(t *testing.T) {
 		t.Errorf("test file left behind: %v", m)
 	}
 }
+
+// --out device.json writes JSON without --format, as probe --out does;
+// an explicit --format table still wins, and another name gets the table.
+func TestProbeDeviceOutFormatFromTheName(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the device profile runs on Linux only")
+	}
+	dir, outDir := t.TempDir(), t.TempDir()
+	run := func(name string, extra ...string) string {
+		t.Helper()
+		file := filepath.Join(outDir, name)
+		args := append([]string{"--path", dir, "--size", "16MiB", "--duration", "100ms", "--out", file}, extra...)
+		if _, errs, err := runProbeDeviceCmd(t, args...); err != nil {
+			t.Fatalf("%v\n%s", err, errs)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var p device.Profile
+	if got := run("device.json"); json.Unmarshal([]byte(got), &p) != nil || p.RandReadQD32.IOPS <= 0 {
+		t.Errorf("--out device.json without --format: not the JSON profile:\n%.200s", got)
+	}
+	if got := run("table.JSON", "--format", "table"); !strings.Contains(got, "Device profile of") {
+		t.Errorf("--format table --out table.JSON: not the table:\n%.200s", got)
+	}
+	if got := run("device.txt"); !strings.Contains(got, "Device profile of") {
+		t.Errorf("--out device.txt: not the table:\n%.200s", got)
+	}
+}

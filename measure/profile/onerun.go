@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/memplan/memplan/measure"
@@ -309,21 +308,9 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	if runErr != nil {
 		return runErr
 	}
-	c1 := ps.Counters(cg)
 	run := ProfileRun{Backend: ph.Name, Rep: 1, Wall: wall, Resident: ctl.peak, Seq: 1}
 	st := r.cmd.ProcessState
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		run.MajFlt, run.MinFlt = ru.Majflt, ru.Minflt
-		run.MaxRSS = units.Bytes(ru.Maxrss) * units.KiB
-		run.User = time.Duration(ru.Utime.Nano()).Seconds()
-		run.Sys = time.Duration(ru.Stime.Nano()).Seconds()
-	}
-	run.SwapIn, run.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
-	run.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
-	run.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()
-	if p, err := cg.Peak(); err == nil {
-		run.Peak = p
-	}
+	run.count(st, cg, c0, ps.Counters(cg))
 	run.ExitCode, run.Signal, run.Failed = exitDescription(st)
 	if run.ExitCode == 0 && run.Signal == "" {
 		run.Failed = ""

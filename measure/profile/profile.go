@@ -1084,32 +1084,10 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 		return res, err
 	}
 	sample()
-	c1 := ps.Counters(cg)
-	res.SwapIn, res.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
-	res.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
-	res.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()
-	res.PSIScope = "system"
-	if cg.IsV2() {
-		res.PSIScope = "cgroup"
-	}
 	res.Resident = resident
-	if p, err := cg.Peak(); err == nil {
-		res.Peak = p
-	}
 	st := r.cmd.ProcessState
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		res.MajFlt, res.MinFlt = ru.Majflt, ru.Minflt
-		res.MaxRSS = units.Bytes(ru.Maxrss) * units.KiB
-		res.User = time.Duration(ru.Utime.Nano()).Seconds()
-		res.Sys = time.Duration(ru.Stime.Nano()).Seconds()
-	}
-	// The cgroup counts every process in it, also those the command did
-	// not wait for.
-	if kv, err := cg.Stat(); err == nil {
-		if v, ok := kv["pgmajfault"]; ok && v >= res.MajFlt {
-			res.MajFlt = v
-		}
-	}
+	c1 := ps.Counters(cg)
+	res.count(st, cg, c0, c1)
 	var wait time.Duration
 	for _, w := range waits {
 		wait += w
@@ -1321,4 +1299,32 @@ func lastLines(s string, n int) string {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// count fills a finished run's counters: swap traffic and PSI between c0
+// and c1, the cgroup's peak, the command's rusage, and the cgroup's major
+// faults where they are more (every process in it counts, also those the
+// command did not wait for).
+func (res *ProfileRun) count(st *os.ProcessState, cg *host.Cgroup, c0, c1 host.Counters) {
+	res.SwapIn, res.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
+	res.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
+	res.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()
+	res.PSIScope = "system"
+	if cg.IsV2() {
+		res.PSIScope = "cgroup"
+	}
+	if p, err := cg.Peak(); err == nil {
+		res.Peak = p
+	}
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		res.MajFlt, res.MinFlt = ru.Majflt, ru.Minflt
+		res.MaxRSS = units.Bytes(ru.Maxrss) * units.KiB
+		res.User = time.Duration(ru.Utime.Nano()).Seconds()
+		res.Sys = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	if kv, err := cg.Stat(); err == nil {
+		if v, ok := kv["pgmajfault"]; ok && v >= res.MajFlt {
+			res.MajFlt = v
+		}
+	}
 }

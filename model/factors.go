@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -181,9 +180,9 @@ func DefaultFactorsSource() []byte { return defaultFactors }
 
 // LoadFactors reads a factor file (YAML or JSON).
 func LoadFactors(path string) (*FactorFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadInput(path, "factor file")
 	if err != nil {
-		return nil, fmt.Errorf("reading factors: %w", err)
+		return nil, err
 	}
 	return ParseFactors(path, data)
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -109,9 +108,9 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 
 // LoadWorkload reads and validates a workload file.
 func LoadWorkload(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadInput(path, "workload")
 	if err != nil {
-		return nil, fmt.Errorf("reading workload: %w", err)
+		return nil, err
 	}
 	w, err := ParseWorkload(path, data)
 	if err != nil {

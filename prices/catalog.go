@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
@@ -229,9 +228,9 @@ func Parse(file string, data []byte) (*Catalog, error) {
 
 // Load reads a catalog file.
 func Load(path string) (*Catalog, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadInput(path, "price catalog")
 	if err != nil {
-		return nil, fmt.Errorf("reading price catalog: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }

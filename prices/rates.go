@@ -3,7 +3,6 @@ package prices
 import (
 	"fmt"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
@@ -28,9 +27,9 @@ type RatesFile struct {
 
 // LoadRates reads and checks a rates file.
 func LoadRates(path string) (*RatesFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadInput(path, "rates file")
 	if err != nil {
-		return nil, fmt.Errorf("reading rates: %w", err)
+		return nil, err
 	}
 	var r RatesFile
 	doc, err := yamlx.Decode(path, data, &r)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/internal/yamlx"
 	"io"
 	"os"
 	"path/filepath"
@@ -120,7 +121,9 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 // readResult reads a saved result; a file that is not one is a bad input
 // (exit 2), named with its path.
 func readResult(path string) (reports.Output, error) {
-	f, err := os.Open(path)
+	// A result of a large search is big, but a FIFO or /dev/zero is no
+	// result at all: refused before it is opened.
+	f, err := yamlx.OpenInput(path, "result", 1<<30)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, strings.TrimSuffix(path, filepath.Ext(path))+".json"))

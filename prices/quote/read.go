@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -71,16 +70,16 @@ func at(g [][]string, row, col int) string {
 func ReadFile(path string) (*Workbook, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".xlsx", ".xlsm":
-		f, err := os.Open(path)
+		f, err := yamlx.OpenInput(path, "quote", yamlx.MaxInput)
 		if err != nil {
-			return nil, fmt.Errorf("reading quote: %w", err)
+			return nil, err
 		}
 		defer f.Close()
 		return ReadXLSX(path, f)
 	case ".csv", ".txt", ".tsv":
-		data, err := os.ReadFile(path)
+		data, err := yamlx.ReadInput(path, "quote")
 		if err != nil {
-			return nil, fmt.Errorf("reading quote: %w", err)
+			return nil, err
 		}
 		return ReadCSV(path, data)
 	case ".xls":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -180,9 +181,9 @@ func DefaultFactorsSource() []byte { return defaultFactors }
 
 // LoadFactors reads a factor file (YAML or JSON).
 func LoadFactors(path string) (*FactorFile, error) {
-	data, err := yamlx.ReadInput(path, "factor file")
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading factors: %w", err)
 	}
 	return ParseFactors(path, data)
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -108,9 +109,9 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 
 // LoadWorkload reads and validates a workload file.
 func LoadWorkload(path string) (*Workload, error) {
-	data, err := yamlx.ReadInput(path, "workload")
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading workload: %w", err)
 	}
 	w, err := ParseWorkload(path, data)
 	if err != nil {
@@ -153,8 +154,8 @@ func (w *Workload) validate() error {
 	if w.Horizon.Hours() < 24 {
 		return d.Errorf("horizon", "the planning horizon, e.g. `horizon: 3y`", "got %s, expected at least a day", w.Horizon)
 	}
-	if w.Demand.Servers < 0 || (w.Demand.Servers == 0 && given("demand.servers")) {
-		return d.Errorf("demand.servers", "leave it out to size the fleet from each job class's jobs_per_day", "got %d, expected a fixed fleet of at least one server", w.Demand.Servers)
+	if w.Demand.Servers < 0 {
+		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
 	}
 	if w.Demand.Servers > MaxServers {
 		return d.Errorf("demand.servers", "check the number of digits", "got %s, expected at most %s servers", strings.TrimSpace(Money(float64(w.Demand.Servers), "")), strings.TrimSpace(Money(MaxServers, "")))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"os"
 	"sort"
 	"strings"
 
@@ -228,9 +229,9 @@ func Parse(file string, data []byte) (*Catalog, error) {
 
 // Load reads a catalog file.
 func Load(path string) (*Catalog, error) {
-	data, err := yamlx.ReadInput(path, "price catalog")
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading price catalog: %w", err)
 	}
 	return Parse(path, data)
 }
@@ -279,10 +280,6 @@ func (c *Catalog) validate() error {
 		}
 		if m.Amount <= 0 {
 			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %s, expected a price above zero", m)
-		}
-		if math.Round(m.Amount*100) < 1 {
-			// Prices are kept to the cent: this one would be free.
-			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %g %s, which is 0.00 to the cent; expected a price above zero", m.Amount, m.Currency)
 		}
 		if m.Amount > MaxPrice {
 			return d.Errorf(p+".price", "check the number of digits", "got %s, expected at most %.0f for one part", m, MaxPrice)

@@ -237,8 +237,6 @@ func TestParseBadInput(t *testing.T) {
 			want: wantErr{21, "dimms[1].price", []string{"got -360.00 USD", "expected a price above zero", "prices must be positive"}}},
 		{name: "zero drive price", edits: []lineEdit{{28, "price", "    price: 0 USD"}},
 			want: wantErr{28, "drives[0].price", []string{"got 0.00 USD", "expected a price above zero"}}},
-		{name: "price below a cent", edits: []lineEdit{{28, "price", "    price: 0.001 USD"}},
-			want: wantErr{28, "drives[0].price", []string{"got 0.001 USD, which is 0.00 to the cent", "expected a price above zero"}}},
 		{name: "zero platform price", edits: []lineEdit{{46, "price", "    price: 0"}},
 			want: wantErr{46, "platforms[0].price", []string{"expected a price above zero"}}},
 		{name: "negative rate", edits: []lineEdit{{6, "EUR", "  EUR: -1.10 USD"}},

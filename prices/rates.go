@@ -3,6 +3,7 @@ package prices
 import (
 	"fmt"
 	"math/big"
+	"os"
 	"sort"
 	"strings"
 
@@ -27,9 +28,9 @@ type RatesFile struct {
 
 // LoadRates reads and checks a rates file.
 func LoadRates(path string) (*RatesFile, error) {
-	data, err := yamlx.ReadInput(path, "rates file")
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading rates: %w", err)
 	}
 	var r RatesFile
 	doc, err := yamlx.Decode(path, data, &r)

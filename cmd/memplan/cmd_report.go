@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/internal/yamlx"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,9 +120,7 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 // readResult reads a saved result; a file that is not one is a bad input
 // (exit 2), named with its path.
 func readResult(path string) (reports.Output, error) {
-	// A result of a large search is big, but a FIFO or /dev/zero is no
-	// result at all: refused before it is opened.
-	f, err := yamlx.OpenInput(path, "result", 1<<30)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, strings.TrimSuffix(path, filepath.Ext(path))+".json"))

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -168,16 +167,6 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				errs = append(errs, d.checkKnown(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value))...)
-			}
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		// yaml.v3 truncates a fraction into an integer field without a
-		// word (concurrency: 12.5 became 12).
-		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
-			if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f != math.Trunc(f) {
-				errs = append(errs, &InputError{File: d.File, Line: n.Line, Column: n.Column, Field: path,
-					Msg: "got " + n.Value + ", expected a whole number", Hint: "this field counts whole things"})
 			}
 		}
 	}

@@ -319,23 +319,3 @@ func TestDecodeAnchors(t *testing.T) {
 	_, err := yamlx.Decode("a.yaml", []byte("name: *nope\n"), &f)
 	checkInputError(t, "a.yaml", err, want{line: 1, has: []string{"YAML syntax", "unknown anchor"}})
 }
-
-// An integer field given a fraction is an error at the value, not a
-// silent truncation (yaml.v3 turned 12.5 into 12); a whole number written
-// with a decimal point is still that number.
-func TestDecodeFractionInIntegerField(t *testing.T) {
-	type job struct {
-		Name        string `yaml:"name"`
-		Concurrency int    `yaml:"concurrency"`
-	}
-	var j struct {
-		Jobs []job `yaml:"jobs"`
-	}
-	_, err := yamlx.Decode("w.yaml", []byte("jobs:\n  - name: sim\n    concurrency: 12.5\n"), &j)
-	if want := "w.yaml:3:18: field jobs[0].concurrency: got 12.5, expected a whole number"; err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, yamlx.ErrInput) {
-		t.Errorf("concurrency 12.5: %v; want an input error %q", err, want)
-	}
-	if _, err := yamlx.Decode("w.yaml", []byte("jobs:\n  - name: sim\n    concurrency: 12.0\n"), &j); err != nil || j.Jobs[0].Concurrency != 12 {
-		t.Errorf("concurrency 12.0: %v, %d; want 12", err, j.Jobs[0].Concurrency)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -70,16 +71,16 @@ func at(g [][]string, row, col int) string {
 func ReadFile(path string) (*Workbook, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".xlsx", ".xlsm":
-		f, err := yamlx.OpenInput(path, "quote", yamlx.MaxInput)
+		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading quote: %w", err)
 		}
 		defer f.Close()
 		return ReadXLSX(path, f)
 	case ".csv", ".txt", ".tsv":
-		data, err := yamlx.ReadInput(path, "quote")
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading quote: %w", err)
 		}
 		return ReadCSV(path, data)
 	case ".xls":

@@ -1,16 +1,17 @@
 package model
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
@@ -181,7 +182,13 @@ func DefaultFactorsSource() []byte { return defaultFactors }
 
 // LoadFactors reads a factor file (YAML or JSON).
 func LoadFactors(path string) (*FactorFile, error) {
-	data, err := os.ReadFile(path)
+	return LoadFactorsContext(context.Background(), path)
+}
+
+// LoadFactorsContext reads a factor file (a regular file of at most
+// inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading factors: %w", err)
 	}

@@ -1,12 +1,13 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
@@ -109,7 +110,13 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 
 // LoadWorkload reads and validates a workload file.
 func LoadWorkload(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	return LoadWorkloadContext(context.Background(), path)
+}
+
+// LoadWorkloadContext reads and validates a workload file (a regular file
+// of at most inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadWorkloadContext(ctx context.Context, path string) (*Workload, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading workload: %w", err)
 	}

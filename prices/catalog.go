@@ -1,13 +1,14 @@
 package prices
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
@@ -229,7 +230,13 @@ func Parse(file string, data []byte) (*Catalog, error) {
 
 // Load reads a catalog file.
 func Load(path string) (*Catalog, error) {
-	data, err := os.ReadFile(path)
+	return LoadContext(context.Background(), path)
+}
+
+// LoadContext reads a catalog file (a regular file of at most
+// inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadContext(ctx context.Context, path string) (*Catalog, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading price catalog: %w", err)
 	}

@@ -1,12 +1,13 @@
 package prices
 
 import (
+	"context"
 	"fmt"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
 )
@@ -28,7 +29,13 @@ type RatesFile struct {
 
 // LoadRates reads and checks a rates file.
 func LoadRates(path string) (*RatesFile, error) {
-	data, err := os.ReadFile(path)
+	return LoadRatesContext(context.Background(), path)
+}
+
+// LoadRatesContext reads and checks a rates file (a regular file of at
+// most inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadRatesContext(ctx context.Context, path string) (*RatesFile, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading rates: %w", err)
 	}

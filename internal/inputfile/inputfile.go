@@ -62,6 +62,9 @@ func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 	}
 	fi, err := os.Stat(path) // follows symbolic links
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			pe.Op = "open" // "open x.yaml: no such file or directory", as before
+		}
 		return nil, err
 	}
 	if err := regular(path, fi); err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -142,6 +143,16 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 	}
 	var errs []error
 	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// yaml.v3 truncates a fraction into an integer field (12.5 is
+		// read as 12) without a word.
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+			if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil && f != math.Trunc(f) {
+				errs = append(errs, &InputError{File: d.File, Line: n.Line, Column: n.Column, Field: path,
+					Msg: fmt.Sprintf("got %s, expected a whole number", n.Value)})
+			}
+		}
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
 			return nil // the decoder reports the kind mismatch
@@ -149,6 +160,12 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			p := join(path, k.Value)
+			if k.ShortTag() == "!!merge" {
+				errs = append(errs, &InputError{File: d.File, Line: k.Line, Column: k.Column, Field: p,
+					Msg:  "YAML merge keys (<<) are not supported",
+					Hint: "write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge"})
+				continue
+			}
 			ft, ok := fieldType(t, k.Value)
 			if !ok {
 				errs = append(errs, &InputError{File: d.File, Line: k.Line, Field: p, Msg: "unknown field",

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// strictWorkload is a valid workload to break one line of at a time.
+const strictWorkload = `name: strict
+horizon: 3y
+jobs:
+  - name: regression
+    footprint: 48GiB
+    runtime: 5h
+    concurrency: 16
+    deadline: 8h
+    jobs_per_day: 640
+`
+
+// writeFiles writes name -> content into a new directory and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestInputsNotSilentlyAccepted: what was accepted with exit 0 and no word
+// (issue 27), and errors that pointed at the wrong place, are refused with
+// one line naming the file, line and field, exit 2 and nothing written.
+func TestInputsNotSilentlyAccepted(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string // "DIR" is replaced by the files' directory
+		want  string   // stderr, with DIR replaced
+	}{
+		{
+			name:  "fractional concurrency",
+			files: map[string]string{"w.yaml": strings.Replace(strictWorkload, "concurrency: 16", "concurrency: 12.5", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml"},
+			want:  "memplan: DIR/w.yaml:7:18: field jobs[0].concurrency: got 12.5, expected a whole number\n",
+		},
+		{
+			name: "merge key",
+			files: map[string]string{"w.yaml": `name: strict
+jobs:
+  - &base
+    name: regression
+    footprint: 48GiB
+    runtime: 5h
+    deadline: 8h
+    jobs_per_day: 640
+  - <<: *base
+    name: other
+`},
+			args: []string{"recommend", "-w", "DIR/w.yaml"},
+			want: "memplan: DIR/w.yaml:9:5: field jobs[1].<<: YAML merge keys (<<) are not supported (write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge)\n",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFiles(t, c.files)
+			out := filepath.Join(dir, "out.json")
+			var args []string
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "DIR", dir))
+			}
+			args = append(args, "--out", out)
+			code, stdout, stderr := runMemplan(t, args...)
+			want := strings.ReplaceAll(c.want, "DIR", dir)
+			if code != exitUsage || stderr != want {
+				t.Errorf("exit %d, stderr\n%s\nwant exit 2 and\n%s", code, stderr, want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("wrote %s", out)
+			}
+		})
+	}
+}

@@ -213,6 +213,20 @@ func oneOf(v string, set []string) bool {
 // (see package money and model.MaxFleetCost).
 const MaxPrice = money.MaxPrice
 
+// written is a price as the file has it ("0.001 EUR"), which its
+// formatting to cents would hide.
+func written(d *yamlx.Doc, path string, m units.Money) string {
+	if v := d.Value(path); v != "" {
+		return v
+	}
+	return m.String()
+}
+
+// MinPrice is the least a part may cost, in any currency: one hundredth,
+// the smallest amount memplan counts (package money). Below it a price
+// would round to nothing.
+const MinPrice = 0.01
+
 // Parse decodes and validates one catalog. file names it in errors.
 func Parse(file string, data []byte) (*Catalog, error) {
 	var c Catalog
@@ -287,6 +301,11 @@ func (c *Catalog) validate() error {
 		}
 		if m.Amount <= 0 {
 			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %s, expected a price above zero", m)
+		}
+		if m.Amount < MinPrice {
+			// Money is counted in hundredths: 0.001 EUR would be a free
+			// part, and a free part wins every comparison.
+			return d.Errorf(p+".price", "check the decimal point; memplan counts money in hundredths of the currency", "got %s, expected a price of at least %.2f %s", written(d, p+".price", *m), MinPrice, m.Currency)
 		}
 		if m.Amount > MaxPrice {
 			return d.Errorf(p+".price", "check the number of digits", "got %s, expected at most %.0f for one part", m, MaxPrice)

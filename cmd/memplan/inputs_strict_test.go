@@ -19,6 +19,17 @@ jobs:
     jobs_per_day: 640
 `
 
+// strictCatalog is a valid catalog to break one line of at a time.
+const strictCatalog = `name: q
+currency: EUR
+date: 2026-03-01
+source: test
+dimms:
+  - {sku: A, model: a, generation: DDR5, type: RDIMM, capacity: 64GiB, speed: 4800, price: 700.15}
+platforms:
+  - {sku: P, model: p, price: 1000, memory: {generation: DDR5, types: [RDIMM], slots: 16, channels: 8}, drive_bays: 0, os_reserve: 8GiB}
+`
+
 // writeFiles writes name -> content into a new directory and returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -62,6 +73,12 @@ jobs:
 `},
 			args: []string{"recommend", "-w", "DIR/w.yaml"},
 			want: "memplan: DIR/w.yaml:9:5: field jobs[1].<<: YAML merge keys (<<) are not supported (write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge)\n",
+		},
+		{
+			name:  "price that rounds to nothing",
+			files: map[string]string{"w.yaml": strictWorkload, "q.yaml": strings.Replace(strictCatalog, "price: 700.15", "price: 0.001 EUR", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
+			want:  "memplan: DIR/q.yaml:6:92: field dimms[0].price: got 0.001 EUR, expected a price of at least 0.01 EUR (check the decimal point; memplan counts money in hundredths of the currency)\n",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

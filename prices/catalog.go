@@ -284,6 +284,9 @@ func (c *Catalog) validate() error {
 			return d.Errorf("rates."+cur, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "%s", msg)
 		}
 	}
+	if err := checkInverses(d, c.Rates); err != nil {
+		return err
+	}
 	seen := map[string]string{}
 	sku := func(p, s string) error {
 		if strings.TrimSpace(s) == "" {

@@ -3,6 +3,7 @@ package prices
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 	"strings"
@@ -60,6 +61,9 @@ func LoadRatesContext(ctx context.Context, path string) (*RatesFile, error) {
 			return nil, doc.Errorf(p, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "%s", err)
 		}
 	}
+	if err := checkInverses(doc, r.Rates); err != nil {
+		return nil, err
+	}
 	return &r, nil
 }
 
@@ -83,6 +87,60 @@ func ParseRate(s string) (string, units.Money, error) {
 		return "", units.Money{}, fmt.Errorf("%w: --rate %q: %s", yamlx.ErrInput, s, msg)
 	}
 	return cur, m, nil
+}
+
+// RateTolerance is how far a rate and its inverse (or two rates for one
+// pair) may differ and still agree: each is rounded when written.
+const RateTolerance = 0.005
+
+// RatesDisagree reports whether "one a buys am" and "one b buys bm" cannot
+// both hold: the same pair at different rates, or a pair and its inverse
+// whose product is not 1 (EUR: 1.08 USD and USD: 0.5 EUR). Rates of
+// unrelated pairs never disagree.
+func RatesDisagree(a string, am units.Money, b string, bm units.Money) bool {
+	switch {
+	case a == b && am.Currency == bm.Currency:
+		return math.Abs(am.Amount/bm.Amount-1) > RateTolerance
+	case a == bm.Currency && b == am.Currency:
+		return math.Abs(am.Amount*bm.Amount-1) > RateTolerance
+	}
+	return false
+}
+
+// checkInverses finds a rate in rates that an earlier one (in the file's
+// order, by line) contradicts, and says so at its line: a catalog's or a
+// rates file's two directions of one pair would otherwise pick one
+// silently, while two such --rate flags are refused.
+func checkInverses(doc *yamlx.Doc, rates map[string]units.Money) error {
+	curs := make([]string, 0, len(rates))
+	for c := range rates {
+		curs = append(curs, c)
+	}
+	at := func(cur string) (int, int) {
+		e := doc.Errorf("rates."+cur, "", "")
+		return e.Line, e.Column
+	}
+	sort.Slice(curs, func(i, j int) bool {
+		li, ci := at(curs[i])
+		lj, cj := at(curs[j])
+		if li != lj {
+			return li < lj
+		}
+		if ci != cj {
+			return ci < cj
+		}
+		return curs[i] < curs[j]
+	})
+	for j, b := range curs {
+		for _, a := range curs[:j] {
+			am, bm := rates[a], rates[b]
+			if RatesDisagree(a, am, b, bm) {
+				return doc.Errorf("rates."+b, "give one direction of each pair; the other is its inverse",
+					"%s: %s contradicts %s: %s (line %d), by which one %s buys %.4g %s", b, written(doc, "rates."+b, bm), a, written(doc, "rates."+a, am), doc.Line("rates."+a), b, 1/am.Amount, a)
+			}
+		}
+	}
+	return nil
 }
 
 func checkRate(cur string, m units.Money) string {

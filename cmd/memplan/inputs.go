@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
 )
 
 // inputOptions are the flags every command that runs the model shares.
@@ -127,10 +127,10 @@ func loadInputs(ctx context.Context, o inputOptions) (model.Input, error) {
 		// the later one win silently. Inverses within 0.5% agree (a rate
 		// and its inverse are each rounded when written).
 		pair, inv := [2]string{cur, m.Currency}, [2]string{m.Currency, cur}
-		if prev, ok := given[pair]; ok && math.Abs(rate[pair]/m.Amount-1) > 0.005 {
+		if prev, ok := given[pair]; ok && prices.RatesDisagree(cur, units.Money{Amount: rate[pair], Currency: m.Currency}, cur, m) {
 			return in, usagef("--rate %s and --rate %s disagree on what one %s buys in %s; give one of them", prev, x, cur, m.Currency)
 		}
-		if prev, ok := given[inv]; ok && math.Abs(rate[inv]*m.Amount-1) > 0.005 {
+		if prev, ok := given[inv]; ok && prices.RatesDisagree(m.Currency, units.Money{Amount: rate[inv], Currency: cur}, cur, m) {
 			return in, usagef("--rate %s and --rate %s disagree: the first means one %s buys %.4g %s, the second %g; give one of them", prev, x, cur, 1/rate[inv], m.Currency, m.Amount)
 		}
 		given[pair], rate[pair] = x, m.Amount

@@ -80,6 +80,18 @@ jobs:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
 			want:  "memplan: DIR/q.yaml:6:92: field dimms[0].price: got 0.001 EUR, expected a price of at least 0.01 EUR (check the decimal point; memplan counts money in hundredths of the currency)\n",
 		},
+		{
+			name:  "contradictory rates in a rates file",
+			files: map[string]string{"w.yaml": strictWorkload, "r.yaml": "date: 2026-03-01\nsource: ECB\nrates:\n  EUR: 1.08 USD\n  USD: 0.5 EUR\n"},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--rates", "DIR/r.yaml"},
+			want:  "memplan: DIR/r.yaml:5:8: field rates.USD: USD: 0.5 EUR contradicts EUR: 1.08 USD (line 4), by which one USD buys 0.9259 EUR (give one direction of each pair; the other is its inverse)\n",
+		},
+		{
+			name:  "contradictory rates in a catalog",
+			files: map[string]string{"w.yaml": strictWorkload, "q.yaml": strings.Replace(strictCatalog, "source: test\n", "source: test\nrates: {USD: 2 EUR, EUR: 1.08 USD}\n", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
+			want:  "memplan: DIR/q.yaml:5:26: field rates.EUR: EUR: 1.08 USD contradicts USD: 2 EUR (line 5), by which one EUR buys 0.5 USD (give one direction of each pair; the other is its inverse)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

@@ -123,6 +123,10 @@ func (c *Curve) RefDevice() Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
+// MaxSlowdownInRAM is the most a curve's point at fit 1 (everything in
+// RAM, the reference itself) may read: 1 plus run-to-run noise.
+const MaxSlowdownInRAM = 1.1
+
 // Point is one measured (or published) slowdown at a fit ratio.
 type Point struct {
 	Fit      float64   `yaml:"fit" json:"fit"`
@@ -355,6 +359,13 @@ func (f *FactorFile) validate() error {
 			}
 			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
 				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
+			}
+			if pt.Fit == 1 && pt.Slowdown > MaxSlowdownInRAM {
+				// Everything is in RAM at fit 1: the point is the
+				// reference itself. A curve that slows down there
+				// makes every swap configuration lose (issue 27).
+				return d.Errorf(pp+".slowdown", "at fit 1 nothing is swapped; measure the point as the reference or leave it out",
+					"got %g at fit 1, where the job is all in RAM; expected 1 (at most %g for run-to-run noise)", pt.Slowdown, MaxSlowdownInRAM)
 			}
 			for _, r := range []struct {
 				name string

@@ -92,6 +92,25 @@ jobs:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
 			want:  "memplan: DIR/q.yaml:5:26: field rates.EUR: EUR: 1.08 USD contradicts USD: 2 EUR (line 5), by which one EUR buys 0.5 USD (give one direction of each pair; the other is its inverse)\n",
 		},
+		{
+			name: "slowdown with everything in RAM",
+			files: map[string]string{"w.yaml": strictWorkload, "f.yaml": `name: t
+source: s
+curves:
+  - class: nvme-ssd-tlc
+    provenance: published
+    source: x
+    reference:
+      read_latency: 85us
+    points:
+      - fit: 1
+        slowdown: 1.5
+      - fit: 0.5
+        slowdown: 2
+`},
+			args: []string{"recommend", "-w", "DIR/w.yaml", "--factors", "DIR/f.yaml"},
+			want: "memplan: DIR/f.yaml:11:19: field curves[0].points[0].slowdown: got 1.5 at fit 1, where the job is all in RAM; expected 1 (at most 1.1 for run-to-run noise) (at fit 1 nothing is swapped; measure the point as the reference or leave it out)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

@@ -111,6 +111,12 @@ curves:
 			args: []string{"recommend", "-w", "DIR/w.yaml", "--factors", "DIR/f.yaml"},
 			want: "memplan: DIR/f.yaml:11:19: field curves[0].points[0].slowdown: got 1.5 at fit 1, where the job is all in RAM; expected 1 (at most 1.1 for run-to-run noise) (at fit 1 nothing is swapped; measure the point as the reference or leave it out)\n",
 		},
+		{
+			name:  "horizon beyond the bound",
+			files: map[string]string{"w.yaml": strings.Replace(strictWorkload, "horizon: 3y", "horizon: 500y", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml"},
+			want:  "memplan: DIR/w.yaml:2:10: field horizon: got \"500y\": too long: expected a duration of at most 200 years\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

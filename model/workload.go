@@ -161,8 +161,11 @@ func (w *Workload) validate() error {
 	if w.Horizon.Hours() < 24 {
 		return d.Errorf("horizon", "the planning horizon, e.g. `horizon: 3y`", "got %s, expected at least a day", w.Horizon)
 	}
-	if w.Demand.Servers < 0 {
-		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
+	if w.Demand.Servers < 0 || (w.Demand.Servers == 0 && given("demand.servers")) {
+		// A written 0 is not "no fixed fleet": that is the field left
+		// out (and jobs_per_day given).
+		return d.Errorf("demand.servers", "a fixed fleet needs at least 1 server; leave demand out to size the fleet from jobs_per_day",
+			"got %d, expected a positive number of servers (1 or more)", w.Demand.Servers)
 	}
 	if w.Demand.Servers > MaxServers {
 		return d.Errorf("demand.servers", "check the number of digits", "got %s, expected at most %s servers", strings.TrimSpace(Money(float64(w.Demand.Servers), "")), strings.TrimSpace(Money(MaxServers, "")))

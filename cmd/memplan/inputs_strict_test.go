@@ -117,6 +117,12 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml"},
 			want:  "memplan: DIR/w.yaml:2:10: field horizon: got \"500y\": too long: expected a duration of at most 200 years\n",
 		},
+		{
+			name:  "a fixed fleet of no servers",
+			files: map[string]string{"w.yaml": strings.Replace(strings.Replace(strictWorkload, "    jobs_per_day: 640\n", "", 1), "horizon: 3y\n", "horizon: 3y\ndemand: {servers: 0}\n", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml"},
+			want:  "memplan: DIR/w.yaml:3:19: field demand.servers: got 0, expected a positive number of servers (1 or more) (a fixed fleet needs at least 1 server; leave demand out to size the fleet from jobs_per_day)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

@@ -123,6 +123,12 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml"},
 			want:  "memplan: DIR/w.yaml:3:19: field demand.servers: got 0, expected a positive number of servers (1 or more) (a fixed fleet needs at least 1 server; leave demand out to size the fleet from jobs_per_day)\n",
 		},
+		{
+			name:  "JSON syntax error",
+			files: map[string]string{"w.yaml": strictWorkload, "f.json": "{\n  \"name\": \"t\",\n  \"source\": \"s\",\n  \"curves\": [\n    {\n      \"class\": \"x\",\n      \"provenance\": \"published\"\n      \"source\": \"x\"\n    }\n  ]\n}\n"},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--factors", "DIR/f.json"},
+			want:  "memplan: DIR/f.json:8:7: JSON syntax: invalid character '\"' after object key:value pair (check for a missing comma, quote or bracket just before)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

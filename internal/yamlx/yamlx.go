@@ -6,6 +6,7 @@ package yamlx
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/units"
@@ -94,6 +96,9 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
+		if err := jsonSyntax(file, data); err != nil {
+			return doc, err
+		}
 		if line := tabIndentLine(data); line > 0 {
 			return doc, &InputError{File: file, Line: line, Msg: "YAML syntax: a tab is used for indentation", Hint: "indent with spaces"}
 		}
@@ -265,6 +270,33 @@ func (d *Doc) checkFinite(n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// jsonSyntax reports a syntax error in a file written as JSON at its line
+// and column. The YAML parser reads JSON too, but a JSON document is one
+// flow mapping from its first line, and the YAML parser's error (and the
+// shortest failing prefix) points at line 1 whatever the fault; encoding/
+// json gives the byte offset of the first fault. It returns nil for a file
+// that is not JSON, or has no JSON syntax error.
+func jsonSyntax(file string, data []byte) error {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	off := min(int(se.Offset), len(data))
+	// The offset is just past the byte that did not fit: point at it.
+	if off > 0 {
+		off--
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	return &InputError{File: file, Line: line, Column: col, Msg: "JSON syntax: " + se.Error(), Hint: "check for a missing comma, quote or bracket just before"}
 }
 
 // tabIndentLine returns the first line indented with a tab (YAML forbids

@@ -141,6 +141,8 @@ func TestDecodeBadInput(t *testing.T) {
 			want{line: 2, col: 19, field: "limits.b", exact: "in.yaml:2:19: field limits.b: got 2.5, expected a whole number"}},
 		{"merge key", "name: x\nparts:\n  - &a\n    sku: A\n  - <<: *a\n    capacity: 1GiB\n",
 			want{line: 5, col: 5, field: "parts[1].<<", exact: "in.yaml:5:5: field parts[1].<<: YAML merge keys (<<) are not supported (write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge)"}},
+		{"JSON syntax", "{\n  \"name\": \"x\",\n  \"parts\": [\n    {\"sku\": \"A\"}\n    {\"sku\": \"B\"}\n  ]\n}\n",
+			want{line: 5, col: 5, exact: "in.yaml:5:5: JSON syntax: invalid character '{' after array element (check for a missing comma, quote or bracket just before)"}},
 		{"text for a bool", "name: x\nok: maybe\n",
 			want{line: 2, field: "ok", has: []string{`got text "maybe"`, "expected true or false"}}},
 		{"scalar for a list", "name: x\nparts: none\n",

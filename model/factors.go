@@ -204,6 +204,9 @@ func ParseFactors(file string, data []byte) (*FactorFile, error) {
 	var f FactorFile
 	doc, err := yamlx.Decode(file, data, &f)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindFactors); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	f.File, f.doc = file, doc
@@ -553,6 +556,11 @@ func LoadJobProfiles(w *Workload, files []*FactorFile) (map[string]*Factors, err
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "run `memplan profile` to create it, or remove the field", "no such file %s", j.Profile)
+			}
+			if ie := (*yamlx.InputError)(nil); errors.As(err, &ie) && ie.Kind != "" {
+				// The mistake is the workload's line, not the file.
+				return nil, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "name the file `memplan profile` wrote for this job",
+					"%s is %s, not a profile", j.Profile, ie.Kind)
 			}
 			return nil, err
 		}

@@ -99,6 +99,9 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 	var w Workload
 	doc, err := yamlx.Decode(file, data, &w)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindWorkload); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	w.File, w.doc = file, doc

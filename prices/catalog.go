@@ -232,6 +232,9 @@ func Parse(file string, data []byte) (*Catalog, error) {
 	var c Catalog
 	doc, err := yamlx.Decode(file, data, &c)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindCatalog); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	c.File = file

@@ -43,6 +43,9 @@ func LoadRatesContext(ctx context.Context, path string) (*RatesFile, error) {
 	var r RatesFile
 	doc, err := yamlx.Decode(path, data, &r)
 	if err != nil {
+		if k := yamlx.WrongKind(path, data, yamlx.KindRates); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	r.File = path

@@ -129,6 +129,24 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--factors", "DIR/f.json"},
 			want:  "memplan: DIR/f.json:8:7: JSON syntax: invalid character '\"' after object key:value pair (check for a missing comma, quote or bracket just before)\n",
 		},
+		{
+			name:  "profile naming a price catalog",
+			files: map[string]string{"w.yaml": strictWorkload + "    profile: q.yaml\n", "q.yaml": strictCatalog},
+			args:  []string{"recommend", "-w", "DIR/w.yaml"},
+			want:  "memplan: DIR/w.yaml:10:14: field jobs[0].profile: DIR/q.yaml is a price catalog, not a profile (name the file `memplan profile` wrote for this job)\n",
+		},
+		{
+			name:  "factors naming a price catalog",
+			files: map[string]string{"w.yaml": strictWorkload, "q.yaml": strictCatalog},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--factors", "DIR/q.yaml"},
+			want:  "memplan: DIR/q.yaml: this is a price catalog, not a factor file (or profile) (give price catalogs with --prices)\n",
+		},
+		{
+			name:  "prices naming a workload",
+			files: map[string]string{"w.yaml": strictWorkload},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/w.yaml"},
+			want:  "memplan: DIR/w.yaml: this is a workload, not a price catalog (give the workload with -w/--workload)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

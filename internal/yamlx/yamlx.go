@@ -31,6 +31,9 @@ type InputError struct {
 	Field  string // dotted path such as "dimms[2].price"; empty for the file
 	Msg    string // what is wrong and what was expected
 	Hint   string // how to fix it, optional
+	// Kind is set when the file is another kind of input than the one
+	// expected (WrongKind): one of the Kind constants.
+	Kind string
 }
 
 func (e *InputError) Error() string {
@@ -270,6 +273,59 @@ func (d *Doc) checkFinite(n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// Kinds of memplan's input files, as Kind names them.
+const (
+	KindCatalog  = "a price catalog"
+	KindWorkload = "a workload"
+	KindFactors  = "a factor file (or profile)"
+	KindRates    = "a rates file"
+)
+
+// Kind tells which of memplan's input files data is by the top-level keys
+// only that kind has, or "" when it cannot tell (or data does not parse).
+// A file given where another kind was expected is then refused as that
+// instead of as a list of unknown fields.
+func Kind(data []byte) string {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	keys := map[string]bool{}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		keys[m.Content[i].Value] = true
+	}
+	switch {
+	case keys["dimms"] || keys["drives"] || keys["platforms"]:
+		return KindCatalog
+	case keys["jobs"]:
+		return KindWorkload
+	case keys["curves"] || keys["software"] || keys["shapes"]:
+		return KindFactors
+	case keys["rates"] && !keys["name"]:
+		return KindRates
+	}
+	return ""
+}
+
+// WrongKind is the error for a file of another kind than want (one of the
+// Kind constants), or nil when data is not recognisably another kind.
+// hint says where that kind of file is given instead.
+func WrongKind(file string, data []byte, want string) *InputError {
+	k := Kind(data)
+	if k == "" || k == want {
+		return nil
+	}
+	return &InputError{File: file, Msg: fmt.Sprintf("this is %s, not %s", k, want), Hint: kindHint[k], Kind: k}
+}
+
+var kindHint = map[string]string{
+	KindCatalog:  "give price catalogs with --prices",
+	KindWorkload: "give the workload with -w/--workload",
+	KindFactors:  "give factor files with --factors, or name a profile in a job's profile: field",
+	KindRates:    "give rates files with --rates",
 }
 
 // jsonSyntax reports a syntax error in a file written as JSON at its line

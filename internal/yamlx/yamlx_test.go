@@ -335,3 +335,25 @@ func TestDecodeAnchors(t *testing.T) {
 	_, err := yamlx.Decode("a.yaml", []byte("name: *nope\n"), &f)
 	checkInputError(t, "a.yaml", err, want{line: 1, has: []string{"YAML syntax", "unknown anchor"}})
 }
+
+func TestKind(t *testing.T) {
+	for src, want := range map[string]string{
+		"name: c\ncurrency: USD\ndimms: []\n":              yamlx.KindCatalog,
+		"name: w\njobs: []\n":                              yamlx.KindWorkload,
+		"{\"name\": \"f\", \"curves\": []}":                yamlx.KindFactors,
+		"date: 2026-03-01\nrates: {EUR: 1.08 USD}\n":       yamlx.KindRates,
+		"name: c\ncurrency: EUR\nrates: {EUR: 1.08 USD}\n": "",
+		"- a\n- b\n": "",
+		"name: [":    "",
+	} {
+		if got := yamlx.Kind([]byte(src)); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", src, got, want)
+		}
+	}
+	if err := yamlx.WrongKind("w.yaml", []byte("name: w\njobs: []\n"), yamlx.KindCatalog); err == nil || err.Error() != "w.yaml: this is a workload, not a price catalog (give the workload with -w/--workload)" {
+		t.Errorf("WrongKind = %v", err)
+	}
+	if err := yamlx.WrongKind("w.yaml", []byte("name: w\njobs: []\n"), yamlx.KindWorkload); err != nil {
+		t.Errorf("WrongKind of the right kind = %v", err)
+	}
+}

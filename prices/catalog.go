@@ -541,7 +541,64 @@ func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
 		return nil, &yamlx.InputError{File: last.File, Msg: fmt.Sprintf("the price catalogs (%s) list no %s, and a plan needs both DIMMs and a platform to put them in", strings.Join(names, ", "), what),
 			Hint: fmt.Sprintf("add %s to your quote, %sor name both in the workload, e.g. `catalogs: [%s, %s]`", what, withEmbedded, DefaultCatalog, last.Name)}
 	}
+	if err := s.checkReserves(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkReserves refuses a platform whose os_reserve is at least the most
+// memory it can hold with the DIMMs of every catalog: no configuration of
+// it has memory left for the jobs, which the model used to report on the
+// workload's footprint line as if the jobs were too large (issue 27).
+func (s *Set) checkReserves() error {
+	for _, pl := range s.Platforms {
+		var most units.Bytes
+		var best DIMM
+		for _, dm := range s.DIMMs {
+			if ok, _ := pl.Accepts(dm); !ok {
+				continue
+			}
+			m := units.Bytes(pl.Memory.Slots) * dm.Capacity
+			if pl.Memory.MaxCapacity > 0 && m > pl.Memory.MaxCapacity {
+				m = pl.Memory.MaxCapacity
+			}
+			if m > most {
+				most, best = m, dm
+			}
+		}
+		if most == 0 || pl.Reserve < most {
+			continue
+		}
+		c, i := s.platformOrigin(pl)
+		if c == nil {
+			continue
+		}
+		how := fmt.Sprintf("%d x %s %s", pl.Memory.Slots, best.Capacity, best.SKU)
+		if most == pl.Memory.MaxCapacity {
+			how = "its max_capacity"
+		}
+		return c.ErrorAt(fmt.Sprintf("platforms[%d].os_reserve", i), "memory kept for the OS and page cache, e.g. 8GiB",
+			"got %s, which leaves nothing for the jobs: %s holds at most %s (%s)", pl.Reserve, pl.SKU, most, how)
+	}
+	return nil
+}
+
+// platformOrigin finds the catalog and index a merged platform came from
+// (the last catalog that lists its SKU, as merging keeps).
+func (s *Set) platformOrigin(pl Platform) (*Catalog, int) {
+	for k := len(s.Catalogs) - 1; k >= 0; k-- {
+		c := s.Catalogs[k]
+		if c.Name != pl.Catalog {
+			continue
+		}
+		for i := range c.Platforms {
+			if c.Platforms[i].SKU == pl.SKU {
+				return c, i
+			}
+		}
+	}
+	return nil, 0
 }
 
 // mergeBySKU appends parts to dst, replacing in place any part whose SKU is

@@ -147,6 +147,12 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/w.yaml"},
 			want:  "memplan: DIR/w.yaml: this is a workload, not a price catalog (give the workload with -w/--workload)\n",
 		},
+		{
+			name:  "os_reserve larger than the platform holds",
+			files: map[string]string{"w.yaml": strictWorkload, "q.yaml": strings.Replace(strictCatalog, "os_reserve: 8GiB", "os_reserve: 4TiB", 1)},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
+			want:  "memplan: DIR/q.yaml:8:132: field platforms[0].os_reserve: got 4TiB, which leaves nothing for the jobs: P holds at most 1TiB (16 x 64GiB A) (memory kept for the OS and page cache, e.g. 8GiB)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

@@ -153,6 +153,12 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
 			want:  "memplan: DIR/q.yaml:8:132: field platforms[0].os_reserve: got 4TiB, which leaves nothing for the jobs: P holds at most 1TiB (16 x 64GiB A) (memory kept for the OS and page cache, e.g. 8GiB)\n",
 		},
+		{
+			name:  "currency mix without a rate",
+			files: map[string]string{"w.yaml": strings.Replace(strictWorkload, "horizon: 3y\n", "horizon: 3y\ncurrency: RUB\n", 1), "q.yaml": strictCatalog},
+			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
+			want:  "memplan: DIR/w.yaml:3:11: field currency: got RUB, but the prices of catalog q (DIR/q.yaml) are in EUR and no exchange rate connects the two (pass --rate EUR=<amount>RUB or --rates FILE, add `rates: {EUR: <amount> RUB}` to a catalog, or leave `currency:` out to report in the catalogs' currency)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

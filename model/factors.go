@@ -196,7 +196,7 @@ func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading factors: %w", err)
 	}
-	return ParseFactors(path, data)
+	return ParseFactors(inputfile.Name(path), data)
 }
 
 // ParseFactors decodes and validates a factor file.

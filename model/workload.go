@@ -123,7 +123,7 @@ func LoadWorkloadContext(ctx context.Context, path string) (*Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading workload: %w", err)
 	}
-	w, err := ParseWorkload(path, data)
+	w, err := ParseWorkload(inputfile.Name(path), data)
 	if err != nil {
 		return nil, err
 	}

@@ -257,7 +257,7 @@ func LoadContext(ctx context.Context, path string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading price catalog: %w", err)
 	}
-	return Parse(path, data)
+	return Parse(inputfile.Name(path), data)
 }
 
 func (c *Catalog) validate() error {

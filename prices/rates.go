@@ -41,14 +41,15 @@ func LoadRatesContext(ctx context.Context, path string) (*RatesFile, error) {
 		return nil, fmt.Errorf("reading rates: %w", err)
 	}
 	var r RatesFile
-	doc, err := yamlx.Decode(path, data, &r)
+	name := inputfile.Name(path)
+	doc, err := yamlx.Decode(name, data, &r)
 	if err != nil {
-		if k := yamlx.WrongKind(path, data, yamlx.KindRates); k != nil {
+		if k := yamlx.WrongKind(name, data, yamlx.KindRates); k != nil {
 			return nil, k
 		}
 		return nil, err
 	}
-	r.File = path
+	r.File = name
 	if r.Date.IsZero() {
 		return nil, doc.Errorf("date", "rates go stale like prices", "missing, expected a date such as 2026-03-01")
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/internal/inputfile"
 )
 
 // strictWorkload is a valid workload to break one line of at a time.
@@ -180,5 +183,20 @@ curves:
 				t.Errorf("wrote %s", out)
 			}
 		})
+	}
+}
+
+// "-" reads the workload from standard input, bounded like a file, and
+// messages name it "standard input".
+func TestWorkloadFromStdin(t *testing.T) {
+	defer func(r io.Reader) { inputfile.Stdin = r }(inputfile.Stdin)
+	inputfile.Stdin = strings.NewReader(strings.Replace(strictWorkload, "concurrency: 16", "concurrency: 1.5", 1))
+	code, stdout, stderr := runMemplan(t, "recommend", "-w", "-")
+	if want := "memplan: standard input:7:18: field jobs[0].concurrency: got 1.5, expected a whole number\n"; code != exitUsage || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", code, stdout, stderr, want)
+	}
+	inputfile.Stdin = strings.NewReader(strictWorkload)
+	if code, _, stderr := runMemplan(t, "recommend", "-w", "-"); code != 0 {
+		t.Errorf("a good workload on standard input: exit %d, %s", code, stderr)
 	}
 }

@@ -33,6 +33,14 @@ const (
 	QuoteLimit = 256 << 20
 )
 
+// Name is how messages name the input at path: "standard input" for "-".
+func Name(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	return path
+}
+
 // Stdin is what "-" reads; tests replace it.
 var Stdin io.Reader = os.Stdin
 
@@ -139,7 +147,7 @@ func readStdin(ctx context.Context, limit int64) ([]byte, error) {
 		return nil, ctx.Err()
 	case r := <-done:
 		if e := (*Error)(nil); errors.As(r.err, &e) {
-			return nil, e.withPath("standard input")
+			return nil, e.withPath(Name("-"))
 		}
 		return r.data, r.err
 	}

@@ -1,16 +1,17 @@
 package model
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
@@ -122,6 +123,10 @@ func (c *Curve) RefDevice() Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
+// MaxSlowdownInRAM is the most a curve's point at fit 1 (everything in
+// RAM, the reference itself) may read: 1 plus run-to-run noise.
+const MaxSlowdownInRAM = 1.1
+
 // Point is one measured (or published) slowdown at a fit ratio.
 type Point struct {
 	Fit      float64   `yaml:"fit" json:"fit"`
@@ -181,11 +186,17 @@ func DefaultFactorsSource() []byte { return defaultFactors }
 
 // LoadFactors reads a factor file (YAML or JSON).
 func LoadFactors(path string) (*FactorFile, error) {
-	data, err := os.ReadFile(path)
+	return LoadFactorsContext(context.Background(), path)
+}
+
+// LoadFactorsContext reads a factor file (a regular file of at most
+// inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading factors: %w", err)
 	}
-	return ParseFactors(path, data)
+	return ParseFactors(inputfile.Name(path), data)
 }
 
 // ParseFactors decodes and validates a factor file.
@@ -193,6 +204,9 @@ func ParseFactors(file string, data []byte) (*FactorFile, error) {
 	var f FactorFile
 	doc, err := yamlx.Decode(file, data, &f)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindFactors); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	f.File, f.doc = file, doc
@@ -348,6 +362,13 @@ func (f *FactorFile) validate() error {
 			}
 			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
 				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
+			}
+			if pt.Fit == 1 && pt.Slowdown > MaxSlowdownInRAM {
+				// Everything is in RAM at fit 1: the point is the
+				// reference itself. A curve that slows down there
+				// makes every swap configuration lose (issue 27).
+				return d.Errorf(pp+".slowdown", "at fit 1 nothing is swapped; measure the point as the reference or leave it out",
+					"got %g at fit 1, where the job is all in RAM; expected 1 (at most %g for run-to-run noise)", pt.Slowdown, MaxSlowdownInRAM)
 			}
 			for _, r := range []struct {
 				name string
@@ -535,6 +556,11 @@ func LoadJobProfiles(w *Workload, files []*FactorFile) (map[string]*Factors, err
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "run `memplan profile` to create it, or remove the field", "no such file %s", j.Profile)
+			}
+			if ie := (*yamlx.InputError)(nil); errors.As(err, &ie) && ie.Kind != "" {
+				// The mistake is the workload's line, not the file.
+				return nil, w.ErrorAt(fmt.Sprintf("jobs[%d].profile", i), "name the file `memplan profile` wrote for this job",
+					"%s is %s, not a profile", j.Profile, ie.Kind)
 			}
 			return nil, err
 		}

@@ -413,10 +413,26 @@ func recommend(in Input, h *hooks) (*Result, error) {
 }
 
 func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
+	curs := s.Currencies()
 	if w.Currency != "" {
+		// The workload names the report currency: every catalog's prices
+		// must convert to it, or the mix is refused at the workload's
+		// currency line, naming the catalog (issue 27).
+		for _, c := range curs {
+			if _, ok := s.Rate(c, w.Currency); ok {
+				continue
+			}
+			var in []string
+			for _, cat := range s.Catalogs {
+				if cat.Currency == c {
+					in = append(in, fmt.Sprintf("%s (%s)", cat.Name, cat.File))
+				}
+			}
+			hint := f.RateHint(c, w.Currency, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or leave `currency:` out to report in the catalogs' currency", c, w.Currency)
+			return "", w.ErrorAt("currency", hint, "got %s, but the prices of catalog %s are in %s and no exchange rate connects the two", w.Currency, strings.Join(in, ", "), c)
+		}
 		return w.Currency, nil
 	}
-	curs := s.Currencies()
 	if len(curs) == 1 {
 		return curs[0], nil
 	}

@@ -1,12 +1,13 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
@@ -98,6 +99,9 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 	var w Workload
 	doc, err := yamlx.Decode(file, data, &w)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindWorkload); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	w.File, w.doc = file, doc
@@ -109,11 +113,17 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 
 // LoadWorkload reads and validates a workload file.
 func LoadWorkload(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	return LoadWorkloadContext(context.Background(), path)
+}
+
+// LoadWorkloadContext reads and validates a workload file (a regular file
+// of at most inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadWorkloadContext(ctx context.Context, path string) (*Workload, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading workload: %w", err)
 	}
-	w, err := ParseWorkload(path, data)
+	w, err := ParseWorkload(inputfile.Name(path), data)
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +164,11 @@ func (w *Workload) validate() error {
 	if w.Horizon.Hours() < 24 {
 		return d.Errorf("horizon", "the planning horizon, e.g. `horizon: 3y`", "got %s, expected at least a day", w.Horizon)
 	}
-	if w.Demand.Servers < 0 {
-		return d.Errorf("demand.servers", "", "got %d, expected a positive number of servers", w.Demand.Servers)
+	if w.Demand.Servers < 0 || (w.Demand.Servers == 0 && given("demand.servers")) {
+		// A written 0 is not "no fixed fleet": that is the field left
+		// out (and jobs_per_day given).
+		return d.Errorf("demand.servers", "a fixed fleet needs at least 1 server; leave demand out to size the fleet from jobs_per_day",
+			"got %d, expected a positive number of servers (1 or more)", w.Demand.Servers)
 	}
 	if w.Demand.Servers > MaxServers {
 		return d.Errorf("demand.servers", "check the number of digits", "got %s, expected at most %s servers", strings.TrimSpace(Money(float64(w.Demand.Servers), "")), strings.TrimSpace(Money(MaxServers, "")))

@@ -470,11 +470,13 @@ func TestRecommendCurrencyMixWithoutRate(t *testing.T) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	// A workload currency no catalog can reach fails the same way.
+	// A workload currency no catalog can reach is refused at the
+	// workload's currency line, naming the catalog (and not suggesting to
+	// set the currency it sets).
 	w := qaEDA(t)
 	w.Currency = "JPY"
 	_, err = model.Recommend(model.Input{Workload: w, Prices: qaSet(t), Factors: qaFactors(t)})
-	if err == nil || !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "USD and JPY") {
+	if err == nil || !errors.Is(err, yamlx.ErrInput) || !strings.Contains(err.Error(), "field currency: got JPY, but the prices of catalog current (embedded:current) are in USD and no exchange rate connects the two") {
 		t.Errorf("workload currency without a rate: %v", err)
 	}
 }

@@ -1,13 +1,14 @@
 package prices
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/units"
@@ -212,11 +213,28 @@ func oneOf(v string, set []string) bool {
 // (see package money and model.MaxFleetCost).
 const MaxPrice = money.MaxPrice
 
+// written is a price as the file has it ("0.001 EUR"), which its
+// formatting to cents would hide.
+func written(d *yamlx.Doc, path string, m units.Money) string {
+	if v := d.Value(path); v != "" {
+		return v
+	}
+	return m.String()
+}
+
+// MinPrice is the least a part may cost, in any currency: one hundredth,
+// the smallest amount memplan counts (package money). Below it a price
+// would round to nothing.
+const MinPrice = 0.01
+
 // Parse decodes and validates one catalog. file names it in errors.
 func Parse(file string, data []byte) (*Catalog, error) {
 	var c Catalog
 	doc, err := yamlx.Decode(file, data, &c)
 	if err != nil {
+		if k := yamlx.WrongKind(file, data, yamlx.KindCatalog); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
 	c.File = file
@@ -229,11 +247,17 @@ func Parse(file string, data []byte) (*Catalog, error) {
 
 // Load reads a catalog file.
 func Load(path string) (*Catalog, error) {
-	data, err := os.ReadFile(path)
+	return LoadContext(context.Background(), path)
+}
+
+// LoadContext reads a catalog file (a regular file of at most
+// inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadContext(ctx context.Context, path string) (*Catalog, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading price catalog: %w", err)
 	}
-	return Parse(path, data)
+	return Parse(inputfile.Name(path), data)
 }
 
 func (c *Catalog) validate() error {
@@ -263,6 +287,9 @@ func (c *Catalog) validate() error {
 			return d.Errorf("rates."+cur, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "%s", msg)
 		}
 	}
+	if err := checkInverses(d, c.Rates); err != nil {
+		return err
+	}
 	seen := map[string]string{}
 	sku := func(p, s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -280,6 +307,11 @@ func (c *Catalog) validate() error {
 		}
 		if m.Amount <= 0 {
 			return d.Errorf(p+".price", "prices must be positive amounts such as \"389.00 "+c.Currency+"\"", "got %s, expected a price above zero", m)
+		}
+		if m.Amount < MinPrice {
+			// Money is counted in hundredths: 0.001 EUR would be a free
+			// part, and a free part wins every comparison.
+			return d.Errorf(p+".price", "check the decimal point; memplan counts money in hundredths of the currency", "got %s, expected a price of at least %.2f %s", written(d, p+".price", *m), MinPrice, m.Currency)
 		}
 		if m.Amount > MaxPrice {
 			return d.Errorf(p+".price", "check the number of digits", "got %s, expected at most %.0f for one part", m, MaxPrice)
@@ -512,7 +544,64 @@ func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
 		return nil, &yamlx.InputError{File: last.File, Msg: fmt.Sprintf("the price catalogs (%s) list no %s, and a plan needs both DIMMs and a platform to put them in", strings.Join(names, ", "), what),
 			Hint: fmt.Sprintf("add %s to your quote, %sor name both in the workload, e.g. `catalogs: [%s, %s]`", what, withEmbedded, DefaultCatalog, last.Name)}
 	}
+	if err := s.checkReserves(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkReserves refuses a platform whose os_reserve is at least the most
+// memory it can hold with the DIMMs of every catalog: no configuration of
+// it has memory left for the jobs, which the model used to report on the
+// workload's footprint line as if the jobs were too large (issue 27).
+func (s *Set) checkReserves() error {
+	for _, pl := range s.Platforms {
+		var most units.Bytes
+		var best DIMM
+		for _, dm := range s.DIMMs {
+			if ok, _ := pl.Accepts(dm); !ok {
+				continue
+			}
+			m := units.Bytes(pl.Memory.Slots) * dm.Capacity
+			if pl.Memory.MaxCapacity > 0 && m > pl.Memory.MaxCapacity {
+				m = pl.Memory.MaxCapacity
+			}
+			if m > most {
+				most, best = m, dm
+			}
+		}
+		if most == 0 || pl.Reserve < most {
+			continue
+		}
+		c, i := s.platformOrigin(pl)
+		if c == nil {
+			continue
+		}
+		how := fmt.Sprintf("%d x %s %s", pl.Memory.Slots, best.Capacity, best.SKU)
+		if most == pl.Memory.MaxCapacity {
+			how = "its max_capacity"
+		}
+		return c.ErrorAt(fmt.Sprintf("platforms[%d].os_reserve", i), "memory kept for the OS and page cache, e.g. 8GiB",
+			"got %s, which leaves nothing for the jobs: %s holds at most %s (%s)", pl.Reserve, pl.SKU, most, how)
+	}
+	return nil
+}
+
+// platformOrigin finds the catalog and index a merged platform came from
+// (the last catalog that lists its SKU, as merging keeps).
+func (s *Set) platformOrigin(pl Platform) (*Catalog, int) {
+	for k := len(s.Catalogs) - 1; k >= 0; k-- {
+		c := s.Catalogs[k]
+		if c.Name != pl.Catalog {
+			continue
+		}
+		for i := range c.Platforms {
+			if c.Platforms[i].SKU == pl.SKU {
+				return c, i
+			}
+		}
+	}
+	return nil, 0
 }
 
 // mergeBySKU appends parts to dst, replacing in place any part whose SKU is

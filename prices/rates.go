@@ -1,12 +1,14 @@
 package prices
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
 )
@@ -28,16 +30,26 @@ type RatesFile struct {
 
 // LoadRates reads and checks a rates file.
 func LoadRates(path string) (*RatesFile, error) {
-	data, err := os.ReadFile(path)
+	return LoadRatesContext(context.Background(), path)
+}
+
+// LoadRatesContext reads and checks a rates file (a regular file of at
+// most inputfile.Limit bytes); cancelling ctx stops the read.
+func LoadRatesContext(ctx context.Context, path string) (*RatesFile, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading rates: %w", err)
 	}
 	var r RatesFile
-	doc, err := yamlx.Decode(path, data, &r)
+	name := inputfile.Name(path)
+	doc, err := yamlx.Decode(name, data, &r)
 	if err != nil {
+		if k := yamlx.WrongKind(name, data, yamlx.KindRates); k != nil {
+			return nil, k
+		}
 		return nil, err
 	}
-	r.File = path
+	r.File = name
 	if r.Date.IsZero() {
 		return nil, doc.Errorf("date", "rates go stale like prices", "missing, expected a date such as 2026-03-01")
 	}
@@ -52,6 +64,9 @@ func LoadRates(path string) (*RatesFile, error) {
 		if err := checkRate(cur, m); err != "" {
 			return nil, doc.Errorf(p, "write e.g. `EUR: 1.08 USD` (one EUR buys 1.08 USD)", "%s", err)
 		}
+	}
+	if err := checkInverses(doc, r.Rates); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
@@ -76,6 +91,60 @@ func ParseRate(s string) (string, units.Money, error) {
 		return "", units.Money{}, fmt.Errorf("%w: --rate %q: %s", yamlx.ErrInput, s, msg)
 	}
 	return cur, m, nil
+}
+
+// RateTolerance is how far a rate and its inverse (or two rates for one
+// pair) may differ and still agree: each is rounded when written.
+const RateTolerance = 0.005
+
+// RatesDisagree reports whether "one a buys am" and "one b buys bm" cannot
+// both hold: the same pair at different rates, or a pair and its inverse
+// whose product is not 1 (EUR: 1.08 USD and USD: 0.5 EUR). Rates of
+// unrelated pairs never disagree.
+func RatesDisagree(a string, am units.Money, b string, bm units.Money) bool {
+	switch {
+	case a == b && am.Currency == bm.Currency:
+		return math.Abs(am.Amount/bm.Amount-1) > RateTolerance
+	case a == bm.Currency && b == am.Currency:
+		return math.Abs(am.Amount*bm.Amount-1) > RateTolerance
+	}
+	return false
+}
+
+// checkInverses finds a rate in rates that an earlier one (in the file's
+// order, by line) contradicts, and says so at its line: a catalog's or a
+// rates file's two directions of one pair would otherwise pick one
+// silently, while two such --rate flags are refused.
+func checkInverses(doc *yamlx.Doc, rates map[string]units.Money) error {
+	curs := make([]string, 0, len(rates))
+	for c := range rates {
+		curs = append(curs, c)
+	}
+	at := func(cur string) (int, int) {
+		e := doc.Errorf("rates."+cur, "", "")
+		return e.Line, e.Column
+	}
+	sort.Slice(curs, func(i, j int) bool {
+		li, ci := at(curs[i])
+		lj, cj := at(curs[j])
+		if li != lj {
+			return li < lj
+		}
+		if ci != cj {
+			return ci < cj
+		}
+		return curs[i] < curs[j]
+	})
+	for j, b := range curs {
+		for _, a := range curs[:j] {
+			am, bm := rates[a], rates[b]
+			if RatesDisagree(a, am, b, bm) {
+				return doc.Errorf("rates."+b, "give one direction of each pair; the other is its inverse",
+					"%s: %s contradicts %s: %s (line %d), by which one %s buys %.4g %s", b, written(doc, "rates."+b, bm), a, written(doc, "rates."+a, am), doc.Line("rates."+a), b, 1/am.Amount, a)
+			}
+		}
+	}
+	return nil
 }
 
 func checkRate(cur string, m units.Money) string {

@@ -233,7 +233,7 @@ func ParseDuration(s string) (Duration, error) {
 		}
 		unit := 24 * time.Hour
 		if v > maxDays {
-			return 0, &Error{Value: s, Expected: durationExpected + " of at most 200 years"}
+			return 0, tooLong(s)
 		}
 		switch rest[0] {
 		case 'w':
@@ -256,9 +256,16 @@ func ParseDuration(s string) (Duration, error) {
 		}
 	}
 	if extra < 0 || d+extra < d || d+extra > maxDuration {
-		return 0, &Error{Value: s, Expected: durationExpected + " of at most 200 years"}
+		return 0, tooLong(s)
 	}
 	return Duration(d + extra), nil
+}
+
+// tooLong is a duration written well but beyond what memplan takes: the
+// bound is the problem, not the form.
+func tooLong(s string) error {
+	const most = "a duration of at most 200 years"
+	return &Error{Value: s, Expected: most, Problem: "too long: expected " + most}
 }
 
 func (d Duration) D() time.Duration { return time.Duration(d) }
@@ -307,6 +314,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseDuration(s)
 	if err != nil {
+		if e, ok := err.(*Error); ok && e.Problem != "" {
+			return &Error{Line: n.Line, Column: n.Column, Value: n.Value, Expected: e.Expected, Problem: e.Problem}
+		}
 		return nodeError(n, durationExpected)
 	}
 	*d = v

@@ -126,7 +126,7 @@ func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
 	return q, nil
 }
 
-func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdout, stderr io.Writer) error {
+func runPricesImport(ctx context.Context, o pricesImportOptions, path string, stdout, stderr io.Writer) error {
 	if o.Out != "" {
 		if absPath(o.Out) == absPath(path) {
 			return usagef("--out %s is the quote itself; write the catalog to another file", o.Out)
@@ -139,7 +139,7 @@ func runPricesImport(_ context.Context, o pricesImportOptions, path string, stdo
 	if err != nil {
 		return err
 	}
-	wb, err := quote.ReadFile(path)
+	wb, err := quote.ReadFileContext(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 			return usagef("%v", err)
 		}
 	}
-	in, err := loadInputs(o.inputOptions)
+	in, err := loadInputs(ctx, o.inputOptions)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/reports"
 	"github.com/memplan/memplan/reports/xlsx"
@@ -74,7 +75,7 @@ report does not compute them (recommend --uncertainty does).`,
 	return c
 }
 
-func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) error {
+func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) error {
 	if o.From == "" {
 		return usagef("--from RESULT.json is required: a result saved with `memplan recommend --format json --out RESULT.json`")
 	}
@@ -89,7 +90,7 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 			return usagef("%v", err)
 		}
 	}
-	out, err := readResult(o.From)
+	out, err := readResult(ctx, o.From)
 	if err != nil {
 		return err
 	}
@@ -119,18 +120,17 @@ func runReport(_ context.Context, o reportOptions, stdout, stderr io.Writer) err
 
 // readResult reads a saved result; a file that is not one is a bad input
 // (exit 2), named with its path.
-func readResult(path string) (reports.Output, error) {
-	f, err := os.Open(path)
+func readResult(ctx context.Context, path string) (reports.Output, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return reports.Output{}, inputErr(fmt.Errorf("%s: no such file; save a result with `memplan recommend --format json --out %s`", path, strings.TrimSuffix(path, filepath.Ext(path))+".json"))
 		}
 		return reports.Output{}, err
 	}
-	defer f.Close()
 	// A YAML or CSV result (or a workload) is not what report reads: say
 	// what it wants instead of a JSON parser's complaint.
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(bytes.NewReader(data))
 	if first := firstByte(br); first != '{' {
 		base := strings.TrimSuffix(path, filepath.Ext(path))
 		return reports.Output{}, inputErr(fmt.Errorf("%s is not a JSON result: report reads the JSON that `memplan recommend --format json --out %s.json` writes (a YAML, CSV or table result cannot be read back)", path, base))

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
+	"github.com/memplan/memplan/units"
 )
 
 // inputOptions are the flags every command that runs the model shares.
@@ -32,11 +33,11 @@ type inputOptions struct {
 // --with-embedded adds the list prices. Without --prices, the workload's
 // catalogs, or the default embedded one. Embedded catalogs come first so a
 // quoted part with the same SKU replaces the list price.
-func catalogsFor(w *model.Workload, o inputOptions) ([]*prices.Catalog, error) {
+func catalogsFor(ctx context.Context, w *model.Workload, o inputOptions) ([]*prices.Catalog, error) {
 	var quotes []*prices.Catalog
 	quoted := map[string]bool{}
 	for _, p := range o.Prices {
-		c, err := prices.Load(p)
+		c, err := prices.LoadContext(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -86,17 +87,17 @@ func quoteNames(qs []*prices.Catalog) string {
 // suggest.
 var modelFlags = model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
 
-func loadInputs(o inputOptions) (model.Input, error) {
+func loadInputs(ctx context.Context, o inputOptions) (model.Input, error) {
 	in := model.Input{Flags: modelFlags}
 	if o.Workload == "" {
 		return in, usagef("--workload FILE is required (see examples/ for a starting point)")
 	}
-	w, err := model.LoadWorkload(o.Workload)
+	w, err := model.LoadWorkloadContext(ctx, o.Workload)
 	if err != nil {
 		return in, err
 	}
 	in.Workload = w
-	cats, err := catalogsFor(w, o)
+	cats, err := catalogsFor(ctx, w, o)
 	if err != nil {
 		return in, err
 	}
@@ -106,7 +107,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	}
 	// Rates given explicitly win over those in catalogs; flags over files.
 	for _, p := range o.RatesFiles {
-		r, err := prices.LoadRates(p)
+		r, err := prices.LoadRatesContext(ctx, p)
 		if err != nil {
 			return in, err
 		}
@@ -126,10 +127,10 @@ func loadInputs(o inputOptions) (model.Input, error) {
 		// the later one win silently. Inverses within 0.5% agree (a rate
 		// and its inverse are each rounded when written).
 		pair, inv := [2]string{cur, m.Currency}, [2]string{m.Currency, cur}
-		if prev, ok := given[pair]; ok && math.Abs(rate[pair]/m.Amount-1) > 0.005 {
+		if prev, ok := given[pair]; ok && prices.RatesDisagree(cur, units.Money{Amount: rate[pair], Currency: m.Currency}, cur, m) {
 			return in, usagef("--rate %s and --rate %s disagree on what one %s buys in %s; give one of them", prev, x, cur, m.Currency)
 		}
-		if prev, ok := given[inv]; ok && math.Abs(rate[inv]*m.Amount-1) > 0.005 {
+		if prev, ok := given[inv]; ok && prices.RatesDisagree(m.Currency, units.Money{Amount: rate[inv], Currency: cur}, cur, m) {
 			return in, usagef("--rate %s and --rate %s disagree: the first means one %s buys %.4g %s, the second %g; give one of them", prev, x, cur, 1/rate[inv], m.Currency, m.Amount)
 		}
 		given[pair], rate[pair] = x, m.Amount
@@ -138,7 +139,7 @@ func loadInputs(o inputOptions) (model.Input, error) {
 	in.Prices = set
 	files := []*model.FactorFile{model.DefaultFactors()}
 	for _, p := range o.Factors {
-		f, err := model.LoadFactors(p)
+		f, err := model.LoadFactorsContext(ctx, p)
 		if err != nil {
 			return in, err
 		}

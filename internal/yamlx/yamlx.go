@@ -6,14 +6,17 @@ package yamlx
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/units"
@@ -28,6 +31,9 @@ type InputError struct {
 	Field  string // dotted path such as "dimms[2].price"; empty for the file
 	Msg    string // what is wrong and what was expected
 	Hint   string // how to fix it, optional
+	// Kind is set when the file is another kind of input than the one
+	// expected (WrongKind): one of the Kind constants.
+	Kind string
 }
 
 func (e *InputError) Error() string {
@@ -93,6 +99,9 @@ func Decode(file string, data []byte, v any) (*Doc, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
+		if err := jsonSyntax(file, data); err != nil {
+			return doc, err
+		}
 		if line := tabIndentLine(data); line > 0 {
 			return doc, &InputError{File: file, Line: line, Msg: "YAML syntax: a tab is used for indentation", Hint: "indent with spaces"}
 		}
@@ -142,6 +151,16 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 	}
 	var errs []error
 	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// yaml.v3 truncates a fraction into an integer field (12.5 is
+		// read as 12) without a word.
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+			if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil && f != math.Trunc(f) {
+				errs = append(errs, &InputError{File: d.File, Line: n.Line, Column: n.Column, Field: path,
+					Msg: fmt.Sprintf("got %s, expected a whole number", n.Value)})
+			}
+		}
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
 			return nil // the decoder reports the kind mismatch
@@ -149,6 +168,12 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			p := join(path, k.Value)
+			if k.ShortTag() == "!!merge" {
+				errs = append(errs, &InputError{File: d.File, Line: k.Line, Column: k.Column, Field: p,
+					Msg:  "YAML merge keys (<<) are not supported",
+					Hint: "write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge"})
+				continue
+			}
 			ft, ok := fieldType(t, k.Value)
 			if !ok {
 				errs = append(errs, &InputError{File: d.File, Line: k.Line, Field: p, Msg: "unknown field",
@@ -248,6 +273,86 @@ func (d *Doc) checkFinite(n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// Kinds of memplan's input files, as Kind names them.
+const (
+	KindCatalog  = "a price catalog"
+	KindWorkload = "a workload"
+	KindFactors  = "a factor file (or profile)"
+	KindRates    = "a rates file"
+)
+
+// Kind tells which of memplan's input files data is by the top-level keys
+// only that kind has, or "" when it cannot tell (or data does not parse).
+// A file given where another kind was expected is then refused as that
+// instead of as a list of unknown fields.
+func Kind(data []byte) string {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	keys := map[string]bool{}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		keys[m.Content[i].Value] = true
+	}
+	switch {
+	case keys["dimms"] || keys["drives"] || keys["platforms"]:
+		return KindCatalog
+	case keys["jobs"]:
+		return KindWorkload
+	case keys["curves"] || keys["software"] || keys["shapes"]:
+		return KindFactors
+	case keys["rates"] && !keys["name"]:
+		return KindRates
+	}
+	return ""
+}
+
+// WrongKind is the error for a file of another kind than want (one of the
+// Kind constants), or nil when data is not recognisably another kind.
+// hint says where that kind of file is given instead.
+func WrongKind(file string, data []byte, want string) *InputError {
+	k := Kind(data)
+	if k == "" || k == want {
+		return nil
+	}
+	return &InputError{File: file, Msg: fmt.Sprintf("this is %s, not %s", k, want), Hint: kindHint[k], Kind: k}
+}
+
+var kindHint = map[string]string{
+	KindCatalog:  "give price catalogs with --prices",
+	KindWorkload: "give the workload with -w/--workload",
+	KindFactors:  "give factor files with --factors, or name a profile in a job's profile: field",
+	KindRates:    "give rates files with --rates",
+}
+
+// jsonSyntax reports a syntax error in a file written as JSON at its line
+// and column. The YAML parser reads JSON too, but a JSON document is one
+// flow mapping from its first line, and the YAML parser's error (and the
+// shortest failing prefix) points at line 1 whatever the fault; encoding/
+// json gives the byte offset of the first fault. It returns nil for a file
+// that is not JSON, or has no JSON syntax error.
+func jsonSyntax(file string, data []byte) error {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	off := min(int(se.Offset), len(data))
+	// The offset is just past the byte that did not fit: point at it.
+	if off > 0 {
+		off--
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	return &InputError{File: file, Line: line, Column: col, Msg: "JSON syntax: " + se.Error(), Hint: "check for a missing comma, quote or bracket just before"}
 }
 
 // tabIndentLine returns the first line indented with a tab (YAML forbids

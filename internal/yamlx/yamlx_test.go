@@ -70,6 +70,7 @@ type want struct {
 	col   int    // exact column; 0 = not checked
 	field string // exact field path; "" = none
 	has   []string
+	exact string // the whole message; "" = not checked
 }
 
 func checkInputError(t *testing.T, file string, err error, w want) {
@@ -93,6 +94,9 @@ func checkInputError(t *testing.T, file string, err error, w want) {
 	}
 	if w.line > 0 && !strings.HasPrefix(msg, fmt.Sprintf("%s:%d:", file, w.line)) {
 		t.Errorf("%s: message does not carry :%d: %q", file, w.line, msg)
+	}
+	if w.exact != "" && msg != w.exact {
+		t.Errorf("%s: message\n%s\nwant\n%s", file, msg, w.exact)
 	}
 	if w.col > 0 && ie.Column != w.col {
 		t.Errorf("%s: column %d, want %d", file, ie.Column, w.col)
@@ -131,6 +135,14 @@ func TestDecodeBadInput(t *testing.T) {
 			want{line: 4, col: 12, field: "parts[0].price", has: []string{`got "12 usd"`, "expected an amount with a currency"}}},
 		{"text for a number", "name: x\nparts:\n  - sku: A\n    speed: fast\n",
 			want{line: 4, field: "parts[0].speed", has: []string{`got text "fast"`, "expected a whole number"}}},
+		{"fraction for a whole number", "name: x\nparts:\n  - sku: A\n    speed: 12.5\n",
+			want{line: 4, col: 12, field: "parts[0].speed", exact: "in.yaml:4:12: field parts[0].speed: got 12.5, expected a whole number"}},
+		{"fraction in a map of whole numbers", "name: x\nlimits: {a: 1, b: 2.5}\n",
+			want{line: 2, col: 19, field: "limits.b", exact: "in.yaml:2:19: field limits.b: got 2.5, expected a whole number"}},
+		{"merge key", "name: x\nparts:\n  - &a\n    sku: A\n  - <<: *a\n    capacity: 1GiB\n",
+			want{line: 5, col: 5, field: "parts[1].<<", exact: "in.yaml:5:5: field parts[1].<<: YAML merge keys (<<) are not supported (write the fields out in full; an anchor may stand for a whole value (price: *p), not for fields to merge)"}},
+		{"JSON syntax", "{\n  \"name\": \"x\",\n  \"parts\": [\n    {\"sku\": \"A\"}\n    {\"sku\": \"B\"}\n  ]\n}\n",
+			want{line: 5, col: 5, exact: "in.yaml:5:5: JSON syntax: invalid character '{' after array element (check for a missing comma, quote or bracket just before)"}},
 		{"text for a bool", "name: x\nok: maybe\n",
 			want{line: 2, field: "ok", has: []string{`got text "maybe"`, "expected true or false"}}},
 		{"scalar for a list", "name: x\nparts: none\n",
@@ -316,6 +328,32 @@ func TestDecodeAnchors(t *testing.T) {
 	if _, err := yamlx.Decode("a.yaml", []byte(src), &f); err != nil {
 		t.Fatal(err)
 	}
+	// A whole number written with a zero fraction is still one.
+	if _, err := yamlx.Decode("a.yaml", []byte("name: x\nparts:\n  - sku: A\n    speed: 5600.0\n"), &f); err != nil || f.Parts[0].Speed != 5600 {
+		t.Fatalf("speed: 5600.0: %v, %+v", err, f.Parts)
+	}
 	_, err := yamlx.Decode("a.yaml", []byte("name: *nope\n"), &f)
 	checkInputError(t, "a.yaml", err, want{line: 1, has: []string{"YAML syntax", "unknown anchor"}})
+}
+
+func TestKind(t *testing.T) {
+	for src, want := range map[string]string{
+		"name: c\ncurrency: USD\ndimms: []\n":              yamlx.KindCatalog,
+		"name: w\njobs: []\n":                              yamlx.KindWorkload,
+		"{\"name\": \"f\", \"curves\": []}":                yamlx.KindFactors,
+		"date: 2026-03-01\nrates: {EUR: 1.08 USD}\n":       yamlx.KindRates,
+		"name: c\ncurrency: EUR\nrates: {EUR: 1.08 USD}\n": "",
+		"- a\n- b\n": "",
+		"name: [":    "",
+	} {
+		if got := yamlx.Kind([]byte(src)); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", src, got, want)
+		}
+	}
+	if err := yamlx.WrongKind("w.yaml", []byte("name: w\njobs: []\n"), yamlx.KindCatalog); err == nil || err.Error() != "w.yaml: this is a workload, not a price catalog (give the workload with -w/--workload)" {
+		t.Errorf("WrongKind = %v", err)
+	}
+	if err := yamlx.WrongKind("w.yaml", []byte("name: w\njobs: []\n"), yamlx.KindWorkload); err != nil {
+		t.Errorf("WrongKind of the right kind = %v", err)
+	}
 }

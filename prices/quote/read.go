@@ -2,15 +2,16 @@ package quote
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
@@ -69,16 +70,21 @@ func at(g [][]string, row, col int) string {
 
 // ReadFile reads an .xlsx or .csv quote, chosen by the file's extension.
 func ReadFile(path string) (*Workbook, error) {
+	return ReadFileContext(context.Background(), path)
+}
+
+// ReadFileContext reads an .xlsx or .csv quote (a regular file of at most
+// inputfile.QuoteLimit bytes); cancelling ctx stops the read.
+func ReadFileContext(ctx context.Context, path string) (*Workbook, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".xlsx", ".xlsm":
-		f, err := os.Open(path)
+		data, err := inputfile.Read(ctx, path, inputfile.QuoteLimit)
 		if err != nil {
 			return nil, fmt.Errorf("reading quote: %w", err)
 		}
-		defer f.Close()
-		return ReadXLSX(path, f)
+		return ReadXLSX(path, bytes.NewReader(data))
 	case ".csv", ".txt", ".tsv":
-		data, err := os.ReadFile(path)
+		data, err := inputfile.Read(ctx, path, inputfile.QuoteLimit)
 		if err != nil {
 			return nil, fmt.Errorf("reading quote: %w", err)
 		}

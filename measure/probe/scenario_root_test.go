@@ -110,8 +110,14 @@ func TestRootSwapdemo(t *testing.T) {
 		}
 	} else {
 		t.Logf("swappiness 1 on a 5.8+ kernel: %.1fx slower than swappiness 60 (the experiment saw >10x); %.0f code pages re-read, %.0f data pages swapped in", slow(sw1), sw1.CodeRereads, sw1.SwapInPages)
-		if !(slow(sw1) > 1.2 && sw1.CodeRereads > sw60.CodeRereads && sw1.SwapInPages > 0) {
-			t.Errorf("swappiness 1: %.1fx, %.0f code re-reads (swappiness 60: %.0f), %.0f swap-ins: expected some code thrash and some swapping", slow(sw1), sw1.CodeRereads, sw60.CodeRereads, sw1.SwapInPages)
+		// The mechanism is in the counts: more code re-read than at 60, and
+		// data swapped all the same. What that costs in time depends on how
+		// fast this host re-reads a code page; on a shared host the two
+		// settings' times overlap (0.178 s, sd 0.038, against 0.191 s per
+		// iteration in one run with ten times the re-reads), so the time
+		// is logged, not judged.
+		if !(sw1.CodeRereads > 2*sw60.CodeRereads && sw1.SwapInPages > 0) {
+			t.Errorf("swappiness 1: %.1fx, %.0f code re-reads (swappiness 60: %.0f), %.0f swap-ins: expected more code thrash than at 60 and some swapping", slow(sw1), sw1.CodeRereads, sw60.CodeRereads, sw1.SwapInPages)
 		}
 	}
 	zz, zr, fz := by["zram + swap, zero data"], by["zram + swap, random data"], by["swap file, zero data"]

@@ -283,3 +283,11 @@ func BenchmarkSlurm(b *testing.B) {
 	}
 	b.ReportMetric(float64(3*jobs*b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// A column the user maps must exist, even an optional one.
+func TestCSVMappedColumnMissing(t *testing.T) {
+	_, err := acct.NewCSV("t.csv", strings.NewReader("name,peak,elapsed\n"), map[string]string{"submit": "Queued"})
+	if err == nil || err.Error() != "t.csv:1: field Queued: no such column in the header (--columns submit=Queued names it; check the spelling)" {
+		t.Errorf("error %v", err)
+	}
+}

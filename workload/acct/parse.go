@@ -379,6 +379,12 @@ func NewCSV(file string, r io.Reader, mapping map[string]string) (*CSV, error) {
 				break
 			}
 		}
+		if m, ok := mapping[role]; ok {
+			if _, found := c.col[role]; !found {
+				return nil, &yamlx.InputError{File: file, Line: 1, Field: m, Msg: "no such column in the header",
+					Hint: fmt.Sprintf("--columns %s=%s names it; check the spelling", role, m)}
+			}
+		}
 	}
 	for _, role := range []string{"name", "peak", "elapsed"} {
 		if _, ok := c.col[role]; !ok {

@@ -103,11 +103,11 @@ func TestLargestStep(t *testing.T) {
 }
 
 // Trap: ReqMem per core (c) is multiplied by AllocCPUS, per node (n) by
-// NNodes; a bare size is the job's (per node).
+// NNodes; a bare size is the job's total (Slurm 21.08 and later).
 func TestReqMemSuffixes(t *testing.T) {
 	jobs := slurmJobs(t, `1|a|p|x|COMPLETED|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|01:00:00|4000Mc||||1|4
 2|a|p|x|COMPLETED|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|01:00:00|16Gn||||2|4
-3|a|p|x|COMPLETED|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|01:00:00|16G||||1|4
+3|a|p|x|COMPLETED|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|01:00:00|16G||||2|4
 `)
 	want := []int64{4 * 4000 << 20, 2 * 16 << 30, 16 << 30}
 	for i, j := range jobs {

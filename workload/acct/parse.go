@@ -254,14 +254,14 @@ func parseSlurmMem(v string) (int64, error) {
 	return int64(math.Round(x * mult)), nil
 }
 
-// parseReqMem parses ReqMem: "16G" or "16Gn" per node, "4000Mc" per core
-// (older Slurm writes the c/n suffix; newer Slurm converts to a total).
+// parseReqMem parses ReqMem: "16Gn" per node, "4000Mc" per core (Slurm
+// before 21.08 writes the c/n suffix), or a bare "16G", the job's total.
 // The result is the whole job's request.
 func parseReqMem(v string, cpus, nodes int) (int64, error) {
 	if v == "" || v == "0" || v == "0n" || v == "0c" {
 		return 0, nil
 	}
-	per := byte('n')
+	per := byte(0) // Slurm 21.08 and later: the job's total
 	if last := v[len(v)-1]; last == 'c' || last == 'n' {
 		per, v = last, v[:len(v)-1]
 	}
@@ -269,10 +269,13 @@ func parseReqMem(v string, cpus, nodes int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if per == 'c' {
+	switch per {
+	case 'c':
 		return b * int64(max(cpus, 1)), nil
+	case 'n':
+		return b * int64(max(nodes, 1)), nil
 	}
-	return b * int64(max(nodes, 1)), nil
+	return b, nil
 }
 
 // parseTime reads sacct's ISO time; "Unknown" and "None" are zero.

@@ -12,7 +12,8 @@ import (
 )
 
 func newWorkloadCommand(d *deps) *cobra.Command {
-	c := &cobra.Command{Use: "workload", Short: "Check workload descriptions"}
+	c := &cobra.Command{Use: "workload", Short: "Check workload descriptions, or write one from accounting records"}
+	c.AddCommand(newWorkloadImportCommand(d))
 	c.AddCommand(&cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check workload files and summarise what memplan understood",

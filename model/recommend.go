@@ -912,7 +912,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			est = e.h.adjust(drawKey(s.Class, est), est)
+			est = e.h.adjust(drawKey(fs, s.Class, est), est)
 			jr.Estimate = est
 			flashWrites = faultsPerJob(est, j) * pageSize * dirty
 		case SwapZram:
@@ -953,7 +953,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			jr.Estimate = e.h.adjust(drawKey("zram-"+s.Algorithm, est), est)
+			jr.Estimate = e.h.adjust(drawKey(fs, "zram-"+s.Algorithm, est), est)
 		case SwapZswap:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
@@ -998,7 +998,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				return jr, 0, e.unsupported(&c, j, f, why)
 			}
 			// The pool and the drive share the job's page rate: one error.
-			k := drawKey(s.Class, de)
+			k := drawKey(fs, s.Class, de)
 			pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
 			// Which part a fault reaches depends on the shape. zswap writes
 			// its least recently stored pages back to the drive, so the pool

@@ -245,9 +245,9 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 type runDraw struct {
 	price map[partKey]float64
 	z     map[string]float64 // by drawKey
-	// floor is the least log sigma of a derived figure: the factor set's
-	// joint leave-one-out error (derivedSigma).
-	floor float64
+	// floor is the least log sigma of a derived figure, by draw key: its
+	// factor set's joint leave-one-out error (derivedSigma).
+	floor map[string]float64
 }
 
 type partKey struct {
@@ -269,7 +269,7 @@ func (d *runDraw) hooks() *hooks {
 		h.slowdown = func(key string, est Estimate) Estimate {
 			floor := 0.0
 			if est.Provenance == Derived {
-				floor = d.floor
+				floor = d.floor[key]
 			}
 			return drawSlowdown(est, d.z[key], floor)
 		}
@@ -297,17 +297,20 @@ func drawSlowdown(est Estimate, z, floor float64) Estimate {
 	return est
 }
 
-// derivedKey is the draw of every figure derived from another device's
-// curves: they rest on the same source curves and the same swap-path
-// model, so a run that draws them high draws them all high.
-const derivedKey = "derived"
+// derivedKey is the draw of every figure derived from the curves of fs's
+// transfer_from file: they rest on the same source curves and the same
+// swap-path model, so a run that draws them high draws them all high. A
+// job's own profile is another source, with a draw of its own.
+func derivedKey(fs *Factors) string {
+	return "derived:" + fs.Origin[fs.TransferFrom]
+}
 
-// drawKey is the slowdown error an estimate of class takes in a run:
-// derivedKey for a derived figure, its own class for one read off the
-// class's own curve.
-func drawKey(class string, est Estimate) string {
+// drawKey is the slowdown error an estimate of class from factor set fs
+// takes in a run: derivedKey(fs) for a derived figure, its own class for
+// one read off the class's own curve.
+func drawKey(fs *Factors, class string, est Estimate) string {
 	if est.Provenance == Derived {
-		return derivedKey
+		return derivedKey(fs)
 	}
 	return class
 }
@@ -366,16 +369,20 @@ func drawRuns(in Input, opts UncertaintyOptions) []runDraw {
 			for name := range fs.Software {
 				seen[name] = true
 			}
+			seen[derivedKey(fs)] = true
 		}
-		seen[derivedKey] = true
 		for c := range seen {
 			classes = append(classes, c)
 		}
 		sort.Strings(classes)
 	}
-	floor := 0.0
+	floor := map[string]float64{}
 	if !opts.FixedSlowdowns {
-		floor = derivedSigma(in.Factors)
+		for _, fs := range append([]*Factors{in.Factors}, jobFactors(in)...) {
+			if k := derivedKey(fs); floor[k] == 0 {
+				floor[k] = derivedSigma(fs)
+			}
+		}
 	}
 	normal := distuv.Normal{Mu: 0, Sigma: 1, Src: src}
 	draws := make([]runDraw, opts.Runs)

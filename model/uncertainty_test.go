@@ -199,13 +199,29 @@ func TestDerivedSigmaIsTheJointLeaveOneOutError(t *testing.T) {
 // swap-path model), whatever its class; a figure read off its own class's
 // curve has that class's.
 func TestDrawKeySharesOneErrorAmongDerivedFigures(t *testing.T) {
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := model.Estimate{Slowdown: 1.2, High: 1.5, Provenance: model.Derived}
-	if a, b := model.DrawKey("zram-lz4", d), model.DrawKey("nvme-ssd-tlc", d); a != b {
+	if a, b := model.DrawKey(fs, "zram-lz4", d), model.DrawKey(fs, "nvme-ssd-tlc", d); a != b {
 		t.Errorf("derived zram-lz4 draws %q, derived nvme-ssd-tlc %q: want one shared draw", a, b)
 	}
 	own := model.Estimate{Slowdown: 1.2, High: 1.5, Provenance: model.Measured}
-	if a, b := model.DrawKey("zram-lz4", own), model.DrawKey("nvme-ssd-tlc", own); a == b || a != "zram-lz4" {
+	if a, b := model.DrawKey(fs, "zram-lz4", own), model.DrawKey(fs, "nvme-ssd-tlc", own); a == b || a != "zram-lz4" {
 		t.Errorf("measured classes draw %q and %q: want each its own class", a, b)
+	}
+	// A job's own profile is another source: its derived figures draw apart.
+	prof, err := model.LoadFactors("../examples/profile/sort.profile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := model.MergeFactors(model.DefaultFactors(), prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := model.DrawKey(fs, "nvme-ssd-tlc", d), model.DrawKey(job, "nvme-ssd-tlc", d); a == b {
+		t.Errorf("the defaults' and a profile's derived figures share the draw %q: want one per source", a)
 	}
 }
 

@@ -21,6 +21,8 @@ type agreement struct {
 	consistent int     // combinations under which they agree
 	misfit     float64 // the best combination's largest disagreement
 	curves     int     // observed curves checked against each other
+	// key is agreementKey of its inputs ("" when not computed).
+	key string
 }
 
 // agree checks fs's observed curves against each other under every
@@ -87,7 +89,9 @@ type carried struct {
 	weight int
 	// prior: the run comes from an agreement under which the curves
 	// contradict each other, so the model's prior error joins its own.
-	prior bool
+	prior bool // grid is the run's combination's place in its agreement's grid
+	// (jointPlan's runs; -1 otherwise).
+	grid int
 }
 
 // carryJoint carries every source under every kept combination, at each
@@ -173,6 +177,10 @@ type jointCache struct {
 	mu    sync.Mutex
 	m     map[string]agreement
 	plans map[planKey][]carried
+	// group and grid: the joint sources alone and their full grid
+	// (jointGrid).
+	group *Factors
+	grid  []scenario
 }
 
 type planKey struct {
@@ -183,7 +191,7 @@ type planKey struct {
 // cachedPlan is jointPlan, once per factor set, shape and kind of target.
 func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources []*Curve) []carried {
 	if fs.joint == nil {
-		return fs.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
+		return fs.plan(a, sources, seeks)
 	}
 	fs.joint.mu.Lock()
 	defer fs.joint.mu.Unlock()
@@ -191,7 +199,7 @@ func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources
 	if plan, ok := fs.joint.plans[k]; ok {
 		return plan
 	}
-	plan := fs.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
+	plan := fs.plan(a, sources, seeks)
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}
 	}
@@ -252,18 +260,8 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 			return a, sources
 		}
 	}
-	named := map[string]bool{}
-	for _, s := range shapes {
-		named[s.Name] = true
-	}
-	group := fs.onlyCurves(sources)
-	var grid []scenario
-	for _, s := range group.scenarioGrid(true) {
-		if named[s.shape.Name] {
-			grid = append(grid, s)
-		}
-	}
-	a := group.agree(grid)
+	group, grid := fs.jointGrid(sources, shapes)
+	a := group.agreeKnown(grid)
 	if fs.joint != nil {
 		if fs.joint.m == nil {
 			fs.joint.m = map[string]agreement{}
@@ -271,6 +269,35 @@ func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, 
 		fs.joint.m[shapeName] = a
 	}
 	return a, sources
+}
+
+// jointGrid is the factor set the joint agreement checks (the sources
+// alone) and its grid: every combination whose shape is among shapes.
+// The sources and their full grid are the same for every shape: kept in
+// fs.joint (whose lock the caller holds).
+func (fs *Factors) jointGrid(sources []*Curve, shapes []Shape) (*Factors, []scenario) {
+	named := map[string]bool{}
+	for _, s := range shapes {
+		named[s.Name] = true
+	}
+	var group *Factors
+	var all []scenario
+	if c := fs.joint; c != nil && c.group != nil {
+		group, all = c.group, c.grid
+	} else {
+		group = fs.onlyCurves(sources)
+		all = group.scenarioGrid(true)
+		if c != nil {
+			c.group, c.grid = group, all
+		}
+	}
+	grid := make([]scenario, 0, len(all))
+	for _, s := range all {
+		if named[s.shape.Name] {
+			grid = append(grid, s)
+		}
+	}
+	return group, grid
 }
 
 // sameKept reports whether two agreements keep the same combinations
@@ -460,6 +487,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 	}
 	type cand struct {
 		s    scenario
+		i    int       // its place in a.grid
 		keys []float64 // per point: ln rate + ln its own software cost
 		sum  float64
 	}
@@ -474,7 +502,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 			}
 			// The rates and per-point costs do not depend on the target:
 			// carry the source to its own reference.
-			c := cand{s: sc}
+			c := cand{s: sc, i: i}
 			for _, m := range fs.carry(src, fs.refPath(src), sc, false) {
 				key := math.Log(math.Max(m.rate, 1e-300)) + math.Log(math.Max(m.path.Overhead.Seconds(), 1e-12))
 				c.keys = append(c.keys, key)
@@ -521,7 +549,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 				if spanLocality {
 					s.localityPos = 1
 				}
-				runs = append(runs, carried{src: k.src, s: s})
+				runs = append(runs, carried{src: k.src, s: s, grid: g[i].i})
 			}
 			if hi[i] {
 				s := g[i].s
@@ -529,7 +557,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 				if spanLocality {
 					s.localityPos = -1
 				}
-				runs = append(runs, carried{src: k.src, s: s})
+				runs = append(runs, carried{src: k.src, s: s, grid: g[i].i})
 			}
 		}
 		order := make([]int, len(g))
@@ -537,7 +565,8 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return g[order[a]].sum < g[order[b]].sum })
-		runs = append(runs, carried{src: k.src, s: g[order[len(g)/2]].s, weight: len(g)})
+		m := g[order[len(g)/2]]
+		runs = append(runs, carried{src: k.src, s: m.s, weight: len(g), grid: m.i})
 	}
 	return runs
 }

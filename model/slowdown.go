@@ -785,8 +785,9 @@ func (fs *Factors) scenarioGrid(ranges bool) []scenario {
 			seeks = true
 		}
 	}
-	var out []scenario
-	for _, sh := range fs.ShapeList() {
+	shapes := fs.ShapeList()
+	out := make([]scenario, 0, len(shapes)*len(fs.overheads())*len(dirty)*len(write)*(2*gridSteps+1))
+	for _, sh := range shapes {
 		local = []float64{0}
 		if ranges && seeks && len(sh.LocalityRange) == 2 {
 			local = positions(gridSteps)

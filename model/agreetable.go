@@ -1,0 +1,143 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// The agreement search (agree) checks a factor set's observed curves
+// against each other under every combination of the unknowns: for the
+// embedded defaults, 5,049 combinations and most of what `memplan
+// recommend` costs on a small catalog. Its answer depends only on what
+// agreementKey hashes (the curves, the set's overhead and readahead, and
+// the grid), so the answers for the embedded defaults are computed once,
+// by `go generate`, into knownAgreements (agreetable_gen.go), and looked
+// up by that hash. Any change to those inputs changes the hash and the
+// search runs as before; a change to the search's code is caught by
+// TestKnownAgreementsAreCurrent, which recomputes every entry.
+
+//go:generate go test -run TestKnownAgreementsAreCurrent -write-agreements .
+
+// agreementRecord is an agreement without its grid.
+type agreementRecord struct {
+	Kept       []int
+	Consistent int
+	Misfit     float64
+	Curves     int
+}
+
+// agreementKey is the hash of everything agree reads: fs's observed
+// curves, in the order it checks them, fs's software overhead and
+// readahead, and every field of every combination in grid. "" when they
+// cannot be encoded (the search then runs).
+func (fs *Factors) agreementKey(grid []scenario) string {
+	h := sha256.New()
+	var buf []byte
+	num := func(x float64) { buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x)) }
+	whole := func(x int64) { buf = binary.LittleEndian.AppendUint64(buf, uint64(x)) }
+	text := func(s string) { whole(int64(len(s))); buf = append(buf, s...) }
+	text("agree/1")
+	// The curves as a factor file writes them (every field they have).
+	var curves []*Curve
+	for _, k := range fs.observedClasses() {
+		curves = append(curves, fs.Curves[k])
+	}
+	b, err := json.Marshal(curves)
+	if err != nil {
+		return ""
+	}
+	text(string(b))
+	whole(int64(fs.FaultOverhead))
+	whole(int64(fs.FaultOverheadRange[0]))
+	whole(int64(fs.FaultOverheadRange[1]))
+	num(fs.Readahead.Faults)
+	num(fs.Readahead.Pages)
+	// Shapes repeat through the grid: each distinct one is written once,
+	// in full, and the combinations name it by its place.
+	var shapes []Shape
+	for _, s := range grid {
+		i := slices.IndexFunc(shapes, func(x Shape) bool { return sameShape(x, s.shape) })
+		if i < 0 {
+			sb, err := json.Marshal(s.shape)
+			if err != nil {
+				return ""
+			}
+			i = len(shapes)
+			shapes = append(shapes, s.shape)
+			text(string(sb))
+		}
+		whole(int64(i))
+		whole(int64(s.overhead))
+		whole(int64(s.fitPos))
+		whole(int64(s.band))
+		whole(int64(s.dim))
+		num(s.dirtyPos)
+		num(s.writePos)
+		num(s.localityPos)
+		if len(buf) > 1<<14 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sameShape reports whether a and b are the same shape in every field.
+func sameShape(a, b Shape) bool {
+	return a.Name == b.Name && a.Exponent == b.Exponent && a.Readahead == b.Readahead &&
+		a.Locality == b.Locality && a.Source == b.Source && slices.Equal(a.LocalityRange, b.LocalityRange)
+}
+
+// agreeKnown is agree, answered from knownAgreements where the inputs
+// are ones it holds.
+func (fs *Factors) agreeKnown(grid []scenario) agreement {
+	key := fs.agreementKey(grid)
+	if r, ok := knownAgreements[key]; ok && key != "" && len(grid) > 0 {
+		return agreement{grid: grid, kept: r.Kept, consistent: r.Consistent, misfit: r.Misfit, curves: r.Curves, key: key}
+	}
+	a := fs.agree(grid)
+	a.key = key
+	return a
+}
+
+// planRun is one run of a joint plan: its source (a place in the
+// sources), its combination (a place in the agreement's grid) and what
+// jointPlan set on it.
+type planRun struct {
+	Src, Grid, FitPos, Band, Weight int
+	Loc                             float64
+}
+
+// planKey is the hash of what jointPlan reads besides the agreement:
+// the sources (inferred ones are not in the agreement's key) and whether
+// the target seeks.
+func planKeyOf(a agreement, sources []*Curve, seeks bool) string {
+	b, err := json.Marshal(sources)
+	if a.key == "" || err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "plan/1 %s %v %d:", a.key, seeks, len(b))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// plan is jointPlan, answered from knownPlans where it holds the inputs.
+func (fs *Factors) plan(a agreement, sources []*Curve, seeks bool) []carried {
+	if runs, ok := knownPlans[planKeyOf(a, sources, seeks)]; ok {
+		out := make([]carried, len(runs))
+		for i, r := range runs {
+			s := a.grid[r.Grid]
+			s.fitPos, s.band, s.localityPos = r.FitPos, r.Band, r.Loc
+			out[i] = carried{src: sources[r.Src], s: s, weight: r.Weight, grid: r.Grid}
+		}
+		return out
+	}
+	return fs.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
+}

@@ -469,6 +469,42 @@ func (s *stepper) overBudget(cur orSample) bool {
 	return cur.at.Sub(s.started).Seconds() > inRAM*(1+s.budget)
 }
 
+// pastKnee judges whether slice i (at a fit) ran past the knee: more
+// than oneRunKnee times slower than without a limit on the pessimistic
+// reading (the calibrated user time per major fault taken off its
+// progress), against both the run's reference pace so far (raw user
+// time, as the budget reads it) and the reference slice before it read
+// the same way. The second keeps a reference that was itself paying back
+// a refault debt from making the slice after it look past the knee: a
+// vvp run recorded a slice at fit 0.9 at 7.4x on the pessimistic reading,
+// 4.9x against the run's pace, right after a reference slice at 8.1x on
+// the same reading (both with about 20,000 faults; whole runs at fit 0.75
+// took 1.5-1.7x). worst is the lesser of the two.
+func pastKnee(slices []OneRunSlice, i int, perFault float64) (worst float64, past bool) {
+	cur := slices[i]
+	pess := func(sl OneRunSlice) float64 {
+		p := math.Max(sl.Progress-perFault*float64(sl.MajFlt), 0.05*sl.Progress)
+		return sl.Wall / p
+	}
+	var w, p float64
+	var last *OneRunSlice
+	for j := range slices[:i] {
+		if sl := &slices[j]; sl.Fit == 0 && sl.Progress > 0 {
+			w += sl.Wall
+			p += sl.Progress
+			last = sl
+		}
+	}
+	if p <= 0 || w <= 0 || cur.Progress <= 0 {
+		return 0, false
+	}
+	worst = pess(cur) / (w / p)
+	if last != nil {
+		worst = math.Min(worst, pess(cur)/pess(*last))
+	}
+	return worst, worst > oneRunKnee
+}
+
 // pessimistic is progress (user seconds) with the calibrated user time
 // of each major fault taken off: the least the command may have done,
 // which the budget and the knee go by.
@@ -680,9 +716,8 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		}
 		end := s.ps.orRead(s.cg, true, 0)
 		finish(end, false)
-		if cur.Fit > 0 && s.refRatio() > 0 && cur.Progress > 0 {
-			worst := cur.Wall / s.pessimistic(cur.Progress, cur.MajFlt) / s.refRatio()
-			if worst > oneRunKnee && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
+		if cur.Fit > 0 && cur.Progress > 0 {
+			if worst, past := pastKnee(s.slices, len(s.slices)-1, s.perFault); past && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
 				s.kneeFit = cur.Fit
 				s.notes = append(s.notes, fmt.Sprintf("one run: at fit %g a slice ran up to %.1fx slower than without a limit (%.1fx by user time alone), past the knee (%gx): lower fits were not stepped to", cur.Fit, worst, cur.ratio()/s.refRatio(), oneRunKnee))
 			}

@@ -194,3 +194,52 @@ func TestParseStatTimesCountsFromTheLastParenthesis(t *testing.T) {
 		t.Error("a line without its fields parsed")
 	}
 }
+
+// kneeSlices are cycles 4 and 5 of a one run of Icarus Verilog recorded
+// on zram (bench/results/onerun-vvp-2026-12-04.md, repetition 1): the
+// reference slice of cycle 5 paid back a refault debt (19,081 major
+// faults) and the fit-0.9 slice after it had as many. The old knee rule
+// read that slice as 4.9x slower than the run's reference pace on the
+// pessimistic reading and stopped stepping; whole runs at fit 0.75 took
+// 1.5-1.7x.
+var kneeSlices = []OneRunSlice{
+	{Cycle: 4, Fit: 0, Wall: 0.6001, Progress: 0.51, MajFlt: 2474},
+	{Cycle: 4, Fit: 0.9, Wall: 0.6904, Progress: 0.57, MajFlt: 2859},
+	{Cycle: 4, Fit: 0.75, Wall: 0.7514, Progress: 0.61, MajFlt: 3165},
+	{Cycle: 4, Fit: 0.6, Wall: 0.6978, Progress: 0.60, MajFlt: 3002},
+	{Cycle: 4, Fit: 0.45, Wall: 0.7920, Progress: 0.62, MajFlt: 2873},
+	{Cycle: 5, Fit: 0, Wall: 1.0531, Progress: 0.64, MajFlt: 19081},
+	{Cycle: 5, Fit: 0.9, Wall: 1.1974, Progress: 0.71, MajFlt: 20493},
+}
+
+const kneePerFault = 26.717e-6 // that run's calibration, s of user time per fault
+
+// TestKneeNotJudgedAgainstADebtPayingReference: the slice as slow as the
+// reference before it, on the same reading, is not past the knee.
+func TestKneeNotJudgedAgainstADebtPayingReference(t *testing.T) {
+	worst, past := pastKnee(kneeSlices, len(kneeSlices)-1, kneePerFault)
+	if past {
+		t.Errorf("fit 0.9 after a debt-paying reference judged past the knee (worst %.2fx)", worst)
+	}
+	if worst < 0.8 || worst > 1.1 {
+		t.Errorf("worst reading %.2fx, want about 0.91x (7.37x against the reference's 8.09x)", worst)
+	}
+}
+
+// TestKneeStopsASliceFarSlowerThanEveryReference: a slice five times
+// slower than clean references on either reading is past the knee.
+func TestKneeStopsASliceFarSlowerThanEveryReference(t *testing.T) {
+	slices := []OneRunSlice{
+		{Cycle: 1, Fit: 0, Wall: 1.0, Progress: 0.9},
+		{Cycle: 1, Fit: 0.9, Wall: 1.1, Progress: 0.9, MajFlt: 1000},
+		{Cycle: 2, Fit: 0, Wall: 1.0, Progress: 0.9, MajFlt: 10},
+		{Cycle: 2, Fit: 0.6, Wall: 5.0, Progress: 0.9, MajFlt: 30000},
+	}
+	worst, past := pastKnee(slices, 3, kneePerFault)
+	if !past || worst < 5 {
+		t.Errorf("fit 0.6 at 5.6x raw, more on the pessimistic reading: past %v, worst %.2fx; want past the knee", past, worst)
+	}
+	if _, past := pastKnee(slices, 1, kneePerFault); past {
+		t.Error("fit 0.9 at 1.2x judged past the knee")
+	}
+}

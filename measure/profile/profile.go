@@ -1226,6 +1226,9 @@ func (ps *profileSession) finish() {
 		rep.Validation = &v
 	}
 	rep.Transfer.choose(rep.Validation)
+	if rep.OneRun != nil {
+		rep.Transfer.oneRun(rep.OneRun.Faults)
+	}
 }
 
 // DirtyMeasured reports whether the dirty share was measured (something

@@ -185,6 +185,16 @@ func transferSummary(a *ProfilePhase, dirty float64, rr *ReadaheadReport) Transf
 	return t
 }
 
+// oneRun words the choice for a one-run profile: it has no whole runs at
+// one limit to fit a cost per fault to (phaseFit finds none), which is
+// not the same as having counted no faults; faults are the run's total.
+func (t *TransferSummary) oneRun(faults int64) {
+	if t.PerFault != 0 || t.FaultsCounted != 0 {
+		return
+	}
+	t.Why = fmt.Sprintf("one run: its %d major faults came in slices under a changing limit, not in whole runs at one limit that a cost per fault can be fitted to; the model's service-time ratio applies", faults)
+}
+
 func us(s float64) float64 { return measure.Round4(s * 1e6) }
 
 // choose picks the transfer form: the one that predicted the validation

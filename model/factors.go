@@ -444,6 +444,8 @@ type Factors struct {
 type prepCache struct {
 	mu sync.Mutex
 	m  map[prepKey]prepared
+	// ests are the predictions of the repeated searches (evaluator.predict).
+	ests map[estKey]Estimate
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.

@@ -125,6 +125,10 @@ type Result struct {
 	Advice        []string // what would make it work, when nothing does
 	Warnings      []string
 	Rates         []prices.RateUsed // exchange rates behind the conversions made
+
+	// evaluated: a lean search's configurations, unordered (rankLean);
+	// Configs is then empty.
+	evaluated []*Config
 }
 
 const pageSize = 4096
@@ -190,6 +194,10 @@ type hooks struct {
 	// onto the drawn value (the slowdown is then known), so only
 	// extrapolation still puts a configuration at risk.
 	slowdown func(key string, est Estimate) Estimate
+	// lean: the caller reads only the recommendation, the baseline and
+	// each configuration's ID and Meets (Uncertainty): the search skips
+	// the configurations' notes, the full ranking and the verdict.
+	lean bool
 }
 
 type partKind int
@@ -393,8 +401,12 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if len(ev.configs) == 0 {
 		return nil, ev.nothingFits(platforms)
 	}
+	if h != nil && h.lean {
+		rankLean(res, ev.configs, w)
+		return res, nil
+	}
 	rank(res, ev.configs, w)
-	if err := checkMoneyRange(res, w); h == nil && err != nil {
+	if err := checkMoneyRange(res, w); h.plain() && err != nil {
 		return nil, err
 	}
 	if r := restsOn(res, in); r != "" {
@@ -687,7 +699,29 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	if est, ok := e.ests[ek]; ok {
 		return est, nil
 	}
-	est := p.at(f)
+	var est Estimate
+	if c := fs.preps; e.h != nil && c != nil {
+		// A repeated search (uncertainty, break-even) asks every run the
+		// same questions: the factor set keeps the answers for all of
+		// them. The hooks adjust an estimate after it is predicted, so
+		// the shared one is the model's own.
+		c.mu.Lock()
+		cached, ok := c.ests[ek]
+		c.mu.Unlock()
+		if ok {
+			est = cached
+		} else {
+			est = p.at(f)
+			c.mu.Lock()
+			if c.ests == nil {
+				c.ests = map[estKey]Estimate{}
+			}
+			c.ests[ek] = est
+			c.mu.Unlock()
+		}
+	} else {
+		est = p.at(f)
+	}
 	if e.ests == nil {
 		e.ests = map[estKey]Estimate{}
 	}
@@ -837,7 +871,8 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 			c.Servers = 1
 		}
 	}
-	if c.Servers > 0 {
+	lean := e.h != nil && e.h.lean
+	if c.Servers > 0 && !lean {
 		c.Packing = packingNote(e.w.Jobs, groups, c.Servers)
 	}
 	// Swap writes follow the jobs a server actually runs each day: its share
@@ -862,7 +897,9 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 			if wr.LifeUsed > 1 {
 				wr.WearsOut = true
 				wr.Replacements = s.Drives * (int(math.Ceil(wr.LifeUsed)) - 1)
-				c.Notes = append(c.Notes, fmt.Sprintf("swap writes wear out the %s %.1f times over the horizon: %d replacement drive(s) per server priced in", d.Model, wr.LifeUsed, wr.Replacements))
+				if !lean {
+					c.Notes = append(c.Notes, fmt.Sprintf("swap writes wear out the %s %.1f times over the horizon: %d replacement drive(s) per server priced in", d.Model, wr.LifeUsed, wr.Replacements))
+				}
 			}
 		}
 		c.Wear = wr
@@ -873,7 +910,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Cost.PerServer = money.Sum(c.Cost.Platform, c.Cost.DIMMs, c.Cost.Drives, c.Cost.Replacements)
 	c.Cost.Fleet = c.Cost.PerServer.Mul(int64(c.Servers))
 	e.ownership(&c)
-	if c.Extrapolated {
+	if c.Extrapolated && !lean {
 		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
 	}
 	// Kept by pointer: a Config is large, and sorting or growing a slice of
@@ -1022,7 +1059,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Low:          1 + math.Min(lo, split(dc, pe.Slowdown, de.Slowdown)),
 				High:         1 + math.Max(hi, split(dc, pe.Slowdown, de.Slowdown)),
 				Provenance:   worse(pe.Provenance, de.Provenance),
-				Basis:        fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s); %.0f%% of the faults reach the drives (%s shape)", (1-wd)*100, pe.Basis, wd*100, de.Basis, dc*100, cmp.Or(de.Shape, NominalShape)),
+				Basis:        e.zswapBasis(wd, dc, pe, de),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				FaultTime:    de.FaultTime,
 				Inferred:     pe.Inferred || de.Inferred,
@@ -1051,6 +1088,21 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	}
 	jr.SwapWrites = units.Bytes(flashWrites)
 	return jr, flashWrites, ""
+}
+
+// plain reports whether the hooks change nothing (none, or only the
+// shared prediction cache's): the search is the user's own.
+func (h *hooks) plain() bool {
+	return h == nil || (h.price == nil && h.slowdown == nil && !h.lean)
+}
+
+// zswapBasis words a zswap estimate's basis; a lean search reads no
+// basis and skips it (it copies both parts' long bases).
+func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) string {
+	if e.h != nil && e.h.lean {
+		return ""
+	}
+	return fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s); %.0f%% of the faults reach the drives (%s shape)", (1-wd)*100, pe.Basis, wd*100, de.Basis, dc*100, cmp.Or(de.Shape, NominalShape))
 }
 
 // errUnsupported is the reject reason of a fit ratio the curves do not
@@ -1225,6 +1277,52 @@ func rank(res *Result, ps []*Config, w *Workload) {
 	}
 	res.Verdict = verdict(res)
 	res.Advice = advise(res, w)
+}
+
+// rankLean is rank for a lean search: each configuration's ID, and the
+// recommendation and the baseline found by one pass with the ranking's
+// own order (RankLess ends in a total order, so the least is the one a
+// full sort puts first), each labelled. Ranks, savings, the verdict and
+// the advice are not computed; res.evaluated holds the configurations,
+// unordered.
+func rankLean(res *Result, ps []*Config, w *Workload) {
+	type key struct {
+		RankKey
+		cost, per money.Amount
+	}
+	keys := make([]key, len(ps))
+	inParallel(len(ps), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := ps[i]
+			c.ID = configID(c)
+			keys[i] = key{RankKey: c.RankKey(), per: c.Cost.PerServer}
+			if c.Meets {
+				keys[i].cost = rankCost(c, w)
+			}
+		}
+	})
+	less := func(i, j int) bool {
+		a, b := &keys[i], &keys[j]
+		return RankLess(a.RankKey, b.RankKey, a.cost, a.per, b.cost, b.per)
+	}
+	best, base := -1, -1
+	for i, c := range ps {
+		if best < 0 || less(i, best) {
+			best = i
+		}
+		if c.AllDRAM() && c.Meets && (base < 0 || less(i, base)) {
+			base = i
+		}
+	}
+	if best >= 0 && ps[best].Meets {
+		res.Recommended = ps[best]
+		res.Recommended.Label = configLabel(res.Recommended)
+	}
+	if base >= 0 {
+		res.Baseline = ps[base]
+		res.Baseline.Label = configLabel(res.Baseline)
+	}
+	res.evaluated = ps
 }
 
 // oneRunCurve reports whether a job's factors have a curve measured by

@@ -117,7 +117,9 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 	if !(opts.PriceSpread > 0 && opts.PriceSpread < 1) {
 		return nil, fmt.Errorf("model: price spread %g, expected a share between 0 and 1 (0.1 is +/-10%%)", opts.PriceSpread)
 	}
-	base, err := Recommend(in)
+	// Through hooks that change nothing, so that its predictions stay in
+	// the factor set for the runs (evaluator.predict).
+	base, err := recommend(in, &hooks{})
 	if err != nil {
 		return nil, err
 	}
@@ -151,16 +153,18 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 			defer wg.Done()
 			for i := range next {
 				o := &outs[i]
-				res, err := recommend(in, draws[i].hooks())
+				h := draws[i].hooks()
+				h.lean = true
+				res, err := recommend(in, h)
 				if err != nil {
 					o.err = err
 					continue
 				}
 				o.recMeets = -1
-				for j := range res.Configs {
-					if res.Configs[j].ID == out.Recommended {
+				for _, c := range res.evaluated {
+					if c.ID == out.Recommended {
 						o.recMeets = 0
-						if res.Configs[j].Meets {
+						if c.Meets {
 							o.recMeets = 1
 						}
 						break

@@ -263,3 +263,89 @@ func BenchmarkRecommend10kDIMMs2kDrivesLimit(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(res.Evaluated), "configs/op")
 }
+
+// qaClasses is a workload of n job classes, as an accounting import of a
+// farm would give it (memplan workload import): footprints of 4-96 GiB
+// per job, 1-16 at once, 1-12 h in RAM, deadlines 1.2-2.5x that, from a
+// fixed seed.
+func qaClasses(tb testing.TB, n int) *model.Workload {
+	tb.Helper()
+	r := rand.New(rand.NewSource(20261204))
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %d job classes (synthetic)\nhorizon: 3y\njobs:\n", n)
+	for i := range n {
+		conc := 1 + r.Intn(16)
+		rt := 1 + r.Intn(12)
+		fmt.Fprintf(&b, "  - name: class-%02d\n    footprint: %dGiB\n    runtime: %dh\n    concurrency: %d\n    deadline: %dm\n    jobs_per_day: %d\n    compressibility: %.1f\n",
+			i, 4+r.Intn(93), rt, conc, int(float64(rt*60)*(1.2+1.3*r.Float64())), conc*(1+r.Intn(40)), 1.2+2*r.Float64())
+	}
+	w, err := model.ParseWorkload("classes.yaml", []byte(b.String()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkRecommend10kDIMMs2kDrives50Classes is the 10k catalog with a
+// workload of 50 job classes.
+func BenchmarkRecommend10kDIMMs2kDrives50Classes(b *testing.B) {
+	in, _ := qaLargeInput(b)
+	in.Workload = qaClasses(b, 50)
+	benchRecommend(b, in, false)
+}
+
+// BenchmarkRecommend10kDIMMs2kDrives50ClassesLimit is its limit: the same
+// walk with every prediction a constant.
+func BenchmarkRecommend10kDIMMs2kDrives50ClassesLimit(b *testing.B) {
+	in, _ := qaLargeInput(b)
+	in.Workload = qaClasses(b, 50)
+	benchRecommend(b, in, true)
+}
+
+func benchRecommend(b *testing.B, in model.Input, limit bool) {
+	if limit {
+		defer model.SetConstantSlowdown(1.1)()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var res *model.Result
+	for i := 0; i < b.N; i++ {
+		var err error
+		if res, err = model.Recommend(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(res.Evaluated), "configs/op")
+}
+
+// qaUncertaintyRuns is the runs of the 10k uncertainty benchmark: enough
+// that the runs, not the first search, dominate; ms/run is the figure to
+// read (1000 runs cost about the first search plus 1000 of them).
+const qaUncertaintyRuns = 20
+
+func benchUncertainty(b *testing.B, limit bool) {
+	in, _ := qaLargeInput(b)
+	if limit {
+		defer model.SetConstantSlowdown(1.1)()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// A fresh factor set: predictions kept by the last op would
+		// make every op after the first cheaper than a user's run.
+		in.Factors = qaFactors(b)
+		if _, err := model.Uncertainty(in, model.UncertaintyOptions{Runs: qaUncertaintyRuns, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*qaUncertaintyRuns), "ms/run")
+}
+
+// BenchmarkUncertainty10kDIMMs2kDrives is --uncertainty on the 10k
+// catalog (qaUncertaintyRuns runs).
+func BenchmarkUncertainty10kDIMMs2kDrives(b *testing.B) { benchUncertainty(b, false) }
+
+// BenchmarkUncertainty10kDIMMs2kDrivesLimit is its limit.
+func BenchmarkUncertainty10kDIMMs2kDrivesLimit(b *testing.B) { benchUncertainty(b, true) }

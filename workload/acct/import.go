@@ -83,6 +83,25 @@ func ClassName(name string) string {
 	return n
 }
 
+// ClassKey is the class of job j under a --class-by rule: its name with
+// a trailing number stripped (name, the default), its partition or queue,
+// or its account or project; "unnamed" when that is empty.
+func ClassKey(j *Job, by string) string {
+	key := ""
+	switch by {
+	case "partition":
+		key = j.Partition
+	case "account":
+		key = j.Account
+	default:
+		key = ClassName(j.Name)
+	}
+	if key == "" {
+		key = "unnamed"
+	}
+	return key
+}
+
 // Import reads every job of src and writes a workload.
 func Import(src Source, o Options) (*Result, error) {
 	if o.Quantile == 0 {
@@ -124,16 +143,7 @@ func Import(src Source, o Options) (*Result, error) {
 			continue
 		}
 		jobs++
-		key := ClassName(j.Name)
-		switch o.ClassBy {
-		case "partition":
-			key = j.Partition
-		case "account":
-			key = j.Account
-		}
-		if key == "" {
-			key = "unnamed"
-		}
+		key := ClassKey(j, o.ClassBy)
 		c := classes[key]
 		if c == nil {
 			c = &class{name: key, states: map[string]int{}}

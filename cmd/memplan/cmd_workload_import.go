@@ -9,9 +9,12 @@ import (
 
 	"github.com/memplan/memplan/workload/acct"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-type workloadImportOptions struct {
+// acctInput is an accounting file and how to read it: the flags import
+// and backtest share.
+type acctInput struct {
 	Slurm, CSV string
 	SlurmJSON  string
 	LSF, Bacct string
@@ -20,14 +23,18 @@ type workloadImportOptions struct {
 	LSFPerTask bool
 	LSFYear    int
 	Columns    []string
-	Out        string
-	Force      bool
-	ClassBy    string
-	Quantile   float64
-	Deadline   string
-	Nodes      int
-	SkipBad    bool
-	Name       string
+}
+
+type workloadImportOptions struct {
+	acctInput
+	Out      string
+	Force    bool
+	ClassBy  string
+	Quantile float64
+	Deadline string
+	Nodes    int
+	SkipBad  bool
+	Name     string
 }
 
 func newWorkloadImportCommand(d *deps) *cobra.Command {
@@ -51,16 +58,7 @@ standard error. See docs/import-workload.md.
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Slurm, "slurm", "", "read Slurm `FILE` (sacct --parsable2 output)")
-	f.StringVar(&o.SlurmJSON, "slurm-json", "", "read Slurm `FILE` (sacct --json output)")
-	f.StringVar(&o.LSF, "lsf", "", "read LSF's lsb.acct `FILE` (JOB_FINISH records)")
-	f.StringVar(&o.Bacct, "bacct", "", "read LSF `FILE` of bacct -l output")
-	f.StringVar(&o.SGE, "sge", "", "read a Grid Engine accounting `FILE` (accounting(5))")
-	f.StringVar(&o.LSFUnit, "lsf-unit", "MB", "with --lsf or --bacct, the unit of a bare rusage mem: the cluster's LSF_UNIT_FOR_LIMITS (KB, MB, GB, TB)")
-	f.BoolVar(&o.LSFPerTask, "lsf-per-task", false, "with --lsf or --bacct, the cluster sets RESOURCE_RESERVE_PER_TASK=Y: a bare rusage mem is per task, not per host")
-	f.IntVar(&o.LSFYear, "lsf-year", 0, "with --bacct, the year of times bacct printed without one")
-	f.StringVar(&o.CSV, "csv", "", "read a CSV `FILE` with a header naming its columns (name, peak, elapsed, submit, start, end, state, requested, partition, account, id)")
-	f.StringSliceVar(&o.Columns, "columns", nil, "with --csv, the header of a column named otherwise, as ROLE=HEADER (e.g. peak=MaxMemGB,name=Job)")
+	o.acctInput.addFlags(f)
 	f.StringVarP(&o.Out, "out", "o", "", "write the workload to `FILE` (atomically) instead of standard output")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	f.StringVar(&o.ClassBy, "class-by", "name", "group jobs into classes by job name (trailing digits stripped), partition or account")
@@ -77,9 +75,6 @@ func runWorkloadImport(o workloadImportOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if len(o.Columns) > 0 && o.CSV == "" {
-		return usagef("--columns applies to --csv only")
-	}
 	if o.Nodes < 1 {
 		return usagef("--nodes %d: expected 1 or more servers", o.Nodes)
 	}
@@ -91,13 +86,9 @@ func runWorkloadImport(o workloadImportOptions, stdout, stderr io.Writer) error 
 		}
 		deadline = d
 	}
-	mapping := map[string]string{}
-	for _, c := range o.Columns {
-		role, head, ok := strings.Cut(c, "=")
-		if !ok || role == "" || strings.TrimSpace(head) == "" {
-			return usagef("--columns %q: expected ROLE=HEADER, e.g. peak=MaxMemGB", c)
-		}
-		mapping[strings.ToLower(strings.TrimSpace(role))] = strings.TrimSpace(head)
+	mapping, err := o.mapping()
+	if err != nil {
+		return err
 	}
 	if o.Out != "" {
 		if absPath(o.Out) == absPath(path) {
@@ -146,7 +137,7 @@ var importFormats = map[string]importFormat{
 }
 
 // input returns the one input file given and its format.
-func (o workloadImportOptions) input() (string, importFormat, error) {
+func (o acctInput) input() (string, importFormat, error) {
 	var path, name string
 	n := 0
 	for _, in := range []struct{ flag, v string }{{"slurm", o.Slurm}, {"slurm-json", o.SlurmJSON}, {"lsf", o.LSF}, {"bacct", o.Bacct}, {"sge", o.SGE}, {"csv", o.CSV}} {
@@ -162,7 +153,7 @@ func (o workloadImportOptions) input() (string, importFormat, error) {
 }
 
 // source opens the reader of the input's format.
-func (o workloadImportOptions) source(path string, in io.Reader, mapping map[string]string) (acct.Source, error) {
+func (o acctInput) source(path string, in io.Reader, mapping map[string]string) (acct.Source, error) {
 	units := map[string]int64{"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
 	unit, ok := units[strings.ToUpper(o.LSFUnit)]
 	if !ok {
@@ -182,4 +173,55 @@ func (o workloadImportOptions) source(path string, in io.Reader, mapping map[str
 		return acct.NewGridEngine(path, in), nil
 	}
 	return acct.NewCSV(path, in, mapping)
+}
+
+func (o *acctInput) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.Slurm, "slurm", "", "read Slurm `FILE` (sacct --parsable2 output)")
+	f.StringVar(&o.SlurmJSON, "slurm-json", "", "read Slurm `FILE` (sacct --json output)")
+	f.StringVar(&o.LSF, "lsf", "", "read LSF's lsb.acct `FILE` (JOB_FINISH records)")
+	f.StringVar(&o.Bacct, "bacct", "", "read LSF `FILE` of bacct -l output")
+	f.StringVar(&o.SGE, "sge", "", "read a Grid Engine accounting `FILE` (accounting(5))")
+	f.StringVar(&o.LSFUnit, "lsf-unit", "MB", "with --lsf or --bacct, the unit of a bare rusage mem: the cluster's LSF_UNIT_FOR_LIMITS (KB, MB, GB, TB)")
+	f.BoolVar(&o.LSFPerTask, "lsf-per-task", false, "with --lsf or --bacct, the cluster sets RESOURCE_RESERVE_PER_TASK=Y: a bare rusage mem is per task, not per host")
+	f.IntVar(&o.LSFYear, "lsf-year", 0, "with --bacct, the year of times bacct printed without one")
+	f.StringVar(&o.CSV, "csv", "", "read a CSV `FILE` with a header naming its columns (name, peak, elapsed, submit, start, end, state, requested, partition, account, id)")
+	f.StringSliceVar(&o.Columns, "columns", nil, "with --csv, the header of a column named otherwise, as ROLE=HEADER (e.g. peak=MaxMemGB,name=Job)")
+}
+
+func (o acctInput) mapping() (map[string]string, error) {
+	if len(o.Columns) > 0 && o.CSV == "" {
+		return nil, usagef("--columns applies to --csv only")
+	}
+	mapping := map[string]string{}
+	for _, c := range o.Columns {
+		role, head, ok := strings.Cut(c, "=")
+		if !ok || role == "" || strings.TrimSpace(head) == "" {
+			return nil, usagef("--columns %q: expected ROLE=HEADER, e.g. peak=MaxMemGB", c)
+		}
+		mapping[strings.ToLower(strings.TrimSpace(role))] = strings.TrimSpace(head)
+	}
+	return mapping, nil
+}
+
+// open checks the flags, opens the input and returns its source, its
+// path and format, and the file to close when done.
+func (o acctInput) open() (acct.Source, string, importFormat, io.Closer, error) {
+	path, format, err := o.input()
+	if err != nil {
+		return nil, "", format, nil, err
+	}
+	mapping, err := o.mapping()
+	if err != nil {
+		return nil, "", format, nil, err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, "", format, nil, err
+	}
+	src, err := o.source(path, in, mapping)
+	if err != nil {
+		in.Close()
+		return nil, "", format, nil, err
+	}
+	return src, path, format, in, nil
 }

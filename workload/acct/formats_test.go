@@ -322,3 +322,62 @@ func TestFormatBadInput(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLSBAcct imports 100,000 JOB_FINISH records (the fixture's
+// first, repeated) and reports records per second.
+func BenchmarkLSBAcct(b *testing.B) {
+	data, err := os.ReadFile("testdata/lsb.acct")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := strings.Split(string(data), "\n")[2] + "\n"
+	var buf bytes.Buffer
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		buf.WriteString(rec)
+	}
+	in := buf.Bytes()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		if _, err := acct.Import(acct.NewLSBAcct("b.acct", bytes.NewReader(in), acct.LSFOptions{}), acct.Options{Source: "b.acct"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkSlurmJSON imports 20,000 jobs of sacct --json (the fixture's
+// jobs repeated) and reports jobs per second.
+func BenchmarkSlurmJSON(b *testing.B) {
+	data, err := os.ReadFile("testdata/sacct.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := bytes.Index(data, []byte(`"jobs": [`)) + len(`"jobs": [`)
+	body := bytes.TrimSuffix(bytes.TrimSpace(data[i:]), []byte("]\n}"))
+	body = bytes.TrimSuffix(bytes.TrimSpace(body), []byte("]"))
+	var buf bytes.Buffer
+	buf.WriteString(`{"jobs": [`)
+	const reps = 20_000 / 9
+	for k := 0; k < reps; k++ {
+		if k > 0 {
+			buf.WriteString(",")
+		}
+		buf.Write(body)
+	}
+	buf.WriteString("]}\n")
+	in := buf.Bytes()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		src, err := acct.NewSlurmJSON("b.json", bytes.NewReader(in))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := acct.Import(src, acct.Options{Source: "b.json"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(reps*9*b.N)/b.Elapsed().Seconds(), "jobs/s")
+}

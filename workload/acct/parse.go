@@ -190,22 +190,33 @@ func (s *Slurm) Next() (*Job, error) {
 // largest task's, and a node running several tasks of the step held up to
 // that many times it. 1 when NTasks is not in the record.
 func (s *Slurm) tasksPerNode() (int64, error) {
-	tasks, nodes := int64(1), int64(1)
-	for _, f := range []struct {
-		name string
-		v    *int64
-	}{{"NTasks", &tasks}, {"NNodes", &nodes}} {
-		if i, ok := s.col[f.name]; ok && i < len(s.fields) {
-			if v := strings.TrimSpace(s.fields[i]); v != "" {
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || n < 0 {
-					return 0, inputErr(s.file, s.line, f.name, "%q: expected a whole number", v)
-				}
-				*f.v = max(n, 1)
-			}
-		}
+	tasks, err := s.count("NTasks")
+	if err != nil {
+		return 0, err
+	}
+	nodes, err := s.count("NNodes")
+	if err != nil {
+		return 0, err
 	}
 	return (tasks + nodes - 1) / nodes, nil
+}
+
+// count reads a count column of the current line; 1 when it is absent or
+// empty.
+func (s *Slurm) count(name string) (int64, error) {
+	i, ok := s.col[name]
+	if !ok || i >= len(s.fields) {
+		return 1, nil
+	}
+	v := strings.TrimSpace(s.fields[i])
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, inputErr(s.file, s.line, name, "%q: expected a whole number", v)
+	}
+	return max(n, 1), nil
 }
 
 // tresMem is the mem= figure of a TRES list such as

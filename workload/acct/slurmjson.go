@@ -213,27 +213,41 @@ type jsonJob struct {
 	} `json:"steps"`
 }
 
+// nextLine is the line the next job starts on: the decoder's offset is
+// before the comma and blanks that precede it, which the buffered bytes
+// show.
+func (s *SlurmJSON) nextLine() int {
+	start := s.dec.InputOffset()
+	line := s.count.lineAt(start)
+	var peek [256]byte
+	n, _ := io.ReadFull(s.dec.Buffered(), peek[:])
+	for _, b := range peek[:n] {
+		switch b {
+		case '\n':
+			line++
+		case ' ', '\t', '\r', ',':
+		default:
+			return line
+		}
+	}
+	return line
+}
+
 // Next returns the next job.
 func (s *SlurmJSON) Next() (*Job, error) {
 	if !s.inArr || !s.dec.More() {
 		s.inArr = false
 		return nil, io.EOF
 	}
-	start := s.dec.InputOffset()
-	var raw json.RawMessage
-	if err := s.dec.Decode(&raw); err != nil {
-		s.inArr = false // the stream cannot go on after a syntax error
-		at := start + 1
+	line := s.nextLine()
+	var jj jsonJob
+	if err := s.dec.Decode(&jj); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			at = se.Offset
+			s.inArr = false // the stream cannot go on after a syntax error
+			return nil, inputErr(s.file, s.count.lineAt(se.Offset), "", "JSON: %v", err)
 		}
-		return nil, inputErr(s.file, s.count.lineAt(at), "", "JSON: %v", err)
-	}
-	s.n++
-	line := s.count.lineAt(s.dec.InputOffset() - int64(len(raw)))
-	var jj jsonJob
-	if err := json.Unmarshal(raw, &jj); err != nil {
+		s.n++
 		field := ""
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -241,6 +255,7 @@ func (s *SlurmJSON) Next() (*Job, error) {
 		}
 		return nil, inputErr(s.file, line, field, "jobs[%d]: %v", s.n-1, jsonErrMsg(err))
 	}
+	s.n++
 	return s.job(&jj, line)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/memplan/memplan/model"
@@ -131,10 +132,12 @@ func runBacktest(ctx context.Context, o backtestOptions, stdout, stderr io.Write
 	return emit(stdout, stderr, o.Out, buf.Bytes())
 }
 
+// keys are m's keys in order.
 func keys(m map[string]int) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	slices.Sort(out)
 	return out
 }

@@ -18,6 +18,7 @@ func commands(d *deps) []*cobra.Command {
 		newRecommendCommand(d),
 		newReportCommand(d),
 		newWorkloadCommand(d),
+		newBacktestCommand(d),
 		newPricesCommand(d),
 		newFactorsCommand(d),
 		newFleetCommand(d),

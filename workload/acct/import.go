@@ -24,6 +24,9 @@ type Options struct {
 	SkipBad  bool          // count bad records as skips instead of failing
 	Source   string        // input file name for the comments
 	Format   string        // "slurm" or "csv", for the comments
+	// Peak, Request and Elapsed name the record's fields in the comments
+	// (default MaxRSS, ReqMem and Elapsed, Slurm's names).
+	Peak, Request, Elapsed string
 }
 
 // ShortJob is the shortest run whose peak sampling is trusted: Slurm's
@@ -53,6 +56,7 @@ type class struct {
 	states            map[string]int
 	noPeak, capped    int
 	short             int
+	virtual, scaled   int
 	peaks             []float64 // bytes, completed jobs with a peak
 	runtimes          []float64 // seconds, completed and not memory-limited
 	allRuntimes       []float64 // seconds, completed
@@ -79,6 +83,25 @@ func ClassName(name string) string {
 	return n
 }
 
+// ClassKey is the class of job j under a --class-by rule: its name with
+// a trailing number stripped (name, the default), its partition or queue,
+// or its account or project; "unnamed" when that is empty.
+func ClassKey(j *Job, by string) string {
+	key := ""
+	switch by {
+	case "partition":
+		key = j.Partition
+	case "account":
+		key = j.Account
+	default:
+		key = ClassName(j.Name)
+	}
+	if key == "" {
+		key = "unnamed"
+	}
+	return key
+}
+
 // Import reads every job of src and writes a workload.
 func Import(src Source, o Options) (*Result, error) {
 	if o.Quantile == 0 {
@@ -90,6 +113,9 @@ func Import(src Source, o Options) (*Result, error) {
 	if o.Nodes <= 0 {
 		o.Nodes = 1
 	}
+	o.Peak = cmpOr(o.Peak, "MaxRSS (largest step)")
+	o.Request = cmpOr(o.Request, "ReqMem")
+	o.Elapsed = cmpOr(o.Elapsed, "Elapsed")
 	switch o.ClassBy {
 	case "":
 		o.ClassBy = "name"
@@ -117,16 +143,7 @@ func Import(src Source, o Options) (*Result, error) {
 			continue
 		}
 		jobs++
-		key := ClassName(j.Name)
-		switch o.ClassBy {
-		case "partition":
-			key = j.Partition
-		case "account":
-			key = j.Account
-		}
-		if key == "" {
-			key = "unnamed"
-		}
+		key := ClassKey(j, o.ClassBy)
 		c := classes[key]
 		if c == nil {
 			c = &class{name: key, states: map[string]int{}}
@@ -169,7 +186,7 @@ func Import(src Source, o Options) (*Result, error) {
 		n++
 	}
 	if n == 0 {
-		return nil, usage.Errorf("%s: no job class has a completed job with a recorded peak (MaxRSS); nothing written", o.Source)
+		return nil, usage.Errorf("%s: no job class has a completed job with a recorded peak (%s); nothing written", o.Source, o.Peak)
 	}
 	return &Result{YAML: []byte(b.String()), Summary: sum.String(), Classes: n}, nil
 }
@@ -209,6 +226,12 @@ func (c *class) add(j *Job) {
 		return
 	}
 	c.peaks = append(c.peaks, float64(j.MaxRSS))
+	if j.PeakVirtual {
+		c.virtual++
+	}
+	if j.TaskScaled {
+		c.scaled++
+	}
 	limited := j.ReqMem > 0 && float64(j.MaxRSS) >= CapShare*float64(j.ReqMem)
 	if j.ReqMem > 0 && j.MaxRSS >= j.ReqMem {
 		c.capped++
@@ -304,23 +327,29 @@ func (c *class) write(b *strings.Builder, o Options) {
 	fmt.Fprintf(b, "  # %s\n", c.summary())
 	fmt.Fprintf(b, "  - name: %q\n", c.name)
 	fp := Quantile(c.peaks, o.Quantile)
-	fmt.Fprintf(b, "    # footprint: p%g of MaxRSS (largest step) of %d completed job(s): n=%d p50=%s p95=%s max=%s\n",
-		o.Quantile*100, len(c.peaks), len(c.peaks), Size(Quantile(c.peaks, .5)), Size(Quantile(c.peaks, .95)), Size(c.peaks[len(c.peaks)-1]))
+	fmt.Fprintf(b, "    # footprint: p%g of %s of %d completed job(s): n=%d p50=%s p95=%s max=%s\n",
+		o.Quantile*100, o.Peak, len(c.peaks), len(c.peaks), Size(Quantile(c.peaks, .5)), Size(Quantile(c.peaks, .95)), Size(c.peaks[len(c.peaks)-1]))
 	if c.capped > 0 {
 		fmt.Fprintf(b, "    # CAPPED: %d job(s) peaked at or above their request; they may have wanted more than the figure says\n", c.capped)
 	}
 	if n := c.states["OUT_OF_MEMORY"]; n > 0 {
 		fmt.Fprintf(b, "    # OUT_OF_MEMORY: %d job(s) were killed at their memory limit; they wanted more and are not in the figures\n", n)
 	}
+	if c.virtual > 0 {
+		fmt.Fprintf(b, "    # VIRTUAL: %d job(s) recorded no resident peak; their peak is maxvmem, the virtual size, which overstates resident memory\n", c.virtual)
+	}
+	if c.scaled > 0 {
+		fmt.Fprintf(b, "    # PER-TASK: %d job(s) ran several tasks a node; their peak is the largest task's times the tasks per node (an upper bound)\n", c.scaled)
+	}
 	if c.short > 0 {
 		fmt.Fprintf(b, "    # SHORT: %d job(s) ran under %gs; sampled peaks of short jobs may miss the real peak\n", c.short, ShortJob.Seconds())
 	}
 	fmt.Fprintf(b, "    footprint: %s\n", Size(fp))
 	rt := c.runtimes
-	how := fmt.Sprintf("median Elapsed of %d completed job(s) whose MaxRSS stayed below %g%% of ReqMem (not memory-limited)", len(rt), CapShare*100)
+	how := fmt.Sprintf("median %s of %d completed job(s) whose %s stayed below %g%% of %s (not memory-limited)", o.Elapsed, len(rt), peakWord(o.Peak), CapShare*100, o.Request)
 	if len(rt) == 0 {
 		rt = c.allRuntimes
-		how = fmt.Sprintf("median Elapsed of all %d completed job(s): every one ran at or near its memory limit, so this may include swapping", len(rt))
+		how = fmt.Sprintf("median %s of all %d completed job(s): every one ran at or near its memory limit, so this may include swapping", o.Elapsed, len(rt))
 	}
 	slices.Sort(rt)
 	runtime := 1.0
@@ -385,4 +414,17 @@ func (c *class) concurrency() (int, string) {
 		return 1, ", none had start and end times"
 	}
 	return best, ", first reached " + time.Unix(at, 0).UTC().Format("2006-01-02 15:04")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// peakWord is the peak field's name without a qualifier in brackets.
+func peakWord(p string) string {
+	w, _, _ := strings.Cut(p, " (")
+	return w
 }

@@ -30,6 +30,12 @@ type Job struct {
 	ReqMem                              int64 // bytes for the whole job; 0 when unknown
 	MaxRSS                              int64 // bytes, largest step
 	Line                                int   // first line of the job in the file
+	// PeakVirtual: MaxRSS is a virtual size (Grid Engine's maxvmem, where
+	// the record has no resident peak), an upper bound on resident memory.
+	PeakVirtual bool
+	// TaskScaled: MaxRSS is a per-task figure multiplied by the tasks a
+	// node ran (see docs/import-workload.md).
+	TaskScaled bool
 }
 
 // Source yields jobs one at a time.
@@ -147,13 +153,24 @@ func (s *Slurm) Next() (*Job, error) {
 				}
 				return s.fail(base, inputErr(s.file, s.line, "JobID", "step %q follows no line of job %s", id, base))
 			}
-			rss, err := parseSlurmMem(s.get("MaxRSS"))
+			field, v := "MaxRSS", s.get("MaxRSS")
+			if v == "" {
+				// TRESUsageInMax carries the same figure as mem=.
+				field, v = "TRESUsageInMax", tresMem(s.get("TRESUsageInMax"))
+			}
+			rss, err := parseSlurmMem(v)
 			if err != nil {
 				s.pending = nil // the job is bad as a whole
-				return s.fail(base, inputErr(s.file, s.line, "MaxRSS", "%q: %v", s.get("MaxRSS"), err))
+				return s.fail(base, inputErr(s.file, s.line, field, "%q: %v", v, err))
 			}
-			if rss > s.pending.MaxRSS {
-				s.pending.MaxRSS = rss
+			per, err := s.tasksPerNode()
+			if err != nil {
+				s.pending = nil
+				return s.fail(base, err)
+			}
+			if rss*per > s.pending.MaxRSS {
+				s.pending.MaxRSS = rss * per
+				s.pending.TaskScaled = per > 1
 			}
 			continue
 		}
@@ -167,6 +184,50 @@ func (s *Slurm) Next() (*Job, error) {
 			return prev, nil
 		}
 	}
+}
+
+// tasksPerNode is a step's tasks per node, rounded up: MaxRSS is the
+// largest task's, and a node running several tasks of the step held up to
+// that many times it. 1 when NTasks is not in the record.
+func (s *Slurm) tasksPerNode() (int64, error) {
+	tasks, err := s.count("NTasks")
+	if err != nil {
+		return 0, err
+	}
+	nodes, err := s.count("NNodes")
+	if err != nil {
+		return 0, err
+	}
+	return (tasks + nodes - 1) / nodes, nil
+}
+
+// count reads a count column of the current line; 1 when it is absent or
+// empty.
+func (s *Slurm) count(name string) (int64, error) {
+	i, ok := s.col[name]
+	if !ok || i >= len(s.fields) {
+		return 1, nil
+	}
+	v := strings.TrimSpace(s.fields[i])
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, inputErr(s.file, s.line, name, "%q: expected a whole number", v)
+	}
+	return max(n, 1), nil
+}
+
+// tresMem is the mem= figure of a TRES list such as
+// "cpu=00:01:00,energy=0,fs/disk=1234,mem=1000K,pages=0,vmem=2000K".
+func tresMem(v string) string {
+	for _, kv := range strings.Split(v, ",") {
+		if m, ok := strings.CutPrefix(kv, "mem="); ok {
+			return m
+		}
+	}
+	return ""
 }
 
 // fail reports err after the job being assembled, and skips the steps of

@@ -2,6 +2,8 @@ package xlsx
 
 import (
 	"fmt"
+	"math"
+	"unicode/utf8"
 
 	"github.com/memplan/memplan/reports"
 )
@@ -42,11 +44,11 @@ const (
 func (b *book) sensitivity() error {
 	st, sh, out := b.st, sheetSensitivity, b.out
 	w := b.newWriter(sh)
-	widths := map[int]float64{vPrice: 40, vAgainst: 21, vDirection: 10, vFactor: 16, vTakesOver: 40, vSKU: 22, vModel: 30,
-		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 12, vNote: 50}
-	for c := vPrice; c <= vLast; c++ {
-		w.width(c, widths[c])
-	}
+	// Narrow columns whose texts wrap, so that the sheet prints across one
+	// page at 8 pt or more; the SKUs and the amounts widen their columns
+	// to what they need (fitColumns).
+	widths := map[int]float64{vPrice: 17, vAgainst: 12, vDirection: 10, vFactor: 11, vTakesOver: 20, vSKU: 10, vModel: 14,
+		vAtPoint: 8, vPerGB: 8, vToday: 8, vNow: 8, vMethod: 10, vNote: 16}
 	w.set(1, vTitle, "How robust is the answer", st.title)
 	intro := "memplan's robustness analyses, computed at the catalog prices when the result was made. They are figures, not formulas: " +
 		"each break-even point and each uncertainty run re-ran the whole ranking. After editing prices on the catalog sheets, " +
@@ -71,10 +73,53 @@ func (b *book) sensitivity() error {
 	}
 	r++
 	b.uncertaintyBlock(w, r)
-	if err := b.pageSetup(sh, pageWide); err != nil {
-		return err
+	b.fitColumns(w, widths)
+	for c := vPrice; c <= vLast; c++ {
+		w.width(c, widths[c])
 	}
-	return w.flush()
+	return b.flushPrinted(w)
+}
+
+// fitColumns widens widths to what the sheet's unwrapped cells need: a
+// text its characters and a margin, an amount its digits, separators,
+// decimals and currency (a column too narrow prints ###), and a header
+// its longest word. Merged cells are sized by the merge, not here.
+func (b *book) fitColumns(w *writer, widths map[int]float64) {
+	st := b.st
+	merged := map[[2]int]bool{}
+	for _, m := range w.merges {
+		merged[[2]int{m[0], m[1]}] = true
+	}
+	for r, cols := range w.cells {
+		for c, cl := range cols {
+			if merged[[2]int{c, r}] {
+				continue
+			}
+			need := 0.0
+			switch v := cl.Value.(type) {
+			case string:
+				switch cl.StyleID {
+				case st.header:
+					need = headerWidth(v)
+				case st.text:
+					// A text with nothing to its right spills over
+					// the empty cells instead.
+					if next, ok := cols[c+1]; ok && next.Value != nil && next.Value != "" {
+						need = float64(utf8.RuneCountInString(v)) + 1
+					}
+				}
+			case float64:
+				switch cl.StyleID {
+				case st.money, st.moneyBold:
+					digits := len(fmt.Sprintf("%.0f", math.Abs(v)))
+					need = float64(digits+(digits-1)/3+3+1+len(b.cur)) + 1
+				case st.pct:
+					need = 8
+				}
+			}
+			widths[c] = max(widths[c], need)
+		}
+	}
 }
 
 // breakEvenTable writes the header at row head and the points below it,
@@ -122,8 +167,8 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 				prices = []reports.PartPrice{{}}
 			}
 			for _, pp := range prices {
-				w.set(vPrice, r, what, st.text)
-				w.set(vAgainst, r, pt.against, st.text)
+				w.set(vPrice, r, what, st.wrap)
+				w.set(vAgainst, r, pt.against, st.wrap)
 				w.set(vDirection, r, pt.p.Direction, st.text)
 				if pt.p.Exists {
 					w.set(vFactor, r, pt.p.Factor, st.ratio)
@@ -135,7 +180,7 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 				w.set(vNote, r, pt.p.Note, st.wrap)
 				if pp.SKU != "" {
 					w.set(vSKU, r, pp.SKU, st.text)
-					w.set(vModel, r, pp.Model, st.text)
+					w.set(vModel, r, pp.Model, st.wrap)
 					w.set(vAtPoint, r, pp.UnitPrice.Float(), st.money)
 					w.set(vPerGB, r, pp.PerGB, st.money)
 					if v, ok := today[pp.SKU]; ok {
@@ -196,13 +241,16 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		{"Share of runs in which the recommendation met every deadline", u.RecommendedMeets, st.pct},
 	}
 	for _, x := range facts {
-		w.set(1, r, x.label, st.bold)
+		w.set(1, r, x.label, st.label)
+		w.merge(1, vDirection, r)
 		w.set(vFactor, r, x.value, x.style)
 		r++
 	}
 	r++
 	w.set(1, r, "Cheapest configuration", st.header)
+	w.merge(1, vFactor, r)
 	w.set(vTakesOver, r, "ID", st.header)
+	w.merge(vTakesOver, vModel, r)
 	w.set(vAtPoint, r, "Runs", st.header)
 	w.set(vPerGB, r, "Share", st.header)
 	r++
@@ -213,8 +261,10 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		if x.ID == out.RecommendedID {
 			label += " (recommended)"
 		}
-		w.set(1, r, label, st.text)
-		w.set(vTakesOver, r, x.ID, st.text)
+		w.set(1, r, label, st.wrap)
+		w.merge(1, vFactor, r)
+		w.set(vTakesOver, r, x.ID, st.wrap)
+		w.merge(vTakesOver, vModel, r)
 		w.set(vAtPoint, r, x.Runs, st.count)
 		w.set(vPerGB, r, x.Share, st.pct)
 		r++
@@ -232,6 +282,7 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		for i, h := range heads {
 			w.set(cols[i], r, h, st.header)
 		}
+		w.merge(1, vAgainst, r)
 		r++
 		for _, row := range []struct {
 			label string
@@ -239,7 +290,8 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 			style int
 			scale float64
 		}{{"In " + b.cur, d, st.money, 1}, {"Share of the all-DRAM fleet cost", p, st.pct, 0.01}} {
-			w.set(1, r, row.label, st.bold)
+			w.set(1, r, row.label, st.label)
+			w.merge(1, vAgainst, r)
 			w.set(vDirection, r, row.d.N, st.count)
 			for i, v := range []float64{row.d.P5, row.d.P50, row.d.P95, row.d.Mean, row.d.Min, row.d.Max} {
 				w.set(cols[i+2], r, v*row.scale, row.style)

@@ -3,6 +3,7 @@ package xlsx
 import (
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/memplan/memplan/reports"
@@ -47,7 +48,7 @@ func (b *book) sensitivity() error {
 	// Narrow columns whose texts wrap, so that the sheet prints across one
 	// page at 8 pt or more; the SKUs and the amounts widen their columns
 	// to what they need (fitColumns).
-	widths := map[int]float64{vPrice: 17, vAgainst: 12, vDirection: 10, vFactor: 11, vTakesOver: 20, vSKU: 10, vModel: 14,
+	widths := map[int]float64{vPrice: 15, vAgainst: 11, vDirection: 10, vFactor: 11, vTakesOver: 18, vSKU: 10, vModel: 12,
 		vAtPoint: 8, vPerGB: 8, vToday: 8, vNow: 8, vMethod: 10, vNote: 16}
 	w.set(1, vTitle, "How robust is the answer", st.title)
 	intro := "memplan's robustness analyses, computed at the catalog prices when the result was made. They are figures, not formulas: " +
@@ -80,10 +81,11 @@ func (b *book) sensitivity() error {
 	return b.flushPrinted(w)
 }
 
-// fitColumns widens widths to what the sheet's unwrapped cells need: a
-// text its characters and a margin, an amount its digits, separators,
-// decimals and currency (a column too narrow prints ###), and a header
-// its longest word. Merged cells are sized by the merge, not here.
+// fitColumns widens widths to what the sheet's cells need: a text that
+// does not wrap its characters and a margin, a wrapped text or a header
+// its longest word, an amount its digits, separators, decimals and
+// currency (a column too narrow prints ###). Merged cells are sized by
+// the merge, not here.
 func (b *book) fitColumns(w *writer, widths map[int]float64) {
 	st := b.st
 	merged := map[[2]int]bool{}
@@ -101,6 +103,12 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 				switch cl.StyleID {
 				case st.header:
 					need = headerWidth(v)
+				case st.wrap, st.prose:
+					// Wrapped text breaks at spaces; a word wider than
+					// its column would break inside.
+					for _, word := range strings.Fields(v) {
+						need = max(need, math.Ceil(0.85*float64(utf8.RuneCountInString(word))+1))
+					}
 				case st.text:
 					// A text with nothing to its right spills over
 					// the empty cells instead.
@@ -111,8 +119,11 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 			case float64:
 				switch cl.StyleID {
 				case st.money, st.moneyBold:
+					// "11,500.00 RUB": a digit is 0.92 of the width
+					// unit, a separator, point or space 0.45, a capital
+					// 1; a margin of 1.5.
 					digits := len(fmt.Sprintf("%.0f", math.Abs(v)))
-					need = float64(digits+(digits-1)/3+3+1+len(b.cur)) + 1
+					need = math.Ceil(0.92*float64(digits+2) + 0.45*float64((digits-1)/3+2) + float64(len(b.cur)) + 1.5)
 				case st.pct:
 					need = 8
 				}
@@ -167,20 +178,20 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 				prices = []reports.PartPrice{{}}
 			}
 			for _, pp := range prices {
-				w.set(vPrice, r, what, st.wrap)
-				w.set(vAgainst, r, pt.against, st.wrap)
+				w.set(vPrice, r, what, st.prose)
+				w.set(vAgainst, r, pt.against, st.prose)
 				w.set(vDirection, r, pt.p.Direction, st.text)
 				if pt.p.Exists {
 					w.set(vFactor, r, pt.p.Factor, st.ratio)
 				} else {
 					w.set(vFactor, r, "none", st.text)
 				}
-				w.set(vTakesOver, r, pt.p.TakesOverLabel, st.wrap)
+				w.set(vTakesOver, r, pt.p.TakesOverLabel, st.prose)
 				w.set(vMethod, r, pt.p.Method, st.text)
-				w.set(vNote, r, pt.p.Note, st.wrap)
+				w.set(vNote, r, pt.p.Note, st.prose)
 				if pp.SKU != "" {
 					w.set(vSKU, r, pp.SKU, st.text)
-					w.set(vModel, r, pp.Model, st.wrap)
+					w.set(vModel, r, pp.Model, st.prose)
 					w.set(vAtPoint, r, pp.UnitPrice.Float(), st.money)
 					w.set(vPerGB, r, pp.PerGB, st.money)
 					if v, ok := today[pp.SKU]; ok {

@@ -227,7 +227,7 @@ func (w *writer) flush(tables ...*excelize.Table) error {
 
 // printScale is the scale at which the sheet's columns print across the
 // page width (see printScale): every column up to the last one holding a
-// cell or a merge.
+// cell or a merge or given a width.
 func (w *writer) printScale() int {
 	last := 1
 	for _, cols := range w.cells {
@@ -237,6 +237,9 @@ func (w *writer) printScale() int {
 	}
 	for _, m := range w.merges {
 		last = max(last, m[2])
+	}
+	for c := range w.widths { // a sheet's layout: its text may spill into them
+		last = max(last, c)
 	}
 	widths := make([]float64, 0, last)
 	for c := 1; c <= last; c++ {

@@ -113,7 +113,7 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 					// A text with nothing to its right spills over
 					// the empty cells instead.
 					if next, ok := cols[c+1]; ok && next.Value != nil && next.Value != "" {
-						need = float64(utf8.RuneCountInString(v)) + 1
+						need = float64(utf8.RuneCountInString(v)) + 2
 					}
 				}
 			case float64:
@@ -121,9 +121,9 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 				case st.money, st.moneyBold:
 					// "11,500.00 RUB": a digit is 0.92 of the width
 					// unit, a separator, point or space 0.45, a capital
-					// 1; a margin of 1.5.
+					// 1; a margin of 2 keeps it off its neighbour.
 					digits := len(fmt.Sprintf("%.0f", math.Abs(v)))
-					need = math.Ceil(0.92*float64(digits+2) + 0.45*float64((digits-1)/3+2) + float64(len(b.cur)) + 1.5)
+					need = math.Ceil(0.92*float64(digits+2) + 0.45*float64((digits-1)/3+2) + float64(len(b.cur)) + 2)
 				case st.pct:
 					need = 8
 				}

@@ -144,7 +144,7 @@ func (b *book) slowdown() error {
 		fit(pProvenance, p.provenance)
 	}
 	for _, ff := range b.out.Factors {
-		fit(pConfigs, ff.Name)
+		fit(pExtrapolated, ff.Name)
 		for _, c := range ff.Curves {
 			fit(pClass, c.Class)
 			fit(pProvenance, c.Provenance)
@@ -154,7 +154,7 @@ func (b *book) slowdown() error {
 		pLow: "95% low", pHigh: "95% high", pProvenance: "Slowdown from", pExtrapolated: "Extrapolated",
 		pConfigs: "Configurations at this point", pBasis: "Basis"}
 	curveHeads := map[int]string{pClass: "Factor curve", pFit: "Fit ratio", pSlowdown: "Slowdown", pLow: "95% low",
-		pHigh: "95% high", pProvenance: "Provenance", pExtrapolated: "Runs", pConfigs: "Factor file"}
+		pHigh: "95% high", pProvenance: "Provenance", pExtrapolated: "Factor file", pConfigs: "Runs"}
 	for _, hs := range []map[int]string{heads, curveHeads} {
 		for c, h := range hs {
 			widths[c] = max(widths[c], headerWidth(h))
@@ -206,7 +206,9 @@ func (b *book) slowdown() error {
 		}
 	}
 	// The curves the estimates were interpolated from, point by point,
-	// in the columns of the points, then each factor file once.
+	// in the columns of the points (the factor file's name where the
+	// points say whether they are extrapolated, text beside text), then
+	// each factor file once.
 	r++
 	for c, h := range curveHeads {
 		w.set(c, r, h, st.header)
@@ -224,8 +226,8 @@ func (b *book) slowdown() error {
 					w.set(pHigh, r, pt.CIHigh, st.ratio)
 				}
 				w.set(pProvenance, r, c.Provenance, st.text)
-				w.set(pExtrapolated, r, pt.Samples, st.count)
-				w.set(pConfigs, r, ff.Name, st.text)
+				w.set(pExtrapolated, r, ff.Name, st.text)
+				w.set(pConfigs, r, pt.Samples, st.count)
 				r++
 			}
 		}

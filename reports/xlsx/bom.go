@@ -32,12 +32,9 @@ func (b *book) billOfMaterials() error {
 	for col, width := range []float64{24, 26, 44, 12, 12, 16, 18, 20} {
 		w.width(col+1, width)
 	}
-	if err := b.pageSetup(sh, pageWide); err != nil {
-		return err
-	}
 	if b.out.Recommended == nil {
 		w.set(1, 1, "Bill of materials: none. No configuration meets every deadline, so there is nothing to buy; see the advice on the Summary sheet.", st.title)
-		return w.flush()
+		return b.flushPrinted(w)
 	}
 	i := b.pickRow(colRec)
 	c := b.rows[i]
@@ -119,5 +116,5 @@ func (b *book) billOfMaterials() error {
 	if err := f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: bHeader, TopLeftCell: cell(1, bHeader+1), ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	return w.flush()
+	return b.flushPrinted(w)
 }

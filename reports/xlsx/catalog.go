@@ -131,12 +131,9 @@ func (b *book) catalogSheets() error {
 func (b *book) catalogSheet(cs catalogSheet) error {
 	f, st, sh := b.f, b.st, cs.sheet
 	w := b.newWriter(sh)
-	if err := b.pageSetup(sh, pageWide); err != nil {
-		return err
-	}
 	if len(cs.parts) == 0 {
 		w.set(1, 1, fmt.Sprintf("No configuration in this result uses %s.", cs.what), st.text)
-		return w.flush()
+		return b.flushPrinted(w)
 	}
 	headers := []string{"SKU", "Model", "Unit price (" + b.cur + ")"}
 	widths := []float64{26, 44, 16}
@@ -199,7 +196,7 @@ func (b *book) catalogSheet(cs catalogSheet) error {
 			return err
 		}
 	}
-	return w.flush(&excelize.Table{Range: "A1:" + cell(len(headers), last), Name: cs.table, StyleName: "TableStyleLight9"})
+	return b.flushPrinted(w, &excelize.Table{Range: "A1:" + cell(len(headers), last), Name: cs.table, StyleName: "TableStyleLight9"})
 }
 
 // priceLookup is the formula for the unit price of the SKU in skuCell.

@@ -29,7 +29,7 @@ func (b *book) charts() error {
 	w.width(hName, 22)
 	w.width(hX, 16)
 	w.width(hY, 16)
-	if err := b.pageSetup(sh, pageCharts); err != nil {
+	if err := b.pageSetup(sh, pageCharts, 100); err != nil {
 		return err
 	}
 	// Print the charts, not the helper cells beside them, and each chart

@@ -9,11 +9,28 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// Columns of the Configurations sheet.
+// Columns of the Configurations sheet. The ones a reader of the printed
+// list needs come first, up to cPrintLast: the print area ends there, so
+// that 108 configurations print on three pages at 8 pt or more. The
+// parts, unit prices, partial costs and the ranking's inputs follow, on
+// screen.
 const (
 	cRank = iota + 1
 	cLabel
 	cStatus
+	cRuntime
+	cDeadline
+	cSlowdown
+	cSlowHigh
+	cServers
+	cPerServer
+	cFleet
+	cTCOFleet
+	cShare
+	cCriticalJob
+	cFit
+	cSlowLow
+	cProvenance
 	cPlatform
 	cDIMMCount
 	cDIMM
@@ -23,29 +40,16 @@ const (
 	cDrives
 	cDrive
 	cReplacements
-	cCriticalJob
-	cFit
-	cSlowdown
-	cSlowLow
-	cSlowHigh
-	cProvenance
-	cRuntime
-	cDeadline
-	cShare
-	cServers
 	cPlatformPrice
 	cDIMMPrice
 	cDrivePrice
 	cDIMMsCost
 	cDrivesCost
 	cReplCost
-	cPerServer
-	cFleet
 	cWatts
 	cEnergy
 	cPower
 	cTCO
-	cTCOFleet
 	cRankCost
 	cTier
 	cModelRank
@@ -54,7 +58,11 @@ const (
 	cAllDRAM
 	cBaseRank
 	cID
-	cLast = cID
+	cLast      = cID
+	cPrintLast = cTCOFleet
+	// cTitleCols columns (Rank, Configuration) repeat on every printed
+	// page, as row 1 does.
+	cTitleCols = cLabel
 )
 
 // configNames are the defined names over Configurations columns that other
@@ -84,20 +92,20 @@ func (b *book) configurations() error {
 		header string
 		width  float64
 	}{
-		cRank: {"Rank", 6}, cLabel: {"Configuration", 54}, cStatus: {"Deadlines", 9},
+		cRank: {"Rank", 5}, cLabel: {"Configuration", 54}, cStatus: {"Deadlines", 8},
 		cPlatform: {"Platform", 16}, cDIMMCount: {"DIMMs", 7}, cDIMM: {"DIMM", 22},
 		cInstalled: {"Installed RAM (GiB)", 10}, cUsable: {"Usable RAM (GiB)", 10},
 		cSwap: {"Swap", 18}, cDrives: {"Swap drives", 7}, cDrive: {"Drive", 18},
 		cReplacements: {"Replacement drives over the horizon", 12}, cCriticalJob: {"Critical job", 16},
 		cFit: {"Fit ratio", 8}, cSlowdown: {"Slowdown", 9}, cSlowLow: {"Slowdown 95% low", 9},
 		cSlowHigh: {"Slowdown 95% high", 9}, cProvenance: {"Slowdown from", 11},
-		cRuntime: {"Runtime (h)", 9}, cDeadline: {"Deadline (h)", 9}, cShare: {"Runtime / deadline", 9},
+		cRuntime: {"Runtime (h)", 8}, cDeadline: {"Deadline (h)", 9}, cShare: {"Runtime / deadline", 9},
 		cServers: {"Servers", 8}, cPlatformPrice: {"Platform price" + cur, 14}, cDIMMPrice: {"DIMM price" + cur, 12},
 		cDrivePrice: {"Drive price" + cur, 12}, cDIMMsCost: {"DIMMs" + cur, 14}, cDrivesCost: {"Swap drives" + cur, 13},
-		cReplCost: {"Replacements" + cur, 13}, cPerServer: {"Cost per server" + cur, 15}, cFleet: {"Fleet cost" + cur, 17},
+		cReplCost: {"Replacements" + cur, 13}, cPerServer: {"Cost per server" + cur, 8}, cFleet: {"Fleet cost" + cur, 8},
 		cWatts: {"Average draw per server (W)", 10}, cEnergy: {"Energy per server over the horizon (kWh)", 12},
 		cPower: {"Power per server over the horizon" + cur, 14}, cTCO: {"TCO per server" + cur, 15},
-		cTCOFleet: {"TCO for the fleet" + cur, 17}, cRankCost: {"Ranked by" + cur, 17},
+		cTCOFleet: {"TCO for the fleet" + cur, 8}, cRankCost: {"Ranked by" + cur, 17},
 		cTier: {"Tier", 5}, cModelRank: {"memplan rank", 8}, cTieKey: {"Tie key", 12},
 		cMissGroup: {"Closeness (misses)", 9}, cAllDRAM: {"All-DRAM", 8}, cBaseRank: {"Rank as a baseline", 9}, cID: {"ID", 60},
 	}
@@ -114,16 +122,6 @@ func (b *book) configurations() error {
 		return err
 	}
 	if err := f.SetSheetDimension(sh, "A1:"+cell(cLast, last)); err != nil {
-		return err
-	}
-	if err := b.pageSetup(sh, pageList); err != nil {
-		return err
-	}
-	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sh, RefersTo: sheetRef(sh) + "!$1:$1"}); err != nil {
-		return err
-	}
-	sw, err := f.NewStreamWriter(sh)
-	if err != nil {
 		return err
 	}
 	// Text columns as wide as their longest entry (up to a limit): text
@@ -145,10 +143,39 @@ func (b *book) configurations() error {
 		b.configRow(row, i, i+2, c)
 		b.cfgRows[i] = row
 		for col, v := range row {
-			if x, ok := v.(excelize.Cell).Value.(float64); ok && (x >= 1e4 || x <= -1e4) {
+			c := v.(excelize.Cell)
+			x, ok := c.Value.(float64)
+			switch {
+			case !ok:
+			case c.StyleID == st.whole || c.StyleID == st.wholeBold:
+				cols[col+1].width = max(cols[col+1].width, wholeWidth(x, c.StyleID == st.wholeBold))
+			case x >= 1e4 || x <= -1e4:
 				cols[col+1].width = max(cols[col+1].width, amountWidth(x, b.cur))
 			}
 		}
+	}
+	// A header wraps at spaces, never inside a word.
+	for c := cRank; c <= cLast; c++ {
+		cols[c].width = max(cols[c].width, headerWidth(cols[c].header))
+	}
+	// Print the reading columns (see cPrintLast) as large as the page
+	// width allows, Rank, Configuration and the header row on every page.
+	widths := make([]float64, 0, cPrintLast)
+	for c := cRank; c <= cPrintLast; c++ {
+		widths = append(widths, cols[c].width)
+	}
+	if err := b.pageSetup(sh, pageSheet, printScale(widths...)); err != nil {
+		return err
+	}
+	if err := b.printTitles(sh, cTitleCols, 1); err != nil {
+		return err
+	}
+	if err := b.printArea(sh, cPrintLast, last); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sh)
+	if err != nil {
+		return err
 	}
 	for c := cRank; c <= cLast; c++ {
 		if err := sw.SetColWidth(c, c, cols[c].width); err != nil {
@@ -252,8 +279,8 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// "<"&value criteria of the ranking exact.
 	perServer := round2(c.Platform.UnitPrice.Float() + dimmsCost + drivesCost + replCost)
 	fleet := round2(float64(c.Servers) * perServer)
-	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), perServer, st.money)
-	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), fleet, st.moneyBold)
+	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), perServer, st.whole)
+	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), fleet, st.wholeBold)
 	// Power follows the electricity price and PUE on the Summary sheet.
 	// The watts do not depend on prices; memplan computed them.
 	set(cWatts, c.Watts, st.gib)
@@ -265,7 +292,7 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), energy, st.gib)
 	formula(cPower, fmt.Sprintf("ROUND(%s*%s,2)", at(cEnergy), nameElectricity), power, st.money)
 	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), round2(perServer+power), st.money)
-	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.moneyBold)
+	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.wholeBold)
 	rankCost := fleet
 	if b.rankBy == model.RankTCO {
 		rankCost = tcoFleet
@@ -301,6 +328,17 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // prices: what the Summary's INDEX formulas pick.
 func (b *book) configValue(i, col int) any {
 	return b.cfgRows[i][col-1].(excelize.Cell).Value
+}
+
+// wholeWidth is the column width that prints x to the unit ("1,234,568"),
+// with a margin; bold amounts run wider.
+func wholeWidth(x float64, bold bool) float64 {
+	digits := len(fmt.Sprintf("%.0f", math.Abs(x)))
+	w := float64(digits+(digits-1)/3) + 3
+	if bold {
+		w = math.Ceil(1.1*w) + 1
+	}
+	return w
 }
 
 // amountWidth is the column width that prints x as money ("1,234,567.89

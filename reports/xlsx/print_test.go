@@ -493,17 +493,23 @@ func TestPrintedWorkbook(t *testing.T) {
 			}
 			t.Logf("%d pages: %v", len(p.pages), counts)
 
+			// At 8 pt or more the Summary takes two pages: the verdict and
+			// the figures first, power, TCO and the sources second.
 			sum := p.sheetPages(sheetSummary)
-			if len(sum) != 1 {
-				t.Errorf("the Summary prints on %d pages, want 1", len(sum))
+			if len(sum) != 2 {
+				t.Errorf("the Summary prints on %d pages, want 2", len(sum))
 			}
-			for _, pg := range sum {
+			for i, pg := range sum {
 				if pg.width <= pg.height {
 					t.Errorf("the Summary prints on a portrait page (%.0f x %.0f pt)", pg.width, pg.height)
 				}
-				for _, want := range []string{"Verdict", "Recommended", "Baseline", "Fleet cost", "Where the numbers come from", "memplan version"} {
+				wants := []string{"Verdict", "Recommended", "Baseline", "Fleet cost", "Savings"}
+				if i == 1 {
+					wants = []string{"Power and total cost of ownership", "Where the numbers come from", "memplan version"}
+				}
+				for _, want := range wants {
 					if !strings.Contains(pg.text(), want) {
-						t.Errorf("the Summary page lacks %q", want)
+						t.Errorf("Summary page %d lacks %q", i+1, want)
 					}
 				}
 			}

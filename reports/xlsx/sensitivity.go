@@ -2,6 +2,9 @@ package xlsx
 
 import (
 	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/memplan/memplan/reports"
 )
@@ -42,11 +45,11 @@ const (
 func (b *book) sensitivity() error {
 	st, sh, out := b.st, sheetSensitivity, b.out
 	w := b.newWriter(sh)
-	widths := map[int]float64{vPrice: 40, vAgainst: 21, vDirection: 10, vFactor: 16, vTakesOver: 40, vSKU: 22, vModel: 30,
-		vAtPoint: 16, vPerGB: 14, vToday: 16, vNow: 18, vMethod: 12, vNote: 50}
-	for c := vPrice; c <= vLast; c++ {
-		w.width(c, widths[c])
-	}
+	// Narrow columns whose texts wrap, so that the sheet prints across one
+	// page at 8 pt or more; the SKUs and the amounts widen their columns
+	// to what they need (fitColumns).
+	widths := map[int]float64{vPrice: 15, vAgainst: 11, vDirection: 10, vFactor: 11, vTakesOver: 18, vSKU: 10, vModel: 12,
+		vAtPoint: 8, vPerGB: 8, vToday: 8, vNow: 8, vMethod: 10, vNote: 16}
 	w.set(1, vTitle, "How robust is the answer", st.title)
 	intro := "memplan's robustness analyses, computed at the catalog prices when the result was made. They are figures, not formulas: " +
 		"each break-even point and each uncertainty run re-ran the whole ranking. After editing prices on the catalog sheets, " +
@@ -71,10 +74,63 @@ func (b *book) sensitivity() error {
 	}
 	r++
 	b.uncertaintyBlock(w, r)
-	if err := b.pageSetup(sh, pageWide); err != nil {
-		return err
+	b.fitColumns(w, widths)
+	for c := vPrice; c <= vLast; c++ {
+		w.width(c, widths[c])
 	}
-	return w.flush()
+	return b.flushPrinted(w)
+}
+
+// fitColumns widens widths to what the sheet's cells need: a text that
+// does not wrap its characters and a margin, a wrapped text or a header
+// its longest word, an amount its digits, separators, decimals and
+// currency (a column too narrow prints ###). Merged cells are sized by
+// the merge, not here.
+func (b *book) fitColumns(w *writer, widths map[int]float64) {
+	st := b.st
+	merged := map[[2]int]bool{}
+	for _, m := range w.merges {
+		merged[[2]int{m[0], m[1]}] = true
+	}
+	for r, cols := range w.cells {
+		for c, cl := range cols {
+			if merged[[2]int{c, r}] {
+				continue
+			}
+			need := 0.0
+			switch v := cl.Value.(type) {
+			case string:
+				switch cl.StyleID {
+				case st.header:
+					need = headerWidth(v)
+				case st.wrap, st.prose:
+					// Wrapped text breaks at spaces; a word wider than
+					// its column would break inside.
+					for _, word := range strings.Fields(v) {
+						need = max(need, math.Ceil(0.85*float64(utf8.RuneCountInString(word))+1))
+					}
+				case st.text:
+					// A text with nothing to its right spills over
+					// the empty cells instead.
+					if next, ok := cols[c+1]; ok && next.Value != nil && next.Value != "" {
+						need = float64(utf8.RuneCountInString(v)) + 2
+					}
+				}
+			case float64:
+				switch cl.StyleID {
+				case st.money, st.moneyBold:
+					// "11,500.00 RUB": a digit is 0.92 of the width
+					// unit, a separator, point or space 0.45, a capital
+					// 1; a margin of 2 keeps it off its neighbour.
+					digits := len(fmt.Sprintf("%.0f", math.Abs(v)))
+					need = math.Ceil(0.92*float64(digits+2) + 0.45*float64((digits-1)/3+2) + float64(len(b.cur)) + 2)
+				case st.pct:
+					need = 8
+				}
+			}
+			widths[c] = max(widths[c], need)
+		}
+	}
 }
 
 // breakEvenTable writes the header at row head and the points below it,
@@ -122,20 +178,20 @@ func (b *book) breakEvenTable(w *writer, head int, be *reports.BreakEven) int {
 				prices = []reports.PartPrice{{}}
 			}
 			for _, pp := range prices {
-				w.set(vPrice, r, what, st.text)
-				w.set(vAgainst, r, pt.against, st.text)
+				w.set(vPrice, r, what, st.prose)
+				w.set(vAgainst, r, pt.against, st.prose)
 				w.set(vDirection, r, pt.p.Direction, st.text)
 				if pt.p.Exists {
 					w.set(vFactor, r, pt.p.Factor, st.ratio)
 				} else {
 					w.set(vFactor, r, "none", st.text)
 				}
-				w.set(vTakesOver, r, pt.p.TakesOverLabel, st.wrap)
+				w.set(vTakesOver, r, pt.p.TakesOverLabel, st.prose)
 				w.set(vMethod, r, pt.p.Method, st.text)
-				w.set(vNote, r, pt.p.Note, st.wrap)
+				w.set(vNote, r, pt.p.Note, st.prose)
 				if pp.SKU != "" {
 					w.set(vSKU, r, pp.SKU, st.text)
-					w.set(vModel, r, pp.Model, st.text)
+					w.set(vModel, r, pp.Model, st.prose)
 					w.set(vAtPoint, r, pp.UnitPrice.Float(), st.money)
 					w.set(vPerGB, r, pp.PerGB, st.money)
 					if v, ok := today[pp.SKU]; ok {
@@ -196,13 +252,16 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		{"Share of runs in which the recommendation met every deadline", u.RecommendedMeets, st.pct},
 	}
 	for _, x := range facts {
-		w.set(1, r, x.label, st.bold)
+		w.set(1, r, x.label, st.label)
+		w.merge(1, vDirection, r)
 		w.set(vFactor, r, x.value, x.style)
 		r++
 	}
 	r++
 	w.set(1, r, "Cheapest configuration", st.header)
+	w.merge(1, vFactor, r)
 	w.set(vTakesOver, r, "ID", st.header)
+	w.merge(vTakesOver, vModel, r)
 	w.set(vAtPoint, r, "Runs", st.header)
 	w.set(vPerGB, r, "Share", st.header)
 	r++
@@ -213,8 +272,10 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		if x.ID == out.RecommendedID {
 			label += " (recommended)"
 		}
-		w.set(1, r, label, st.text)
-		w.set(vTakesOver, r, x.ID, st.text)
+		w.set(1, r, label, st.wrap)
+		w.merge(1, vFactor, r)
+		w.set(vTakesOver, r, x.ID, st.wrap)
+		w.merge(vTakesOver, vModel, r)
 		w.set(vAtPoint, r, x.Runs, st.count)
 		w.set(vPerGB, r, x.Share, st.pct)
 		r++
@@ -232,6 +293,7 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 		for i, h := range heads {
 			w.set(cols[i], r, h, st.header)
 		}
+		w.merge(1, vAgainst, r)
 		r++
 		for _, row := range []struct {
 			label string
@@ -239,7 +301,8 @@ func (b *book) uncertaintyBlock(w *writer, r int) {
 			style int
 			scale float64
 		}{{"In " + b.cur, d, st.money, 1}, {"Share of the all-DRAM fleet cost", p, st.pct, 0.01}} {
-			w.set(1, r, row.label, st.bold)
+			w.set(1, r, row.label, st.label)
+			w.merge(1, vAgainst, r)
 			w.set(vDirection, r, row.d.N, st.count)
 			for i, v := range []float64{row.d.P5, row.d.P50, row.d.P95, row.d.Mean, row.d.Min, row.d.Max} {
 				w.set(cols[i+2], r, v*row.scale, row.style)

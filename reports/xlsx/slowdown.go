@@ -2,7 +2,11 @@ package xlsx
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
@@ -62,10 +66,15 @@ func curveClass(c reports.Configuration) string {
 }
 
 func (b *book) points() []point {
+	// Points that print alike (fit ratio to 0.01%, slowdowns to 0.001)
+	// with the same provenance and basis are one row: they differ in the
+	// fourth digit of a range, which no reader can act on.
 	type key struct {
-		class             string
-		fit, s, low, high float64
+		class, provenance, basis string
+		fit, s, low, high        float64
+		extrapolated             bool
 	}
+	round := func(v float64, unit float64) float64 { return math.Round(v/unit) * unit }
 	index := map[key]int{}
 	var ps []point
 	for _, c := range b.rows {
@@ -78,7 +87,8 @@ func (b *book) points() []point {
 			if j.FitRatio >= 1 {
 				continue // in RAM: no point on any curve
 			}
-			k := key{class, j.FitRatio, j.Slowdown, j.SlowdownLow, j.SlowdownHigh}
+			k := key{class, j.Provenance, j.Basis, round(j.FitRatio, 1e-4), round(j.Slowdown, 1e-3),
+				round(j.SlowdownLow, 1e-3), round(j.SlowdownHigh, 1e-3), j.Extrapolated}
 			i, ok := index[k]
 			if !ok {
 				i = len(ps)
@@ -114,115 +124,140 @@ type classSpan struct {
 func (b *book) slowdown() error {
 	f, st, sh := b.f, b.st, sheetSlowdown
 	ps := b.points()
-	// The right-hand side lists every point of every curve in the factor
-	// files: what the estimates on the left were interpolated from.
-	type curveRow struct {
-		name, date, source, host, class, provenance string
-		point                                       *reports.CurvePoint
-	}
-	var curves []curveRow
-	for _, ff := range b.out.Factors {
-		host := ff.Host
-		if host == "" {
-			host = "-"
+	// Each distinct basis is stated once, below the points, which refer
+	// to it by its key: one basis runs to hundreds of words and most
+	// points share one.
+	var bl basisList
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		if p.basis != "" {
+			keys[i] = bl.key(p.basis)
 		}
-		if len(ff.Curves) == 0 {
-			curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, "", "", nil})
-		}
-		for _, c := range ff.Curves {
-			if len(c.Points) == 0 {
-				curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, c.Class, c.Provenance, nil})
-			}
-			for i := range c.Points {
-				curves = append(curves, curveRow{ff.Name, ff.Date, ff.Source, host, c.Class, c.Provenance, &c.Points[i]})
-			}
-		}
-	}
-	n := max(len(ps), len(curves))
-	if len(ps) == 0 {
-		n = max(n, 1)
-	}
-	if err := b.pageSetup(sh, pageList); err != nil {
-		return err
 	}
 	widths := map[int]float64{pClass: 22, pFit: 9, pSlowdown: 9, pLow: 9, pHigh: 9, pProvenance: 11, pExtrapolated: 12,
-		pConfigs: 14, pBasis: 70, pGap: 3, fName: 20, fDate: 11, fSource: 50, fHost: 14, fClass: 16, fProvenance: 11,
-		fFit: 9, fSlowdown: 9, fCILow: 9, fCIHigh: 9, fSamples: 9}
-	// The long texts wrap in columns as wide as they need up to a limit;
-	// the rest fit their longest entry, as text cut off by the next column
-	// would be lost on screen and paper.
+		pConfigs: 14, pBasis: 7, pGap: 3, fName: 9}
+	// Text columns fit their longest entry (text cut off by the next
+	// column would be lost on screen and paper); headers wrap at spaces.
 	fit := func(col int, s string) { widths[col] = max(widths[col], min(float64(len([]rune(s)))+2, 60)) }
 	for _, p := range ps {
 		fit(pClass, p.class)
 		fit(pProvenance, p.provenance)
-		widths[pBasis] = max(widths[pBasis], min(float64(len([]rune(p.basis)))+2, 90))
 	}
-	for _, c := range curves {
-		fit(fName, c.name)
-		fit(fDate, c.date)
-		fit(fHost, c.host)
-		fit(fClass, c.class)
-		fit(fProvenance, c.provenance)
+	for _, ff := range b.out.Factors {
+		fit(pExtrapolated, ff.Name)
+		for _, c := range ff.Curves {
+			fit(pClass, c.Class)
+			fit(pProvenance, c.Provenance)
+		}
 	}
-	// What the factor files measured besides their curves goes below both
-	// lists (slowdown_measured.go); its labels and numbers size the
-	// columns too.
-	w := b.newWriter(sh)
-	measured := b.measured(w, n+3, widths)
-	for c := pClass; c <= pLast; c++ {
-		w.width(c, widths[c])
-	}
-	if err := f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	for c, h := range map[int]string{pClass: "Swap backend / device class", pFit: "Fit ratio", pSlowdown: "Slowdown",
+	heads := map[int]string{pClass: "Swap backend / device class", pFit: "Fit ratio", pSlowdown: "Slowdown",
 		pLow: "95% low", pHigh: "95% high", pProvenance: "Slowdown from", pExtrapolated: "Extrapolated",
-		pConfigs: "Configurations at this point", pBasis: "Basis", fName: "Factor file", fDate: "Date",
-		fSource: "Source", fHost: "Measured on", fClass: "Curve", fProvenance: "Provenance",
-		fFit: "Curve fit", fSlowdown: "Curve slowdown", fCILow: "95% low", fCIHigh: "95% high", fSamples: "Runs"} {
+		pConfigs: "Configurations at this point", pBasis: "Basis"}
+	curveHeads := map[int]string{pClass: "Factor curve", pFit: "Fit ratio", pSlowdown: "Slowdown", pLow: "95% low",
+		pHigh: "95% high", pProvenance: "Provenance", pExtrapolated: "Factor file", pConfigs: "Runs"}
+	for _, hs := range []map[int]string{heads, curveHeads} {
+		for c, h := range hs {
+			widths[c] = max(widths[c], headerWidth(h))
+		}
+	}
+	w := b.newWriter(sh)
+	for c, h := range heads {
 		w.set(c, 1, h, st.header)
 	}
 	b.classes = nil
-	for i := 0; i < n; i++ {
-		r := i + 2
-		if i < len(ps) {
-			p := ps[i]
-			if k := len(b.classes); k == 0 || b.classes[k-1].class != p.class {
-				b.classes = append(b.classes, classSpan{p.class, span{r, r}})
-			}
-			b.classes[len(b.classes)-1].rows.last = r
-			yes := "no"
-			if p.extrapolated {
-				yes = "yes"
-			}
-			for c, v := range map[int]excelize.Cell{
-				pClass: {Value: p.class, StyleID: st.text}, pFit: {Value: p.fit, StyleID: st.pct},
-				pSlowdown: {Value: p.s, StyleID: st.ratio}, pLow: {Value: p.low, StyleID: st.ratio},
-				pHigh: {Value: p.high, StyleID: st.ratio}, pProvenance: {Value: p.provenance, StyleID: st.text},
-				pExtrapolated: {Value: yes, StyleID: st.text}, pConfigs: {Value: p.configs, StyleID: st.count},
-				pBasis: {Value: p.basis, StyleID: st.wrap},
-			} {
-				w.put(c, r, v)
-			}
-		} else if i == 0 {
-			w.set(pClass, r, "Every listed configuration runs in RAM: no swap, no slowdown.", st.text)
+	r := 2
+	for i, p := range ps {
+		if k := len(b.classes); k == 0 || b.classes[k-1].class != p.class {
+			b.classes = append(b.classes, classSpan{p.class, span{r, r}})
 		}
-		if i < len(curves) {
-			c := curves[i]
-			for col, v := range map[int]string{fName: c.name, fDate: c.date, fHost: c.host, fClass: c.class, fProvenance: c.provenance} {
-				w.set(col, r, v, st.text)
-			}
-			w.set(fSource, r, c.source, st.wrap)
-			if pt := c.point; pt != nil {
-				w.set(fFit, r, pt.Fit, st.pct)
-				w.set(fSlowdown, r, pt.Slowdown, st.ratio)
+		b.classes[len(b.classes)-1].rows.last = r
+		yes := "no"
+		if p.extrapolated {
+			yes = "yes"
+		}
+		for c, v := range map[int]excelize.Cell{
+			pClass: {Value: p.class, StyleID: st.text}, pFit: {Value: p.fit, StyleID: st.pct},
+			pSlowdown: {Value: p.s, StyleID: st.ratio}, pLow: {Value: p.low, StyleID: st.ratio},
+			pHigh: {Value: p.high, StyleID: st.ratio}, pProvenance: {Value: p.provenance, StyleID: st.text},
+			pExtrapolated: {Value: yes, StyleID: st.text}, pConfigs: {Value: p.configs, StyleID: st.count},
+			pBasis: {Value: keys[i], StyleID: st.text},
+		} {
+			w.put(c, r, v)
+		}
+		r++
+	}
+	if len(ps) == 0 {
+		w.set(pClass, r, "Every listed configuration runs in RAM: no swap, no slowdown.", st.text)
+		r++
+	}
+	// The bases, each once: its key, then its text across the columns of
+	// the points.
+	if len(bl.texts) > 0 {
+		r++
+		w.set(pClass, r, "Basis", st.header)
+		w.set(pFit, r, "What the slowdowns of the points with this basis rest on", st.header)
+		w.merge(pFit, pBasis, r)
+		r++
+		for i, text := range bl.texts {
+			w.set(pClass, r, basisKey(i), st.text)
+			w.set(pFit, r, text, st.prose)
+			w.merge(pFit, pBasis, r)
+			r++
+		}
+	}
+	// The curves the estimates were interpolated from, point by point,
+	// in the columns of the points (the factor file's name where the
+	// points say whether they are extrapolated, text beside text), then
+	// each factor file once.
+	r++
+	for c, h := range curveHeads {
+		w.set(c, r, h, st.header)
+	}
+	r++
+	for _, ff := range b.out.Factors {
+		for _, c := range ff.Curves {
+			for i := range c.Points {
+				pt := c.Points[i]
+				w.set(pClass, r, c.Class, st.text)
+				w.set(pFit, r, pt.Fit, st.pct)
+				w.set(pSlowdown, r, pt.Slowdown, st.ratio)
 				if pt.CIHigh > 0 {
-					w.set(fCILow, r, pt.CILow, st.ratio)
-					w.set(fCIHigh, r, pt.CIHigh, st.ratio)
+					w.set(pLow, r, pt.CILow, st.ratio)
+					w.set(pHigh, r, pt.CIHigh, st.ratio)
 				}
-				w.set(fSamples, r, pt.Samples, st.count)
+				w.set(pProvenance, r, c.Provenance, st.text)
+				w.set(pExtrapolated, r, ff.Name, st.text)
+				w.set(pConfigs, r, pt.Samples, st.count)
+				r++
 			}
 		}
+	}
+	r++
+	w.set(pClass, r, "Factor file", st.header)
+	w.set(pFit, r, "Date, where measured, source", st.header)
+	w.merge(pFit, pBasis, r)
+	r++
+	for _, ff := range b.out.Factors {
+		where := "published figures, not measured here"
+		if ff.Host != "" {
+			where = "measured on " + ff.Host
+		}
+		w.set(pClass, r, ff.Name, st.wrap)
+		w.set(pFit, r, fmt.Sprintf("%s; %s; %s", ff.Date, where, ff.Source), st.prose)
+		w.merge(pFit, pBasis, r)
+		r++
+	}
+	// What the factor files measured besides their curves goes below
+	// (slowdown_measured.go); its labels and numbers size the columns
+	// too.
+	measured := b.measured(w, r+1, widths)
+	for c := pClass; c <= pLast; c++ {
+		if v, ok := widths[c]; ok {
+			w.width(c, v)
+		}
+	}
+	if err := f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
 	}
 	// Charts and page breaks are set before the sheet is streamed (see
 	// writer.flush).
@@ -236,5 +271,69 @@ func (b *book) slowdown() error {
 			return err
 		}
 	}
+	// The sheet runs over pages: print it at the smallest readable size.
+	if err := b.pageSetup(sh, pageList, minScale); err != nil {
+		return err
+	}
 	return w.flush()
 }
+
+// basisList numbers distinct bases. A long parenthesised clause that is a
+// basis of its own (a zswap point's pool and drive parts) is stated once
+// too and referred to by its key.
+type basisList struct {
+	keys  map[string]string
+	texts []string
+}
+
+// nestedBasis is the length from which a parenthesised clause is stated
+// on its own: shorter ones read better in place.
+const nestedBasis = 120
+
+func (l *basisList) key(s string) string {
+	if k, ok := l.keys[s]; ok {
+		return k
+	}
+	// Replace the long top-level clauses, innermost first.
+	var out strings.Builder
+	depth, open := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				break
+			}
+			depth--
+			if depth == 0 {
+				inner := s[open+1 : i]
+				if utf8.RuneCountInString(inner) >= nestedBasis {
+					out.WriteString("(basis " + l.key(inner) + ")")
+				} else {
+					out.WriteString(s[open : i+1])
+				}
+			}
+			continue
+		}
+		if depth == 0 {
+			out.WriteRune(r)
+		}
+	}
+	if depth > 0 { // unbalanced: keep the rest as written
+		out.WriteString(s[open:])
+	}
+	if l.keys == nil {
+		l.keys = map[string]string{}
+	}
+	k := basisKey(len(l.texts))
+	l.keys[s] = k
+	l.texts = append(l.texts, out.String())
+	return k
+}
+
+// basisKey is the short name of the i-th basis (0-based): B1, B2, ...
+func basisKey(i int) string { return "B" + strconv.Itoa(i+1) }

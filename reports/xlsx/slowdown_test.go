@@ -16,11 +16,18 @@ func TestSlowdownSheetListsCurvePoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The curves' points are listed below the points and their bases,
+	// under a header row "Factor curve", in the points' columns.
 	found := map[string]string{}
-	for _, r := range rows[1:] {
-		if len(r) >= fSlowdown && r[fClass-1] != "" {
-			found[r[fClass-1]] = r[fSlowdown-1]
+	head := findRow(rows, 0, "Factor curve")
+	if head < 0 {
+		t.Fatal("no Factor curve table on the Slowdown sheet")
+	}
+	for _, r := range rows[head+1:] {
+		if len(r) < pSlowdown || r[pClass-1] == "" {
+			break
 		}
+		found[r[pClass-1]] = r[pSlowdown-1]
 	}
 	for class, want := range map[string]string{"sata-ssd-slc": "1.12", "sata-ssd-mlc": "1.46", "hdd": "1.94"} {
 		if got, ok := found[class]; !ok || len(got) < 4 || got[:4] != want {

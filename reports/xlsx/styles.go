@@ -10,8 +10,10 @@ import (
 // styles are the cell formats the sheets share.
 type styles struct {
 	title, section, header, text, wrap, bold int
+	prose                                    int // wrap for running text (see writer.rowHeight)
 	label                                    int // a bold row label that wraps
 	money, moneyInput, moneyBold             int
+	whole, wholeBold                         int // money in whole units, the currency in the header
 	priceInput, ratioInput, textInput        int // editable parameters
 	pct, ratio, hours, gib, count            int
 	// conditional formats (dxf ids) for Configurations rows
@@ -60,6 +62,7 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 		}},
 		{&s.text, excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&s.prose, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}, Font: &excelize.Font{Family: font}}},
 		{&s.bold, excelize.Style{Font: &excelize.Font{Bold: true, Family: font}, Alignment: &excelize.Alignment{Vertical: "top"}}},
 		{&s.label, excelize.Style{Font: &excelize.Font{Bold: true, Family: font}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
 		{&s.money, excelize.Style{CustomNumFmt: &money, Alignment: top}},
@@ -71,6 +74,11 @@ func newStyles(f *excelize.File, cur string) (styles, error) {
 			Protection:   &excelize.Protection{Locked: false},
 		}},
 		{&s.moneyBold, excelize.Style{CustomNumFmt: &money, Font: &excelize.Font{Bold: true, Family: font}, Alignment: top}},
+		// The Configurations list prints its amounts to the unit: cents
+		// on a server's price are noise there, and the narrower columns
+		// let the list print across one page.
+		{&s.whole, excelize.Style{CustomNumFmt: strp("#,##0;-#,##0"), Alignment: top}},
+		{&s.wholeBold, excelize.Style{CustomNumFmt: strp("#,##0;-#,##0"), Font: &excelize.Font{Bold: true, Family: font}, Alignment: top}},
 		{&s.priceInput, inputStyle(&priceFmt)},
 		{&s.ratioInput, inputStyle(strp("0.00"))},
 		{&s.textInput, inputStyle(nil)},

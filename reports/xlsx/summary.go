@@ -218,10 +218,13 @@ func (b *book) summary() error {
 		w.merge(2, summaryWidth, r)
 		r++
 	}
-	if err := b.pageSetup(sh, pageSummary); err != nil {
+	// Printed at a readable size the Summary takes two pages: the verdict,
+	// the live figures and the savings on the first, power, TCO and where
+	// the numbers come from on the second.
+	if err := b.f.InsertPageBreak(sh, cell(1, sTCOHeader-1)); err != nil {
 		return err
 	}
-	return w.flush()
+	return b.flushPrinted(w)
 }
 
 // pickRow is the Configurations row (index into b.rows) the Summary's

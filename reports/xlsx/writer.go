@@ -26,6 +26,7 @@ type writer struct {
 	f       *excelize.File
 	sheet   string
 	wraps   map[int]bool // styles that wrap their text
+	prose   map[int]bool // of those, the ones for running text
 	cells   map[int]map[int]excelize.Cell
 	widths  map[int]float64
 	heights map[int]float64 // explicit minimum row heights
@@ -40,7 +41,8 @@ const (
 )
 
 func (b *book) newWriter(sheet string) *writer {
-	return &writer{f: b.f, sheet: sheet, wraps: map[int]bool{b.st.wrap: true, b.st.header: true, b.st.label: true},
+	return &writer{f: b.f, sheet: sheet, wraps: map[int]bool{b.st.wrap: true, b.st.header: true, b.st.label: true, b.st.prose: true},
+		prose: map[int]bool{b.st.prose: true},
 		cells: map[int]map[int]excelize.Cell{}, widths: map[int]float64{}, heights: map[int]float64{}}
 }
 
@@ -104,6 +106,12 @@ func (w *writer) rowHeight(row int, spans map[[2]int]int) float64 {
 			for x := col + 1; x <= last; x++ {
 				width += w.colWidth(x)
 			}
+		}
+		if w.prose[c.StyleID] {
+			// Running text in lower case averages about 0.75 of the
+			// width unit (a digit) in Calibri; 0.85 leaves room for
+			// capitals and digits.
+			width /= 0.85
 		}
 		lines = max(lines, wrappedLines(s, width))
 	}
@@ -215,4 +223,39 @@ func (w *writer) flush(tables ...*excelize.Table) error {
 		}
 	}
 	return sw.Flush()
+}
+
+// printScale is the scale at which the sheet's columns print across the
+// page width (see printScale): every column up to the last one holding a
+// cell or a merge or given a width.
+func (w *writer) printScale() int {
+	last := 1
+	for _, cols := range w.cells {
+		for c := range cols {
+			last = max(last, c)
+		}
+	}
+	for _, m := range w.merges {
+		last = max(last, m[2])
+	}
+	for c := range w.widths { // a sheet's layout: its text may spill into them
+		last = max(last, c)
+	}
+	widths := make([]float64, 0, last)
+	for c := 1; c <= last; c++ {
+		widths = append(widths, w.colWidth(c))
+	}
+	return printScale(widths...)
+}
+
+// flushPrinted sets up the sheet's printing for the columns it fills (see
+// pageSetup) and streams it.
+func (b *book) flushPrinted(w *writer, tables ...*excelize.Table) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := b.pageSetup(w.sheet, pageSheet, w.printScale()); err != nil {
+		return err
+	}
+	return w.flush(tables...)
 }

@@ -609,7 +609,12 @@ func TestWorkbookStructure(t *testing.T) {
 		}
 		assertNumFmt(t, f, sheet, "C2", `"RUB"`)
 	}
-	assertNumFmt(t, f, sheetConfigs, cell(cFleet, 2), `"RUB"`)
+	// The Configurations list prints amounts to the unit; its headers
+	// name the currency.
+	assertNumFmt(t, f, sheetConfigs, cell(cFleet, 2), `#,##0;`)
+	if h, _ := f.GetCellValue(sheetConfigs, cell(cFleet, 1)); h != "Fleet cost (RUB)" {
+		t.Errorf("Configurations fleet cost header %q, want it to name RUB", h)
+	}
 	assertNumFmt(t, f, sheetSummary, cell(colRec, sFleet), `"RUB"`)
 
 	// Deadline misses are highlighted.

@@ -53,7 +53,8 @@ type Result struct {
 	HeaderFirst  int    // header rows; 0 when there is no header (--map without one)
 	HeaderLast   int
 	Columns      Columns
-	Delimiter    rune // CSV only
+	Delimiter    rune   // CSV only
+	Encoding     string // CSV only: the text encoding when not UTF-8
 	Currency     string
 	CurrencyFrom string // "--currency", "price cells", `header "Price (USD)"`
 	Date         units.Date
@@ -104,7 +105,7 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{File: wb.File, Sheet: t.Sheet, Delimiter: t.Delimiter, HeaderFirst: h.first, HeaderLast: h.last}
+	res := &Result{File: wb.File, Sheet: t.Sheet, Delimiter: t.Delimiter, Encoding: t.Encoding, HeaderFirst: h.first, HeaderLast: h.last}
 	cols := h.cols
 	for _, rc := range o.Map.list() {
 		if rc.col > 0 {

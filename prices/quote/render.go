@@ -107,6 +107,9 @@ func describeInput(res *Result) string {
 	if res.Sheet != "" {
 		s += fmt.Sprintf(", sheet %q", res.Sheet)
 	}
+	if res.Encoding != "" {
+		s += ", read as " + res.Encoding
+	}
 	if res.HeaderFirst > 0 {
 		if res.HeaderFirst == res.HeaderLast {
 			s += fmt.Sprintf(", header row %d", res.HeaderFirst)

@@ -23,6 +23,9 @@ func WriteImport(w io.Writer, r *quote.Result) {
 	default:
 		where += fmt.Sprintf(", header rows %d-%d", r.HeaderFirst, r.HeaderLast)
 	}
+	if r.Encoding != "" {
+		where += ", read as " + r.Encoding
+	}
 	fmt.Fprintf(w, "read %s; columns %s\n", where, r.Columns)
 	var dimms, drives, defaults int
 	for _, p := range r.Parts {

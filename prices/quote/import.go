@@ -28,7 +28,11 @@ type Options struct {
 	Source   string     // where the prices come from; default: the file name
 	Name     string     // catalog name; default: the file name without extension
 	OutName  string     // name the written catalog will have, for validation messages
-	Fill     Fill
+	// PriceFrom settles a row whose quantity x unit price is not its line
+	// total: "unit" or "total" takes that column's figure; "" refuses the
+	// import, naming the rows.
+	PriceFrom string
+	Fill      Fill
 }
 
 // Fill supplies what quote lines cannot tell; zero fields fill nothing.
@@ -160,6 +164,9 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 		return res, fmt.Errorf("%w from %s: %d rows skipped, %d not recognised; fill what the rows cannot tell with flags (see memplan prices import --help) or check the columns (%s)",
 			ErrNoParts, from, len(res.Skipped), len(res.Unclassified), cols)
 	}
+	if err := im.refuse(sheet); err != nil {
+		return res, err
+	}
 	if err := im.resolveCurrency(); err != nil {
 		return res, err
 	}
@@ -195,6 +202,7 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	for i := range cat.Drives {
 		cat.Drives[i].Price.Currency = res.Currency
 	}
+	sort.SliceStable(res.Warnings, func(i, j int) bool { return res.Warnings[i].Row < res.Warnings[j].Row })
 	data, err := render(res, cat)
 	if err != nil {
 		return res, err
@@ -246,6 +254,11 @@ func (o Options) Check() (err error) {
 		if err := bad("nand", f.NAND, []string{"SLC", "MLC", "TLC", "QLC"}); err != nil {
 			return err
 		}
+	}
+	switch o.PriceFrom {
+	case "", "unit", "total":
+	default:
+		return fmt.Errorf("--price-from %q: expected unit (the unit price column) or total (the line total / quantity)", o.PriceFrom)
 	}
 	if f.ReadLatency < 0 || f.WriteLatency < 0 || f.ReadIOPS < 0 || f.WriteIOPS < 0 || f.DWPD < 0 {
 		return fmt.Errorf("--drive-* figures cannot be negative")
@@ -385,6 +398,10 @@ type importer struct {
 	drives          []prices.Drive
 	skus            map[string]int // SKU -> row
 	priced          []pricedRow
+	mismatches      []string // rows whose qty x unit price is not their total
+	mismatchRows    []int
+	formulaParts    []string // part rows whose price is a formula without a value
+	formulaRows     []int
 }
 
 type pricedRow struct {
@@ -444,6 +461,19 @@ func (im *importer) row(r int) {
 	amount, cur, perr := im.price(r)
 	switch {
 	case errors.Is(perr, errNoPrice):
+		if cell, fx, ok := im.unsavedFormula(r); ok {
+			why := fmt.Sprintf("the price cell %s holds a formula (=%s) with no saved value: the program that wrote the file did not calculate it; open the file in Excel or LibreOffice and save it, or type the value in", cell, fx)
+			text := desc
+			if text == "" {
+				text = sku
+			}
+			if Recognise(text).Kind != KindUnknown {
+				im.formulaParts = append(im.formulaParts, fmt.Sprintf("row %d (%s: =%s)", r, cell, fx))
+				im.formulaRows = append(im.formulaRows, r)
+			}
+			im.skip(r, label, why)
+			return
+		}
 		im.skip(r, label, "no price (a heading or a note)")
 		return
 	case errors.Is(perr, errTwoCurrencies):
@@ -493,6 +523,9 @@ func (im *importer) row(r int) {
 		return
 	}
 	part := Part{Row: r, Kind: rec.Kind, Text: text, Qty: qty}
+	if note := im.checkTotal(r, label, &amount, qty); note != "" {
+		part.Notes = append(part.Notes, note)
+	}
 	price := units.Money{Amount: round(amount, 4)}
 	if rec.KitOf > 1 {
 		price.Amount = round(amount/float64(rec.KitOf), 4)
@@ -535,22 +568,7 @@ func (im *importer) priceText(r int) string {
 // (number formats can round), the currency from the displayed text.
 func (im *importer) price(r int) (float64, string, error) {
 	t, c := im.t, im.cols
-	read := func(col int) (float64, string, error) {
-		text := t.cell(r, col)
-		if text == "" {
-			return 0, "", errNoPrice
-		}
-		if raw := t.raw(r, col); t.Raw != nil {
-			if v, err := strconv.ParseFloat(raw, 64); err == nil {
-				cur, _, cerr := splitCurrency(text, false)
-				if cerr != nil {
-					return 0, "", cerr
-				}
-				return v, cur, nil
-			}
-		}
-		return parseMoney(text, im.style)
-	}
+	read := func(col int) (float64, string, error) { return im.amount(r, col) }
 	if c.Price > 0 {
 		return read(c.Price)
 	}
@@ -563,6 +581,104 @@ func (im *importer) price(r int) (float64, string, error) {
 		return 0, "", fmt.Errorf("no quantity to divide the line total by")
 	}
 	return v / q, cur, nil
+}
+
+// amount reads the amount in a cell of row r.
+func (im *importer) amount(r, col int) (float64, string, error) {
+	t := im.t
+	text := t.cell(r, col)
+	if text == "" {
+		return 0, "", errNoPrice
+	}
+	if raw := t.raw(r, col); t.Raw != nil {
+		if v, err := strconv.ParseFloat(raw, 64); err == nil {
+			cur, _, cerr := splitCurrency(text, false)
+			if cerr != nil {
+				return 0, "", cerr
+			}
+			return v, cur, nil
+		}
+	}
+	return parseMoney(text, im.style)
+}
+
+// unsavedFormula says whether the price cell of row r (or, without a unit
+// price column, its total or quantity) holds a formula with no saved value.
+func (im *importer) unsavedFormula(r int) (cell, formula string, ok bool) {
+	for _, col := range []int{im.cols.Price, im.cols.Total, im.cols.Qty} {
+		if col == 0 {
+			continue
+		}
+		if fx, ok := im.t.Formulas[[2]int{r, col}]; ok {
+			return fmt.Sprintf("%s%d", ColumnName(col), r), fx, true
+		}
+		if col == im.cols.Price {
+			break // the unit price decides; the total is not read
+		}
+	}
+	return "", "", false
+}
+
+// checkTotal cross-checks quantity x unit price against the line total
+// when the quote has both columns and the row fills them in. A unit price
+// cell merged with the row above shows that row's price: the total is
+// then the row's own figure and *unit becomes total / quantity. Any other
+// disagreement is settled by --price-from, or refused (recorded here,
+// reported by refuse). The note says what was done.
+func (im *importer) checkTotal(r int, label string, unit *float64, qty float64) string {
+	c := im.cols
+	if c.Price == 0 || c.Total == 0 || qty <= 0 {
+		return ""
+	}
+	total, _, err := im.amount(r, c.Total)
+	if err != nil || total <= 0 {
+		return ""
+	}
+	want := qty * *unit
+	// Unit prices are rounded to the cent, and so is each total: allow
+	// half a cent per unit and a cent for the total's rounding.
+	if math.Abs(want-total) <= 0.005*qty+0.01+1e-9*total {
+		return ""
+	}
+	q := strconv.FormatFloat(qty, 'f', -1, 64)
+	each := total / qty
+	what := fmt.Sprintf("qty %s x unit price %s = %s, but the line total is %s (%s each)", q, amountText(*unit), amountText(want), amountText(total), amountText(each))
+	priceCell := fmt.Sprintf("%s%d", ColumnName(c.Price), r)
+	if from, ok := im.t.Merged[[2]int{r, c.Price}]; ok {
+		if _, totalMerged := im.t.Merged[[2]int{r, c.Total}]; !totalMerged {
+			note := fmt.Sprintf("unit price cell %s is merged with %s%d and shows row %d's %s; the row's own line total %s / qty %s = %s is used", priceCell, ColumnName(from[1]), from[0], from[0], amountText(*unit), amountText(total), q, amountText(each))
+			im.res.Warnings = append(im.res.Warnings, RowNote{Row: r, Text: label, Reason: note})
+			*unit = each
+			return note
+		}
+	}
+	switch im.o.PriceFrom {
+	case "total":
+		*unit = each
+		return what + "; --price-from total takes " + amountText(each)
+	case "unit":
+		return what + "; --price-from unit keeps " + amountText(*unit)
+	}
+	im.mismatches = append(im.mismatches, fmt.Sprintf("row %d: %s", r, what))
+	im.mismatchRows = append(im.mismatchRows, r)
+	return ""
+}
+
+func amountText(v float64) string { return strconv.FormatFloat(round(v, 4), 'f', 2, 64) }
+
+// refuse reports the rows the import cannot price truthfully: a quantity x
+// unit price that is not the line total, or a part whose price is a
+// formula without a saved value.
+func (im *importer) refuse(sheet string) error {
+	if len(im.mismatches) > 0 {
+		return &yamlx.InputError{File: im.res.File, Line: im.mismatchRows[0], Msg: sheet + "quantity x unit price is not the line total: " + strings.Join(im.mismatches, "; "),
+			Hint: "correct the quote; or, if the line total is what is paid (a discount applied after the unit price), add --price-from total; if the unit price is right, --price-from unit"}
+	}
+	if len(im.formulaParts) > 0 {
+		return &yamlx.InputError{File: im.res.File, Line: im.formulaRows[0], Msg: sheet + "prices are formulas with no saved value: " + strings.Join(im.formulaParts, ", "),
+			Hint: "the program that wrote the file did not calculate them; open the file in Excel or LibreOffice and save it, or type the values in"}
+	}
+	return nil
 }
 
 func (im *importer) newSKU(base string, r int) string {

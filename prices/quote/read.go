@@ -38,6 +38,14 @@ type Table struct {
 	Delimiter rune
 	// Dates is set for xlsx, whose raw date cells are serial day numbers.
 	Dates bool
+	// Merged maps each cell a merged range covers, other than its top-left
+	// one, to the top-left cell ({row, column}, 1-based): its value is a
+	// copy, which may belong to another row.
+	Merged map[[2]int][2]int
+	// Formulas holds the formula of each cell that has one but no saved
+	// value (written by a program that does not calculate, and never
+	// opened and saved in a spreadsheet program since), by {row, column}.
+	Formulas map[[2]int]string
 	// Encoding names the text encoding a CSV was read in when it is not
 	// UTF-8 ("UTF-16LE (byte-order mark)"); empty for UTF-8 and xlsx.
 	Encoding string
@@ -127,6 +135,8 @@ func ReadXLSX(name string, r io.Reader) (*Workbook, error) {
 				return nil, &yamlx.InputError{File: name, Msg: fmt.Sprintf("sheet %q: merged range %s:%s: %v", sh, m.GetStartAxis(), m.GetEndAxis(), err)}
 			}
 		}
+		// After the merges: a covered cell reads its range's formula.
+		t.Formulas = unsavedFormulas(f, sh, t)
 		wb.Sheets = append(wb.Sheets, t)
 	}
 	if len(wb.Sheets) == 0 {
@@ -151,9 +161,40 @@ func (t *Table) fillMerge(start, end string) error {
 		for c := c1; c <= c2; c++ {
 			t.Text = set(t.Text, r, c, text)
 			t.Raw = set(t.Raw, r, c, raw)
+			if r != r1 || c != c1 {
+				if t.Merged == nil {
+					t.Merged = map[[2]int][2]int{}
+				}
+				t.Merged[[2]int{r, c}] = [2]int{r1, c1}
+			}
 		}
 	}
 	return nil
+}
+
+// unsavedFormulas finds the cells of a sheet that hold a formula but no
+// value: they read as empty, and the import must not call them blank.
+func unsavedFormulas(f *excelize.File, sheet string, t *Table) map[[2]int]string {
+	var out map[[2]int]string
+	w := min(t.Width(), headerMaxCols)
+	for r := 1; r <= len(t.Text); r++ {
+		for c := 1; c <= w; c++ {
+			if at(t.Raw, r, c) != "" || at(t.Text, r, c) != "" {
+				continue
+			}
+			name, err := excelize.CoordinatesToCellName(c, r)
+			if err != nil {
+				continue
+			}
+			if fx, err := f.GetCellFormula(sheet, name); err == nil && fx != "" {
+				if out == nil {
+					out = map[[2]int]string{}
+				}
+				out[[2]int{r, c}] = fx
+			}
+		}
+	}
+	return out
 }
 
 func set(g [][]string, row, col int, v string) [][]string {

@@ -46,7 +46,7 @@ func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
 	f.StringVarP(&o.Out, "out", "o", "", "write the catalog to FILE (atomically) instead of standard output")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
 	f.StringVar(&o.PriceFrom, "price-from", "", "when a row's qty x unit price is not its line total: `unit` keeps the unit price, total takes total / qty (default: refuse, naming the rows)")
-	f.StringVar(&o.DIMMGeneration, "dimm-generation", "", "DDR generation for DIMM rows that do not state one (DDR4, DDR5)")
+	f.StringVar(&o.DIMMGeneration, "dimm-generation", "", "DDR generation for DIMM and server rows that do not state one (DDR4, DDR5)")
 	f.StringVar(&o.DIMMType, "dimm-type", "", "type for DIMM rows that do not state one (RDIMM, LRDIMM, UDIMM, MRDIMM)")
 	f.StringVar(&o.DriveClass, "drive-class", "", "class for drive rows that do not state an interface (nvme-ssd, sata-ssd, hdd)")
 	f.StringVar(&o.NAND, "nand", "", "NAND type for SSD rows that do not state one (SLC, MLC, TLC, QLC)")
@@ -75,14 +75,17 @@ func newPricesImportCommand(d *deps) *cobra.Command {
 		Use:   "import QUOTE.xlsx|QUOTE.csv",
 		Short: "Turn a vendor quote or procurement spreadsheet into a price catalog to review",
 		Long: `import reads a quote (.xlsx or .csv), finds the part number, description,
-quantity and unit price columns, recognises DIMMs and drives from their
-descriptions and writes a price catalog. Where the quote has both a
+quantity and unit price columns, recognises DIMMs, drives and servers from
+their descriptions and writes a price catalog. Where the quote has both a
 unit price and a line total, quantity x unit price is checked against the
 total. Rows it skips (totals, tax, shipping, notes) and rows it cannot
 recognise are listed with the reason.
 Drive latency and IOPS, which no quote states, come from the embedded
 catalogs' figures for the drive's class unless given with --drive-*; the
-catalog says which figures are class defaults. See docs/import.md.`,
+catalog says which figures are class defaults. A server's memory layout
+(slots, channels), drive bays and OS reserve are copied from an embedded
+platform as placeholders and listed as "fill in by hand". See
+docs/import.md.`,
 		Example: `  memplan prices import quote.xlsx --out vendor-x.yaml
   memplan prices import quote.csv --currency EUR --date 2026-03-01 --source "Vendor X quote 1234"
   memplan prices import quote.xlsx --sheet Memory --map "sku=B,desc=C,qty=D,price=F"`,

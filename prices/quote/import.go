@@ -39,7 +39,7 @@ type Options struct {
 // DIMM and drive kinds fill only lines that do not state them; the
 // performance figures replace the class defaults for every drive.
 type Fill struct {
-	DIMMGeneration string // DDR4, DDR5
+	DIMMGeneration string // DDR4, DDR5; also for server lines that do not say
 	DIMMType       string // RDIMM, LRDIMM, UDIMM, MRDIMM
 	DriveClass     string // nvme-ssd, sata-ssd, hdd
 	NAND           string // SLC, MLC, TLC, QLC
@@ -65,11 +65,14 @@ type Result struct {
 	DateFrom     string
 	Parts        []Part
 	Skipped      []RowNote // totals, tax, shipping, notes, zero prices, duplicates
-	Unclassified []RowNote // priced lines that are not a DIMM or drive memplan can describe
+	Unclassified []RowNote // priced lines that are not a DIMM, drive or server memplan can describe
 	Warnings     []RowNote // imported rows the reviewer should look at
-	Blank        int       // blank rows inside the table
-	Catalog      *prices.Catalog
-	YAML         []byte // the catalog as written, with comments; it passed prices.Parse
+	// FillByHand lists, per imported platform, the fields its catalog
+	// entry holds placeholders for: a quote line never states them.
+	FillByHand []RowNote
+	Blank      int // blank rows inside the table
+	Catalog    *prices.Catalog
+	YAML       []byte // the catalog as written, with comments; it passed prices.Parse
 }
 
 // Part is one imported catalog entry and where it came from.
@@ -81,7 +84,8 @@ type Part struct {
 	Qty   float64  // 0 when the quote gives none
 	Notes []string // what was assumed or filled in
 	// Defaulted names the catalog fields (read_latency, dwpd, ...) filled
-	// from the class defaults rather than taken from the quote or a flag.
+	// from the class defaults rather than taken from the quote or a flag;
+	// for a platform, the fields copied from a template platform.
 	Defaulted []string
 }
 
@@ -94,7 +98,7 @@ type RowNote struct {
 
 // ErrNoParts is returned (wrapped, with the Result) when not one line of the
 // quote became a catalog entry.
-var ErrNoParts = errors.New("no DIMM or drive was imported")
+var ErrNoParts = errors.New("no DIMM, drive or server was imported")
 
 // mapHint is the suggestion every column-finding error ends with.
 const mapHint = `tell memplan which columns hold what with --map "sku=B,desc=C,qty=D,price=F", in letters or 1-based numbers`
@@ -156,7 +160,9 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	for r := start; r <= len(t.Text); r++ {
 		im.row(r)
 	}
-	if len(im.dimms)+len(im.drives) == 0 {
+	im.resolvePlatforms()
+	im.checkDIMMs()
+	if len(im.dimms)+len(im.drives)+len(im.platforms) == 0 {
 		from := wb.File
 		if t.Sheet != "" {
 			from += fmt.Sprintf(", sheet %q", t.Sheet)
@@ -179,12 +185,13 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 		res.Date, res.DateFrom = d, from
 	}
 	cat := &prices.Catalog{
-		Name:     o.Name,
-		Currency: res.Currency,
-		Date:     res.Date,
-		Source:   o.Source,
-		DIMMs:    im.dimms,
-		Drives:   im.drives,
+		Name:      o.Name,
+		Currency:  res.Currency,
+		Date:      res.Date,
+		Source:    o.Source,
+		DIMMs:     im.dimms,
+		Drives:    im.drives,
+		Platforms: im.platforms,
 	}
 	base := filepath.Base(wb.File)
 	if cat.Name == "" {
@@ -201,6 +208,9 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	}
 	for i := range cat.Drives {
 		cat.Drives[i].Price.Currency = res.Currency
+	}
+	for i := range cat.Platforms {
+		cat.Platforms[i].Price.Currency = res.Currency
 	}
 	sort.SliceStable(res.Warnings, func(i, j int) bool { return res.Warnings[i].Row < res.Warnings[j].Row })
 	data, err := render(res, cat)
@@ -398,10 +408,28 @@ type importer struct {
 	drives          []prices.Drive
 	skus            map[string]int // SKU -> row
 	priced          []pricedRow
+	platforms       []prices.Platform
+	pending         []pendingPlatform
+	cpus            []cpuRow
 	mismatches      []string // rows whose qty x unit price is not their total
 	mismatchRows    []int
 	formulaParts    []string // part rows whose price is a formula without a value
 	formulaRows     []int
+}
+
+// cpuRow is a CPU line: its price belongs in the platform's.
+type cpuRow struct {
+	row       int
+	label     string
+	unit, qty float64
+}
+
+type pendingPlatform struct {
+	rec   Recognised
+	part  Part
+	sku   string
+	desc  string
+	price units.Money
 }
 
 type pricedRow struct {
@@ -515,6 +543,9 @@ func (im *importer) row(r int) {
 	}
 	rec := Recognise(text)
 	if rec.Kind == KindUnknown {
+		if rec.CPU {
+			im.cpus = append(im.cpus, cpuRow{row: r, label: label, unit: amount, qty: qty})
+		}
 		im.unclassified(r, label, rec.Reason)
 		return
 	}
@@ -541,6 +572,15 @@ func (im *importer) row(r int) {
 		reason = im.dimm(rec, &part, sku, desc, price)
 	case KindDrive:
 		reason = im.drive(rec, &part, sku, desc, price)
+	case KindPlatform:
+		// Settled after every row is read: the quote's DIMMs tell the
+		// generation a server line leaves out.
+		if sku != "" {
+			im.skus[sku] = r
+		}
+		pr.imported = true
+		im.pending = append(im.pending, pendingPlatform{rec, part, sku, desc, price})
+		return
 	}
 	if reason != "" {
 		im.unclassified(r, label, reason)
@@ -730,13 +770,33 @@ func (im *importer) dimm(rec Recognised, p *Part, sku, desc string, price units.
 	}
 	d.SKU, d.Model, d.Price = sku, desc, price
 	p.SKU = sku
-	if !anyPlatformTakes(d) {
-		w := fmt.Sprintf("no embedded platform takes a %s %s %s; recommend refuses a DIMM no platform in its catalogs takes, so add a platform to this catalog (or a --prices file) or delete the entry", d.Capacity, d.Generation, d.Type)
-		p.Notes = append(p.Notes, w)
-		im.res.Warnings = append(im.res.Warnings, RowNote{Row: p.Row, Text: p.Text, Reason: w})
-	}
 	im.dimms = append(im.dimms, d)
 	return ""
+}
+
+// checkDIMMs flags an imported DIMM that no embedded or imported platform
+// takes: recommend refuses a DIMM no platform in its catalogs takes.
+func (im *importer) checkDIMMs() {
+	all := append(append([]prices.Platform{}, embeddedPlatforms()...), im.platforms...)
+	for _, d := range im.dimms {
+		takes := false
+		for _, p := range all {
+			if ok, _ := p.Accepts(d); ok {
+				takes = true
+				break
+			}
+		}
+		if takes {
+			continue
+		}
+		w := fmt.Sprintf("no embedded or imported platform takes a %s %s %s; recommend refuses a DIMM no platform in its catalogs takes, so add a platform to this catalog (or a --prices file) or delete the entry", d.Capacity, d.Generation, d.Type)
+		for i := range im.res.Parts {
+			if p := &im.res.Parts[i]; p.SKU == d.SKU && p.Kind == KindDIMM {
+				p.Notes = append(p.Notes, w)
+				im.res.Warnings = append(im.res.Warnings, RowNote{Row: p.Row, Text: p.Text, Reason: w})
+			}
+		}
+	}
 }
 
 func (im *importer) drive(rec Recognised, p *Part, sku, desc string, price units.Money) string {
@@ -1036,13 +1096,4 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 func round(v float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(v*p) / p
-}
-
-func anyPlatformTakes(d prices.DIMM) bool {
-	for _, p := range embeddedPlatforms() {
-		if ok, _ := p.Accepts(d); ok {
-			return true
-		}
-	}
-	return false
 }

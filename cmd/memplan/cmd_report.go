@@ -14,6 +14,7 @@ import (
 	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/usage"
 	"github.com/memplan/memplan/reports"
+	"github.com/memplan/memplan/reports/chart"
 	"github.com/memplan/memplan/reports/diff"
 	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ type reportOptions struct {
 	Top    int
 	Wide   bool
 	Diff   bool // compare two results (the arguments) instead
+	Chart  bool // draw cost against runtime instead of the table
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 	getenv    func(string) string // for $COLUMNS
@@ -42,6 +44,7 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.BoolVar(&o.Diff, "diff", false, "compare two saved results, `A.json B.json` (before, after): what changed in the recommendation, its cost and slowdowns, and which recorded inputs differ")
+	f.BoolVar(&o.Chart, "chart", false, "draw the configurations in the terminal: fleet cost against the critical job's runtime as a share of its deadline")
 	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	_ = c.MarkFlagFilename("from", "json")
@@ -84,7 +87,7 @@ docs/whatif.md).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Diff {
-				for _, f := range []string{"from", "xlsx", "format", "top", "wide"} {
+				for _, f := range []string{"from", "xlsx", "format", "top", "wide", "chart"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s does not apply to --diff, which prints a comparison of its two results", f)
 					}
@@ -129,6 +132,16 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 		if !o.formatSet && o.Out == "" {
 			return nil
 		}
+	}
+	if o.Chart {
+		if o.formatSet {
+			return usagef("--chart draws the configurations; --format does not apply")
+		}
+		var buf bytes.Buffer
+		if err := chart.CostRuntime(&buf, out); err != nil {
+			return err
+		}
+		return emit(stdout, stderr, o.Out, buf.Bytes())
 	}
 	if top := defaultTop(o.Top, o.Format); top > 0 && len(out.Configurations) > top {
 		out.Configurations = out.Configurations[:top]

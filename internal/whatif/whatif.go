@@ -387,7 +387,11 @@ func Explain(err error, sets []Set) error {
 			msg += " (" + ie.Hint + ")"
 		}
 	}
-	return usage.Errorf("%s: the workload with this value does not load: %s", strings.Join(flags, " "), msg)
+	what := "this value"
+	if len(flags) > 1 {
+		what = "these values"
+	}
+	return usage.Errorf("%s: the workload with %s does not load: %s", strings.Join(flags, " "), what, msg)
 }
 
 // Scale is one --scale KIND=FACTOR.

@@ -89,9 +89,15 @@ func (im *importer) resolvePlatforms() {
 			p.Notes = append(p.Notes, fmt.Sprintf("drive_bays %d from the quote line: every bay is counted free for swap drives; subtract those the boot drives take", pl.Bays))
 		}
 		pl.Classes = append([]string(nil), tpl.Classes...)
+		if len(pl.Classes) > 0 {
+			fill = append(fill, "drive_classes")
+		}
 		pl.Reserve = tpl.Reserve
-		pl.Software = append([]string(nil), tpl.Software...)
 		fill = append(fill, "os_reserve")
+		pl.Software = append([]string(nil), tpl.Software...)
+		if len(pl.Software) > 0 {
+			fill = append(fill, "software_swap")
+		}
 		sku := pp.sku
 		if sku == "" {
 			sku = im.newSKU(fmt.Sprintf("SERVER-%dS-%s", pl.Sockets, gen), p.Row)

@@ -38,7 +38,7 @@ func TestImportPlatforms(t *testing.T) {
 		t.Errorf("platform source %q does not say what is not from the quote", p.Source)
 	}
 	fill := rows(res.FillByHand)
-	if fill[3] != "memory.generation, memory.types, memory.slots, memory.channels, os_reserve" {
+	if fill[3] != "memory.generation, memory.types, memory.slots, memory.channels, drive_classes, os_reserve, software_swap" {
 		t.Errorf("row 3 fill in by hand: %q", fill[3])
 	}
 	if !strings.Contains(fill[7], "sockets") || !strings.Contains(fill[7], "drive_bays") {

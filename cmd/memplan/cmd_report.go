@@ -28,8 +28,8 @@ type reportOptions struct {
 	Out    string
 	Top    int
 	Wide   bool
-	Diff   bool // compare two results (the arguments) instead
-	Chart  bool // draw cost against runtime instead of the table
+	Diff   bool   // compare two results (the arguments) instead
+	Chart  string // draw a chart instead of the table: cost or fit
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 	getenv    func(string) string // for $COLUMNS
@@ -44,7 +44,8 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.BoolVar(&o.Diff, "diff", false, "compare two saved results, `A.json B.json` (before, after): what changed in the recommendation, its cost and slowdowns, and which recorded inputs differ")
-	f.BoolVar(&o.Chart, "chart", false, "draw the configurations in the terminal: fleet cost against the critical job's runtime as a share of its deadline")
+	f.StringVar(&o.Chart, "chart", "", "draw the configurations in the terminal: `cost` (the default: fleet cost against the critical job's runtime as a share of its deadline) or fit (slowdown against fit ratio, over the factor curves); --chart=fit")
+	f.Lookup("chart").NoOptDefVal = "cost"
 	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	_ = c.MarkFlagFilename("from", "json")
@@ -133,12 +134,16 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 			return nil
 		}
 	}
-	if o.Chart {
+	if o.Chart != "" {
 		if o.formatSet {
 			return usagef("--chart draws the configurations; --format does not apply")
 		}
+		draw := map[string]func(io.Writer, reports.Output) error{"cost": chart.CostRuntime, "fit": chart.SlowdownFit}[o.Chart]
+		if draw == nil {
+			return usagef("--chart=%s: expected cost (fleet cost against runtime) or fit (slowdown against fit ratio)", o.Chart)
+		}
 		var buf bytes.Buffer
-		if err := chart.CostRuntime(&buf, out); err != nil {
+		if err := draw(&buf, out); err != nil {
 			return err
 		}
 		return emit(stdout, stderr, o.Out, buf.Bytes())

@@ -83,33 +83,39 @@ func TestReportDiffUsage(t *testing.T) {
 }
 
 // TestReportChartGolden draws the Intel study's configurations and holds
-// the chart to testdata/diff/chart.txt (-update rewrites it).
+// the charts to testdata/diff/chart*.txt (-update rewrites them).
 func TestReportChartGolden(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"recommend", "-w", "../../examples/intel-eda-2009.yaml", "--max-price-age", "0", "--format", "json", "--out", plan}); code != 0 {
 		t.Fatalf("recommend: exit %d: %s", code, stderr.String())
 	}
-	stdout.Reset()
-	if code := run(&stdout, &stderr, []string{"report", "--from", plan, "--chart"}); code != 0 {
-		t.Fatalf("report --chart: exit %d: %s", code, stderr.String())
-	}
-	path := filepath.Join("testdata", "diff", "chart.txt")
-	if *update {
-		if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+	for flag, golden := range map[string]string{"--chart": "chart.txt", "--chart=fit": "chart-fit.txt"} {
+		stdout.Reset()
+		if code := run(&stdout, &stderr, []string{"report", "--from", plan, flag}); code != 0 {
+			t.Fatalf("report %s: exit %d: %s", flag, code, stderr.String())
+		}
+		path := filepath.Join("testdata", "diff", golden)
+		if *update {
+			if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stdout.String() != string(want) {
-		t.Errorf("report --chart:\n%s\nwant (%s):\n%s", stdout.String(), path, want)
+		if stdout.String() != string(want) {
+			t.Errorf("report %s:\n%s\nwant (%s):\n%s", flag, stdout.String(), path, want)
+		}
 	}
 	stdout.Reset()
 	stderr.Reset()
 	if code := run(&stdout, &stderr, []string{"report", "--from", plan, "--chart", "--format", "json"}); code != 2 || !strings.Contains(stderr.String(), "--format does not apply") {
 		t.Errorf("--chart --format json: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"report", "--from", plan, "--chart=cpu"}); code != 2 || !strings.Contains(stderr.String(), "--chart=cpu: expected cost") {
+		t.Errorf("--chart=cpu: exit %d, %q", code, stderr.String())
 	}
 }

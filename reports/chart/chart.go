@@ -1,7 +1,8 @@
-// Package chart draws a saved result's configurations in the terminal,
-// for a person who would rather look than read: fleet cost against how
-// much of its deadline the critical job class uses, so the cheapest point
-// left of the deadline line is the recommendation.
+// Package chart draws a saved result in the terminal, for a person who
+// would rather look than read: fleet cost against how much of its deadline
+// the critical job class uses (the cheapest point left of the deadline line
+// is the recommendation), and slowdown against fit ratio (the configurations
+// on the factor curves they were read from).
 package chart
 
 import (
@@ -114,4 +115,88 @@ func money(v float64) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// SlowdownFit draws the critical job class's slowdown (vertical, from 1)
+// against its fit ratio, the share of what it touches that fits in RAM
+// (horizontal, 0 to 1), for every configuration the result lists, over
+// the points of the factor curves the result used ('.'). Marks as in
+// CostRuntime.
+func SlowdownFit(w io.Writer, r reports.Output) error {
+	type point struct {
+		x, y float64
+		mark byte
+	}
+	var pts []point
+	for _, f := range r.Factors {
+		for _, c := range f.Curves {
+			for _, p := range c.Points {
+				pts = append(pts, point{p.Fit, p.Slowdown, '.'})
+			}
+		}
+	}
+	drawn := 0
+	for _, c := range r.Configurations {
+		if c.Slowdown <= 0 {
+			continue
+		}
+		m := byte('o')
+		switch {
+		case c.ID == r.RecommendedID && r.RecommendedID != "":
+			m = '*'
+		case c.ID == r.BaselineID && r.BaselineID != "":
+			m = 'B'
+		case !c.MeetsDeadlines:
+			m = 'x'
+		}
+		pts = append(pts, point{c.FitRatio, c.Slowdown, m})
+		drawn++
+	}
+	if drawn == 0 {
+		_, err := fmt.Fprintln(w, "No configuration to draw: the result lists none.")
+		return err
+	}
+	y0, y1 := 1.0, 1.0
+	for _, p := range pts {
+		y1 = math.Max(y1, p.y)
+	}
+	if y1 == y0 {
+		y1 = y0 + 0.1
+	}
+	col := func(x float64) int { return int(math.Round(math.Min(math.Max(x, 0), 1) * float64(Width-1))) }
+	row := func(y float64) int {
+		return Height - 1 - int(math.Round((math.Max(y, y0)-y0)/(y1-y0)*float64(Height-1)))
+	}
+	grid := make([][]byte, Height)
+	for i := range grid {
+		grid[i] = []byte(strings.Repeat(" ", Width))
+	}
+	rank := map[byte]int{'*': 5, 'B': 4, 'o': 3, 'x': 2, '.': 1, ' ': 0}
+	for _, p := range pts {
+		c, rr := col(p.x), row(p.y)
+		if rank[p.mark] > rank[grid[rr][c]] {
+			grid[rr][c] = p.mark
+		}
+	}
+	slow := func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) + "x" }
+	labels := map[int]string{0: slow(y1), Height / 2: slow((y0 + y1) / 2), Height - 1: slow(y0)}
+	lw := 0
+	for _, l := range labels {
+		lw = max(lw, len(l))
+	}
+	var b strings.Builder
+	b.WriteString("Slowdown of the critical job against its fit ratio (share of what it touches in RAM):\n")
+	for i, line := range grid {
+		fmt.Fprintf(&b, "%*s |%s\n", lw, labels[i], strings.TrimRight(string(line), " "))
+	}
+	fmt.Fprintf(&b, "%*s +%s\n", lw, "", strings.Repeat("-", Width))
+	ticks := []byte(strings.Repeat(" ", Width))
+	copy(ticks, "0")
+	copy(ticks[col(0.5):], "0.5")
+	copy(ticks[Width-1:], "1")
+	fmt.Fprintf(&b, "%*s  %s\n", lw, "", string(ticks))
+	fmt.Fprintf(&b, "%*s  . a factor curve's point; * recommended, B cheapest all-DRAM, o meets every\n", lw, "")
+	fmt.Fprintf(&b, "%*s  deadline, x misses one; %d of %d configurations drawn\n", lw, "", drawn, r.ConfigurationsTotal)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

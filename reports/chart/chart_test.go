@@ -44,3 +44,34 @@ func TestCostRuntimeMarks(t *testing.T) {
 		t.Errorf("empty result: %q, %v", b.String(), err)
 	}
 }
+
+func TestSlowdownFitMarks(t *testing.T) {
+	r := reports.Output{RecommendedID: "rec", BaselineID: "base", ConfigurationsTotal: 3,
+		Factors: []reports.FactorFile{{Curves: []reports.Curve{{Class: "zram", Points: []reports.CurvePoint{{Fit: 0.25, Slowdown: 2}}}}}},
+		Configurations: []reports.Configuration{
+			{ID: "rec", FitRatio: 0.5, Slowdown: 1.5, MeetsDeadlines: true},
+			{ID: "base", FitRatio: 1, Slowdown: 1, MeetsDeadlines: true},
+			{ID: "slow", FitRatio: 0.25, Slowdown: 2},
+		}}
+	var b bytes.Buffer
+	if err := SlowdownFit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	// The miss sits on the curve's point (2x at 0.25) and is drawn over it;
+	// the baseline at fit 1, slowdown 1 is the bottom right corner.
+	if !strings.HasPrefix(lines[1], "2.00x |") || strings.Index(lines[1], "x |")+3+14 != strings.LastIndex(lines[1], "x") {
+		t.Errorf("top row %q, want the miss at fit 0.25", lines[1])
+	}
+	if !strings.HasPrefix(lines[Height], "1.00x |") || !strings.HasSuffix(lines[Height], "B") {
+		t.Errorf("bottom row %q, want B in the corner", lines[Height])
+	}
+	var plot []string
+	for _, l := range lines[1 : Height+1] {
+		_, cells, _ := strings.Cut(l, " |")
+		plot = append(plot, cells)
+	}
+	if p := strings.Join(plot, "\n"); strings.Count(p, "*") != 1 || strings.Contains(p, ".") {
+		t.Errorf("marks:\n%s", b.String())
+	}
+}

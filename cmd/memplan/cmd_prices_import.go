@@ -14,14 +14,15 @@ import (
 )
 
 type pricesImportOptions struct {
-	Sheet    string
-	Map      string
-	Currency string
-	Date     string
-	Source   string
-	Name     string
-	Out      string
-	Force    bool
+	Sheet     string
+	Map       string
+	Currency  string
+	Date      string
+	Source    string
+	Name      string
+	Out       string
+	Force     bool
+	PriceFrom string
 
 	DIMMGeneration string
 	DIMMType       string
@@ -44,7 +45,8 @@ func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.Name, "name", "", "catalog name (default: the file name without extension)")
 	f.StringVarP(&o.Out, "out", "o", "", "write the catalog to FILE (atomically) instead of standard output")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
-	f.StringVar(&o.DIMMGeneration, "dimm-generation", "", "DDR generation for DIMM rows that do not state one (DDR4, DDR5)")
+	f.StringVar(&o.PriceFrom, "price-from", "", "when a row's qty x unit price is not its line total: `unit` keeps the unit price, total takes total / qty (default: refuse, naming the rows)")
+	f.StringVar(&o.DIMMGeneration, "dimm-generation", "", "DDR generation for DIMM and server rows that do not state one (DDR4, DDR5)")
 	f.StringVar(&o.DIMMType, "dimm-type", "", "type for DIMM rows that do not state one (RDIMM, LRDIMM, UDIMM, MRDIMM)")
 	f.StringVar(&o.DriveClass, "drive-class", "", "class for drive rows that do not state an interface (nvme-ssd, sata-ssd, hdd)")
 	f.StringVar(&o.NAND, "nand", "", "NAND type for SSD rows that do not state one (SLC, MLC, TLC, QLC)")
@@ -59,6 +61,7 @@ func (o *pricesImportOptions) AddFlags(c *cobra.Command) {
 		"dimm-type":       {"RDIMM", "LRDIMM", "UDIMM", "MRDIMM"},
 		"drive-class":     {prices.ClassNVMe, prices.ClassSATASSD, prices.ClassHDD},
 		"nand":            {"SLC", "MLC", "TLC", "QLC"},
+		"price-from":      {"unit", "total"},
 	} {
 		_ = c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return vals, cobra.ShellCompDirectiveNoFileComp
@@ -72,12 +75,17 @@ func newPricesImportCommand(d *deps) *cobra.Command {
 		Use:   "import QUOTE.xlsx|QUOTE.csv",
 		Short: "Turn a vendor quote or procurement spreadsheet into a price catalog to review",
 		Long: `import reads a quote (.xlsx or .csv), finds the part number, description,
-quantity and unit price columns, recognises DIMMs and drives from their
-descriptions and writes a price catalog. Rows it skips (totals, tax,
-shipping, notes) and rows it cannot recognise are listed with the reason.
+quantity and unit price columns, recognises DIMMs, drives and servers from
+their descriptions and writes a price catalog. Where the quote has both a
+unit price and a line total, quantity x unit price is checked against the
+total. Rows it skips (totals, tax, shipping, notes) and rows it cannot
+recognise are listed with the reason.
 Drive latency and IOPS, which no quote states, come from the embedded
 catalogs' figures for the drive's class unless given with --drive-*; the
-catalog says which figures are class defaults. See docs/import.md.`,
+catalog says which figures are class defaults. A server's memory layout
+(slots, channels), drive bays and OS reserve are copied from an embedded
+platform as placeholders and listed as "fill in by hand". See
+docs/import.md.`,
 		Example: `  memplan prices import quote.xlsx --out vendor-x.yaml
   memplan prices import quote.csv --currency EUR --date 2026-03-01 --source "Vendor X quote 1234"
   memplan prices import quote.xlsx --sheet Memory --map "sku=B,desc=C,qty=D,price=F"`,
@@ -91,7 +99,7 @@ catalog says which figures are class defaults. See docs/import.md.`,
 }
 
 func (o pricesImportOptions) quoteOptions() (quote.Options, error) {
-	q := quote.Options{Sheet: o.Sheet, Currency: strings.ToUpper(o.Currency), Source: o.Source, Name: o.Name, OutName: o.Out}
+	q := quote.Options{Sheet: o.Sheet, Currency: strings.ToUpper(o.Currency), Source: o.Source, Name: o.Name, OutName: o.Out, PriceFrom: strings.ToLower(o.PriceFrom)}
 	var err error
 	if o.Map != "" {
 		if q.Map, err = quote.ParseMap(o.Map); err != nil {

@@ -94,7 +94,7 @@ func TestPricesImportFailures(t *testing.T) {
 	cpu := write("cpu.csv", "SKU,Description,Price\nP1,Intel Xeon Gold 6430,$2150\n")
 	out := filepath.Join(dir, "out.yaml")
 	code, _, stderr := runMemplan(t, "prices", "import", cpu, "--date", "2026-03-01", "--out", out)
-	if code == 0 || !strings.Contains(stderr, "no DIMM or drive was imported") || !strings.Contains(stderr, "row 2") {
+	if code == 0 || !strings.Contains(stderr, "no DIMM, drive or server was imported") || !strings.Contains(stderr, "row 2") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	if fileExists(out) {

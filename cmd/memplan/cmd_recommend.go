@@ -59,6 +59,8 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringArrayVar(&o.Rates, "rate", nil, "exchange rate CUR=AMOUNT CUR, e.g. EUR=1.08USD (one EUR buys 1.08 USD); repeatable; overrides catalog rates")
 	f.StringArrayVar(&o.RatesFiles, "rates", nil, "exchange rates file (YAML: date, source, rates: {EUR: 1.08 USD}); repeatable")
 	f.StringArrayVar(&o.Factors, "factors", nil, "slowdown factor file (YAML or JSON, e.g. from memplan probe); repeatable; overrides the defaults")
+	f.StringArrayVar(&o.Sets, "set", nil, "what-if: replace one value of the workload, `PATH=VALUE` such as jobs[0].concurrency=10 or jobs[synth].deadline=6h; repeatable; the file is not changed")
+	f.StringArrayVar(&o.Scales, "scale", nil, "what-if: multiply every price of a kind, `KIND=FACTOR` such as dram=1.3 (kinds dram, drives, platforms); repeatable")
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(reports.Formats(), ", "))
 	f.IntVar(&o.Top, "top", -1, "show at most N configurations; 0 = all")
 	// -1 only means "the format's default"; show that instead of the number.
@@ -139,7 +141,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 			return usagef("%v", err)
 		}
 	}
-	in, err := loadInputs(ctx, o.inputOptions)
+	in, whatIfs, err := loadInputsWhatIf(ctx, o.inputOptions)
 	if err != nil {
 		return err
 	}
@@ -147,6 +149,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {
+		err = whatIfs.fix(err)
 		var ie *yamlx.InputError
 		if o.RankBy != "" && errors.As(err, &ie) && ie.Field == model.FieldRankBy {
 			// The model points at options.rank_by in the workload, which
@@ -155,6 +158,8 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 		}
 		return err
 	}
+	// A plan made with --set or --scale says so wherever it is shown.
+	res.Warnings = append(whatIfs.notes, res.Warnings...)
 	ropts, err := o.analyse(ctx, in, res, robust)
 	if err != nil {
 		return err

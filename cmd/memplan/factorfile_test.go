@@ -13,7 +13,7 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/factorfile")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/factorfile and testdata/diff")
 
 // TestEncodeFactorsGolden holds both encodings of factor files to golden
 // files: the factor files a recorded probe and profile made (with their

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/memplan/memplan/internal/inputfile"
+	"github.com/memplan/memplan/internal/whatif"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
@@ -22,6 +26,10 @@ type inputOptions struct {
 	// WithEmbedded adds the embedded list prices (the default catalog) to
 	// --prices catalogs, which are otherwise the only ones priced from.
 	WithEmbedded bool
+	// Sets (--set PATH=VALUE) and Scales (--scale KIND=FACTOR) are
+	// what-ifs applied to the workload and the merged catalogs.
+	Sets   []string
+	Scales []string
 	// warn gets what loadInputs does not refuse but a person should know
 	// (nil: nobody is told).
 	warn io.Writer
@@ -88,14 +96,58 @@ func quoteNames(qs []*prices.Catalog) string {
 var modelFlags = model.Flags{Rate: "--rate", Rates: "--rates", Prices: "--prices", WithEmbedded: "--with-embedded", MaxPriceAge: "--max-price-age"}
 
 func loadInputs(ctx context.Context, o inputOptions) (model.Input, error) {
+	in, _, err := loadInputsWhatIf(ctx, o)
+	return in, err
+}
+
+// whatIfs are the --set and --scale a run applied.
+type whatIfs struct {
+	notes []string      // one line each, for the result's warnings
+	lines *whatif.Lines // maps the edited workload's lines to the file's
+}
+
+// fix points an error about the workload at the file's own line.
+func (w *whatIfs) fix(err error) error {
+	if w == nil {
+		return err
+	}
+	return w.lines.Fix(err)
+}
+
+// loadInputsWhatIf is loadInputs that also applies --set and --scale and
+// says what they changed.
+func loadInputsWhatIf(ctx context.Context, o inputOptions) (model.Input, *whatIfs, error) {
 	in := model.Input{Flags: modelFlags}
 	if o.Workload == "" {
-		return in, usagef("--workload FILE is required (see examples/ for a starting point)")
+		return in, nil, usagef("--workload FILE is required (see examples/ for a starting point)")
 	}
-	w, err := model.LoadWorkloadContext(ctx, o.Workload)
+	var sets []whatif.Set
+	for _, a := range o.Sets {
+		s, err := whatif.ParseSet(a)
+		if err != nil {
+			return in, nil, err
+		}
+		sets = append(sets, s)
+	}
+	var scales []whatif.Scale
+	for _, a := range o.Scales {
+		s, err := whatif.ParseScale(a)
+		if err != nil {
+			return in, nil, err
+		}
+		scales = append(scales, s)
+	}
+	w, notes, lines, err := loadWorkloadWhatIf(ctx, o.Workload, sets)
 	if err != nil {
-		return in, err
+		return in, nil, err
 	}
+	in, err = loadRest(ctx, o, in, w, scales, &notes)
+	return in, &whatIfs{notes: notes, lines: lines}, lines.Fix(err)
+}
+
+// loadRest reads what the workload names (catalogs, factor files, job
+// profiles) and applies --scale.
+func loadRest(ctx context.Context, o inputOptions, in model.Input, w *model.Workload, scales []whatif.Scale, notes *[]string) (model.Input, error) {
 	in.Workload = w
 	cats, err := catalogsFor(ctx, w, o)
 	if err != nil {
@@ -136,6 +188,11 @@ func loadInputs(ctx context.Context, o inputOptions) (model.Input, error) {
 		given[pair], rate[pair] = x, m.Amount
 		set.AddRate(cur, m, "--rate "+x)
 	}
+	scaled, err := whatif.ApplyScales(set, scales)
+	if err != nil {
+		return in, err
+	}
+	*notes = append(*notes, scaled...)
 	in.Prices = set
 	files := []*model.FactorFile{model.DefaultFactors()}
 	for _, p := range o.Factors {
@@ -153,6 +210,38 @@ func loadInputs(ctx context.Context, o inputOptions) (model.Input, error) {
 		return in, err
 	}
 	return in, nil
+}
+
+// loadWorkloadWhatIf reads the workload; with --set, the file as written
+// must load first, then the edited text is loaded in its place.
+func loadWorkloadWhatIf(ctx context.Context, path string, sets []whatif.Set) (*model.Workload, []string, *whatif.Lines, error) {
+	if len(sets) == 0 {
+		w, err := model.LoadWorkloadContext(ctx, path)
+		return w, nil, nil, err
+	}
+	data, err := inputfile.Read(ctx, path, inputfile.Limit)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading workload: %w", err)
+	}
+	name := inputfile.Name(path)
+	if _, err := model.ParseWorkload(name, data); err != nil {
+		return nil, nil, nil, err
+	}
+	edited, notes, lines, err := whatif.Apply(name, data, sets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w, err := model.ParseWorkload(name, edited)
+	if err != nil {
+		return nil, nil, nil, whatif.Explain(err, sets)
+	}
+	// As model.LoadWorkloadContext does: profiles are relative to the file.
+	for i := range w.Jobs {
+		if p := w.Jobs[i].Profile; p != "" && !filepath.IsAbs(p) {
+			w.Jobs[i].Profile = filepath.Join(filepath.Dir(path), p)
+		}
+	}
+	return w, notes, lines, nil
 }
 
 func isNotExist(err error) bool {

@@ -28,14 +28,18 @@ type Options struct {
 	Source   string     // where the prices come from; default: the file name
 	Name     string     // catalog name; default: the file name without extension
 	OutName  string     // name the written catalog will have, for validation messages
-	Fill     Fill
+	// PriceFrom settles a row whose quantity x unit price is not its line
+	// total: "unit" or "total" takes that column's figure; "" refuses the
+	// import, naming the rows.
+	PriceFrom string
+	Fill      Fill
 }
 
 // Fill supplies what quote lines cannot tell; zero fields fill nothing.
 // DIMM and drive kinds fill only lines that do not state them; the
 // performance figures replace the class defaults for every drive.
 type Fill struct {
-	DIMMGeneration string // DDR4, DDR5
+	DIMMGeneration string // DDR4, DDR5; also for server lines that do not say
 	DIMMType       string // RDIMM, LRDIMM, UDIMM, MRDIMM
 	DriveClass     string // nvme-ssd, sata-ssd, hdd
 	NAND           string // SLC, MLC, TLC, QLC
@@ -53,18 +57,22 @@ type Result struct {
 	HeaderFirst  int    // header rows; 0 when there is no header (--map without one)
 	HeaderLast   int
 	Columns      Columns
-	Delimiter    rune // CSV only
+	Delimiter    rune   // CSV only
+	Encoding     string // CSV only: the text encoding when not UTF-8
 	Currency     string
 	CurrencyFrom string // "--currency", "price cells", `header "Price (USD)"`
 	Date         units.Date
 	DateFrom     string
 	Parts        []Part
 	Skipped      []RowNote // totals, tax, shipping, notes, zero prices, duplicates
-	Unclassified []RowNote // priced lines that are not a DIMM or drive memplan can describe
+	Unclassified []RowNote // priced lines that are not a DIMM, drive or server memplan can describe
 	Warnings     []RowNote // imported rows the reviewer should look at
-	Blank        int       // blank rows inside the table
-	Catalog      *prices.Catalog
-	YAML         []byte // the catalog as written, with comments; it passed prices.Parse
+	// FillByHand lists, per imported platform, the fields its catalog
+	// entry holds placeholders for: a quote line never states them.
+	FillByHand []RowNote
+	Blank      int // blank rows inside the table
+	Catalog    *prices.Catalog
+	YAML       []byte // the catalog as written, with comments; it passed prices.Parse
 }
 
 // Part is one imported catalog entry and where it came from.
@@ -76,7 +84,8 @@ type Part struct {
 	Qty   float64  // 0 when the quote gives none
 	Notes []string // what was assumed or filled in
 	// Defaulted names the catalog fields (read_latency, dwpd, ...) filled
-	// from the class defaults rather than taken from the quote or a flag.
+	// from the class defaults rather than taken from the quote or a flag;
+	// for a platform, the fields copied from a template platform.
 	Defaulted []string
 }
 
@@ -89,7 +98,7 @@ type RowNote struct {
 
 // ErrNoParts is returned (wrapped, with the Result) when not one line of the
 // quote became a catalog entry.
-var ErrNoParts = errors.New("no DIMM or drive was imported")
+var ErrNoParts = errors.New("no DIMM, drive or server was imported")
 
 // mapHint is the suggestion every column-finding error ends with.
 const mapHint = `tell memplan which columns hold what with --map "sku=B,desc=C,qty=D,price=F", in letters or 1-based numbers`
@@ -104,7 +113,7 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{File: wb.File, Sheet: t.Sheet, Delimiter: t.Delimiter, HeaderFirst: h.first, HeaderLast: h.last}
+	res := &Result{File: wb.File, Sheet: t.Sheet, Delimiter: t.Delimiter, Encoding: t.Encoding, HeaderFirst: h.first, HeaderLast: h.last}
 	cols := h.cols
 	for _, rc := range o.Map.list() {
 		if rc.col > 0 {
@@ -151,13 +160,18 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	for r := start; r <= len(t.Text); r++ {
 		im.row(r)
 	}
-	if len(im.dimms)+len(im.drives) == 0 {
+	im.resolvePlatforms()
+	im.checkDIMMs()
+	if len(im.dimms)+len(im.drives)+len(im.platforms) == 0 {
 		from := wb.File
 		if t.Sheet != "" {
 			from += fmt.Sprintf(", sheet %q", t.Sheet)
 		}
 		return res, fmt.Errorf("%w from %s: %d rows skipped, %d not recognised; fill what the rows cannot tell with flags (see memplan prices import --help) or check the columns (%s)",
 			ErrNoParts, from, len(res.Skipped), len(res.Unclassified), cols)
+	}
+	if err := im.refuse(sheet); err != nil {
+		return res, err
 	}
 	if err := im.resolveCurrency(); err != nil {
 		return res, err
@@ -171,12 +185,13 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 		res.Date, res.DateFrom = d, from
 	}
 	cat := &prices.Catalog{
-		Name:     o.Name,
-		Currency: res.Currency,
-		Date:     res.Date,
-		Source:   o.Source,
-		DIMMs:    im.dimms,
-		Drives:   im.drives,
+		Name:      o.Name,
+		Currency:  res.Currency,
+		Date:      res.Date,
+		Source:    o.Source,
+		DIMMs:     im.dimms,
+		Drives:    im.drives,
+		Platforms: im.platforms,
 	}
 	base := filepath.Base(wb.File)
 	if cat.Name == "" {
@@ -194,6 +209,10 @@ func Import(wb *Workbook, o Options) (*Result, error) {
 	for i := range cat.Drives {
 		cat.Drives[i].Price.Currency = res.Currency
 	}
+	for i := range cat.Platforms {
+		cat.Platforms[i].Price.Currency = res.Currency
+	}
+	sort.SliceStable(res.Warnings, func(i, j int) bool { return res.Warnings[i].Row < res.Warnings[j].Row })
 	data, err := render(res, cat)
 	if err != nil {
 		return res, err
@@ -245,6 +264,11 @@ func (o Options) Check() (err error) {
 		if err := bad("nand", f.NAND, []string{"SLC", "MLC", "TLC", "QLC"}); err != nil {
 			return err
 		}
+	}
+	switch o.PriceFrom {
+	case "", "unit", "total":
+	default:
+		return fmt.Errorf("--price-from %q: expected unit (the unit price column) or total (the line total / quantity)", o.PriceFrom)
 	}
 	if f.ReadLatency < 0 || f.WriteLatency < 0 || f.ReadIOPS < 0 || f.WriteIOPS < 0 || f.DWPD < 0 {
 		return fmt.Errorf("--drive-* figures cannot be negative")
@@ -384,6 +408,28 @@ type importer struct {
 	drives          []prices.Drive
 	skus            map[string]int // SKU -> row
 	priced          []pricedRow
+	platforms       []prices.Platform
+	pending         []pendingPlatform
+	cpus            []cpuRow
+	mismatches      []string // rows whose qty x unit price is not their total
+	mismatchRows    []int
+	formulaParts    []string // part rows whose price is a formula without a value
+	formulaRows     []int
+}
+
+// cpuRow is a CPU line: its price belongs in the platform's.
+type cpuRow struct {
+	row       int
+	label     string
+	unit, qty float64
+}
+
+type pendingPlatform struct {
+	rec   Recognised
+	part  Part
+	sku   string
+	desc  string
+	price units.Money
 }
 
 type pricedRow struct {
@@ -443,6 +489,19 @@ func (im *importer) row(r int) {
 	amount, cur, perr := im.price(r)
 	switch {
 	case errors.Is(perr, errNoPrice):
+		if cell, fx, ok := im.unsavedFormula(r); ok {
+			why := fmt.Sprintf("the price cell %s holds a formula (=%s) with no saved value: the program that wrote the file did not calculate it; open the file in Excel or LibreOffice and save it, or type the value in", cell, fx)
+			text := desc
+			if text == "" {
+				text = sku
+			}
+			if Recognise(text).Kind != KindUnknown {
+				im.formulaParts = append(im.formulaParts, fmt.Sprintf("row %d (%s: =%s)", r, cell, fx))
+				im.formulaRows = append(im.formulaRows, r)
+			}
+			im.skip(r, label, why)
+			return
+		}
 		im.skip(r, label, "no price (a heading or a note)")
 		return
 	case errors.Is(perr, errTwoCurrencies):
@@ -484,6 +543,9 @@ func (im *importer) row(r int) {
 	}
 	rec := Recognise(text)
 	if rec.Kind == KindUnknown {
+		if rec.CPU {
+			im.cpus = append(im.cpus, cpuRow{row: r, label: label, unit: amount, qty: qty})
+		}
 		im.unclassified(r, label, rec.Reason)
 		return
 	}
@@ -492,6 +554,9 @@ func (im *importer) row(r int) {
 		return
 	}
 	part := Part{Row: r, Kind: rec.Kind, Text: text, Qty: qty}
+	if note := im.checkTotal(r, label, &amount, qty); note != "" {
+		part.Notes = append(part.Notes, note)
+	}
 	price := units.Money{Amount: round(amount, 4)}
 	if rec.KitOf > 1 {
 		price.Amount = round(amount/float64(rec.KitOf), 4)
@@ -507,6 +572,15 @@ func (im *importer) row(r int) {
 		reason = im.dimm(rec, &part, sku, desc, price)
 	case KindDrive:
 		reason = im.drive(rec, &part, sku, desc, price)
+	case KindPlatform:
+		// Settled after every row is read: the quote's DIMMs tell the
+		// generation a server line leaves out.
+		if sku != "" {
+			im.skus[sku] = r
+		}
+		pr.imported = true
+		im.pending = append(im.pending, pendingPlatform{rec, part, sku, desc, price})
+		return
 	}
 	if reason != "" {
 		im.unclassified(r, label, reason)
@@ -534,22 +608,7 @@ func (im *importer) priceText(r int) string {
 // (number formats can round), the currency from the displayed text.
 func (im *importer) price(r int) (float64, string, error) {
 	t, c := im.t, im.cols
-	read := func(col int) (float64, string, error) {
-		text := t.cell(r, col)
-		if text == "" {
-			return 0, "", errNoPrice
-		}
-		if raw := t.raw(r, col); t.Raw != nil {
-			if v, err := strconv.ParseFloat(raw, 64); err == nil {
-				cur, _, cerr := splitCurrency(text, false)
-				if cerr != nil {
-					return 0, "", cerr
-				}
-				return v, cur, nil
-			}
-		}
-		return parseMoney(text, im.style)
-	}
+	read := func(col int) (float64, string, error) { return im.amount(r, col) }
 	if c.Price > 0 {
 		return read(c.Price)
 	}
@@ -562,6 +621,104 @@ func (im *importer) price(r int) (float64, string, error) {
 		return 0, "", fmt.Errorf("no quantity to divide the line total by")
 	}
 	return v / q, cur, nil
+}
+
+// amount reads the amount in a cell of row r.
+func (im *importer) amount(r, col int) (float64, string, error) {
+	t := im.t
+	text := t.cell(r, col)
+	if text == "" {
+		return 0, "", errNoPrice
+	}
+	if raw := t.raw(r, col); t.Raw != nil {
+		if v, err := strconv.ParseFloat(raw, 64); err == nil {
+			cur, _, cerr := splitCurrency(text, false)
+			if cerr != nil {
+				return 0, "", cerr
+			}
+			return v, cur, nil
+		}
+	}
+	return parseMoney(text, im.style)
+}
+
+// unsavedFormula says whether the price cell of row r (or, without a unit
+// price column, its total or quantity) holds a formula with no saved value.
+func (im *importer) unsavedFormula(r int) (cell, formula string, ok bool) {
+	for _, col := range []int{im.cols.Price, im.cols.Total, im.cols.Qty} {
+		if col == 0 {
+			continue
+		}
+		if fx, ok := im.t.Formulas[[2]int{r, col}]; ok {
+			return fmt.Sprintf("%s%d", ColumnName(col), r), fx, true
+		}
+		if col == im.cols.Price {
+			break // the unit price decides; the total is not read
+		}
+	}
+	return "", "", false
+}
+
+// checkTotal cross-checks quantity x unit price against the line total
+// when the quote has both columns and the row fills them in. A unit price
+// cell merged with the row above shows that row's price: the total is
+// then the row's own figure and *unit becomes total / quantity. Any other
+// disagreement is settled by --price-from, or refused (recorded here,
+// reported by refuse). The note says what was done.
+func (im *importer) checkTotal(r int, label string, unit *float64, qty float64) string {
+	c := im.cols
+	if c.Price == 0 || c.Total == 0 || qty <= 0 {
+		return ""
+	}
+	total, _, err := im.amount(r, c.Total)
+	if err != nil || total <= 0 {
+		return ""
+	}
+	want := qty * *unit
+	// Unit prices are rounded to the cent, and so is each total: allow
+	// half a cent per unit and a cent for the total's rounding.
+	if math.Abs(want-total) <= 0.005*qty+0.01+1e-9*total {
+		return ""
+	}
+	q := strconv.FormatFloat(qty, 'f', -1, 64)
+	each := total / qty
+	what := fmt.Sprintf("qty %s x unit price %s = %s, but the line total is %s (%s each)", q, amountText(*unit), amountText(want), amountText(total), amountText(each))
+	priceCell := fmt.Sprintf("%s%d", ColumnName(c.Price), r)
+	if from, ok := im.t.Merged[[2]int{r, c.Price}]; ok {
+		if _, totalMerged := im.t.Merged[[2]int{r, c.Total}]; !totalMerged {
+			note := fmt.Sprintf("unit price cell %s is merged with %s%d and shows row %d's %s; the row's own line total %s / qty %s = %s is used", priceCell, ColumnName(from[1]), from[0], from[0], amountText(*unit), amountText(total), q, amountText(each))
+			im.res.Warnings = append(im.res.Warnings, RowNote{Row: r, Text: label, Reason: note})
+			*unit = each
+			return note
+		}
+	}
+	switch im.o.PriceFrom {
+	case "total":
+		*unit = each
+		return what + "; --price-from total takes " + amountText(each)
+	case "unit":
+		return what + "; --price-from unit keeps " + amountText(*unit)
+	}
+	im.mismatches = append(im.mismatches, fmt.Sprintf("row %d: %s", r, what))
+	im.mismatchRows = append(im.mismatchRows, r)
+	return ""
+}
+
+func amountText(v float64) string { return strconv.FormatFloat(round(v, 4), 'f', 2, 64) }
+
+// refuse reports the rows the import cannot price truthfully: a quantity x
+// unit price that is not the line total, or a part whose price is a
+// formula without a saved value.
+func (im *importer) refuse(sheet string) error {
+	if len(im.mismatches) > 0 {
+		return &yamlx.InputError{File: im.res.File, Line: im.mismatchRows[0], Msg: sheet + "quantity x unit price is not the line total: " + strings.Join(im.mismatches, "; "),
+			Hint: "correct the quote; or, if the line total is what is paid (a discount applied after the unit price), add --price-from total; if the unit price is right, --price-from unit"}
+	}
+	if len(im.formulaParts) > 0 {
+		return &yamlx.InputError{File: im.res.File, Line: im.formulaRows[0], Msg: sheet + "prices are formulas with no saved value: " + strings.Join(im.formulaParts, ", "),
+			Hint: "the program that wrote the file did not calculate them; open the file in Excel or LibreOffice and save it, or type the values in"}
+	}
+	return nil
 }
 
 func (im *importer) newSKU(base string, r int) string {
@@ -613,13 +770,33 @@ func (im *importer) dimm(rec Recognised, p *Part, sku, desc string, price units.
 	}
 	d.SKU, d.Model, d.Price = sku, desc, price
 	p.SKU = sku
-	if !anyPlatformTakes(d) {
-		w := fmt.Sprintf("no embedded platform takes a %s %s %s; recommend refuses a DIMM no platform in its catalogs takes, so add a platform to this catalog (or a --prices file) or delete the entry", d.Capacity, d.Generation, d.Type)
-		p.Notes = append(p.Notes, w)
-		im.res.Warnings = append(im.res.Warnings, RowNote{Row: p.Row, Text: p.Text, Reason: w})
-	}
 	im.dimms = append(im.dimms, d)
 	return ""
+}
+
+// checkDIMMs flags an imported DIMM that no embedded or imported platform
+// takes: recommend refuses a DIMM no platform in its catalogs takes.
+func (im *importer) checkDIMMs() {
+	all := append(append([]prices.Platform{}, embeddedPlatforms()...), im.platforms...)
+	for _, d := range im.dimms {
+		takes := false
+		for _, p := range all {
+			if ok, _ := p.Accepts(d); ok {
+				takes = true
+				break
+			}
+		}
+		if takes {
+			continue
+		}
+		w := fmt.Sprintf("no embedded or imported platform takes a %s %s %s; recommend refuses a DIMM no platform in its catalogs takes, so add a platform to this catalog (or a --prices file) or delete the entry", d.Capacity, d.Generation, d.Type)
+		for i := range im.res.Parts {
+			if p := &im.res.Parts[i]; p.SKU == d.SKU && p.Kind == KindDIMM {
+				p.Notes = append(p.Notes, w)
+				im.res.Warnings = append(im.res.Warnings, RowNote{Row: p.Row, Text: p.Text, Reason: w})
+			}
+		}
+	}
 }
 
 func (im *importer) drive(rec Recognised, p *Part, sku, desc string, price units.Money) string {
@@ -919,13 +1096,4 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 func round(v float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(v*p) / p
-}
-
-func anyPlatformTakes(d prices.DIMM) bool {
-	for _, p := range embeddedPlatforms() {
-		if ok, _ := p.Accepts(d); ok {
-			return true
-		}
-	}
-	return false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // Workbook is a quote as read from disk: one table per sheet (a CSV file is
@@ -37,6 +38,17 @@ type Table struct {
 	Delimiter rune
 	// Dates is set for xlsx, whose raw date cells are serial day numbers.
 	Dates bool
+	// Merged maps each cell a merged range covers, other than its top-left
+	// one, to the top-left cell ({row, column}, 1-based): its value is a
+	// copy, which may belong to another row.
+	Merged map[[2]int][2]int
+	// Formulas holds the formula of each cell that has one but no saved
+	// value (written by a program that does not calculate, and never
+	// opened and saved in a spreadsheet program since), by {row, column}.
+	Formulas map[[2]int]string
+	// Encoding names the text encoding a CSV was read in when it is not
+	// UTF-8 ("UTF-16LE (byte-order mark)"); empty for UTF-8 and xlsx.
+	Encoding string
 }
 
 // Width is the number of columns the widest row uses.
@@ -123,6 +135,8 @@ func ReadXLSX(name string, r io.Reader) (*Workbook, error) {
 				return nil, &yamlx.InputError{File: name, Msg: fmt.Sprintf("sheet %q: merged range %s:%s: %v", sh, m.GetStartAxis(), m.GetEndAxis(), err)}
 			}
 		}
+		// After the merges: a covered cell reads its range's formula.
+		t.Formulas = unsavedFormulas(f, sh, t)
 		wb.Sheets = append(wb.Sheets, t)
 	}
 	if len(wb.Sheets) == 0 {
@@ -147,9 +161,40 @@ func (t *Table) fillMerge(start, end string) error {
 		for c := c1; c <= c2; c++ {
 			t.Text = set(t.Text, r, c, text)
 			t.Raw = set(t.Raw, r, c, raw)
+			if r != r1 || c != c1 {
+				if t.Merged == nil {
+					t.Merged = map[[2]int][2]int{}
+				}
+				t.Merged[[2]int{r, c}] = [2]int{r1, c1}
+			}
 		}
 	}
 	return nil
+}
+
+// unsavedFormulas finds the cells of a sheet that hold a formula but no
+// value: they read as empty, and the import must not call them blank.
+func unsavedFormulas(f *excelize.File, sheet string, t *Table) map[[2]int]string {
+	var out map[[2]int]string
+	w := min(t.Width(), headerMaxCols)
+	for r := 1; r <= len(t.Text); r++ {
+		for c := 1; c <= w; c++ {
+			if at(t.Raw, r, c) != "" || at(t.Text, r, c) != "" {
+				continue
+			}
+			name, err := excelize.CoordinatesToCellName(c, r)
+			if err != nil {
+				continue
+			}
+			if fx, err := f.GetCellFormula(sheet, name); err == nil && fx != "" {
+				if out == nil {
+					out = map[[2]int]string{}
+				}
+				out[[2]int{r, c}] = fx
+			}
+		}
+	}
+	return out
 }
 
 func set(g [][]string, row, col int, v string) [][]string {
@@ -167,12 +212,16 @@ func set(g [][]string, row, col int, v string) [][]string {
 }
 
 // ReadCSV reads a CSV export. The delimiter (comma, semicolon or tab) is
-// detected; a UTF-8 byte-order mark is dropped and text that is not UTF-8 is
-// read as Windows-1252, which is what spreadsheet programs write in Western
-// Europe.
+// detected; a UTF-8 byte-order mark is dropped, UTF-16 (Excel's "Unicode
+// text", with a byte-order mark or recognised by its zero bytes) is
+// decoded, and other text that is not UTF-8 is read as Windows-1252, which
+// is what spreadsheet programs write in Western Europe.
 func ReadCSV(name string, data []byte) (*Workbook, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !utf8.Valid(data) {
+	data, enc, err := decodeText(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if enc == "" && !utf8.Valid(data) {
 		dec, err := charmap.Windows1252.NewDecoder().Bytes(data)
 		if err == nil {
 			data = dec
@@ -199,7 +248,54 @@ func ReadCSV(name string, data []byte) (*Workbook, error) {
 	if best == 0 || bestMode < 2 {
 		return nil, &yamlx.InputError{File: name, Msg: "could not find columns: no comma, semicolon or tab separates the fields", Hint: "export the quote as CSV or .xlsx"}
 	}
-	return &Workbook{File: name, Sheets: []*Table{{Text: bestRows, Delimiter: best}}}, nil
+	return &Workbook{File: name, Sheets: []*Table{{Text: bestRows, Delimiter: best, Encoding: enc}}}, nil
+}
+
+// decodeText turns UTF-16 text into UTF-8 and drops a UTF-8 byte-order
+// mark. enc names the encoding read when it was not UTF-8. UTF-32, which
+// no spreadsheet program writes by default, is refused by name.
+func decodeText(name string, data []byte) (out []byte, enc string, err error) {
+	var order unicode.Endianness
+	switch {
+	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
+		return data[3:], "", nil
+	case bytes.HasPrefix(data, []byte("\xff\xfe\x00\x00")), bytes.HasPrefix(data, []byte("\x00\x00\xfe\xff")):
+		return nil, "", &yamlx.InputError{File: name, Msg: "the file is UTF-32 text, which memplan does not read", Hint: "save it as CSV UTF-8 (or UTF-16) from the spreadsheet program"}
+	case bytes.HasPrefix(data, []byte("\xff\xfe")):
+		order, enc, data = unicode.LittleEndian, "UTF-16LE (byte-order mark)", data[2:]
+	case bytes.HasPrefix(data, []byte("\xfe\xff")):
+		order, enc, data = unicode.BigEndian, "UTF-16BE (byte-order mark)", data[2:]
+	default:
+		// Without a byte-order mark, UTF-16 text in a Latin script is
+		// every other byte zero: the high byte of each character.
+		var even, odd int
+		n := min(len(data), 4096) &^ 1
+		for i := 0; i < n; i++ {
+			if data[i] == 0 {
+				if i%2 == 0 {
+					even++
+				} else {
+					odd++
+				}
+			}
+		}
+		switch {
+		case n >= 4 && odd*3 > n && even == 0:
+			order, enc = unicode.LittleEndian, "UTF-16LE (no byte-order mark; recognised by its zero bytes)"
+		case n >= 4 && even*3 > n && odd == 0:
+			order, enc = unicode.BigEndian, "UTF-16BE (no byte-order mark; recognised by its zero bytes)"
+		default:
+			return data, "", nil
+		}
+	}
+	if len(data)%2 != 0 {
+		return nil, "", &yamlx.InputError{File: name, Msg: fmt.Sprintf("the file is %s text but has an odd number of bytes: it is cut short or not UTF-16", strings.Fields(enc)[0]), Hint: "export the quote again as CSV UTF-8"}
+	}
+	dec, err := unicode.UTF16(order, unicode.IgnoreBOM).NewDecoder().Bytes(data)
+	if err != nil {
+		return nil, "", &yamlx.InputError{File: name, Msg: fmt.Sprintf("reading the file as %s: %v", enc, err), Hint: "export the quote again as CSV UTF-8"}
+	}
+	return dec, enc, nil
 }
 
 func readCSV(data []byte, delim rune) ([][]string, error) {

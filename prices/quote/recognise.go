@@ -16,6 +16,7 @@ const (
 	KindUnknown Kind = iota
 	KindDIMM
 	KindDrive
+	KindPlatform
 )
 
 func (k Kind) String() string {
@@ -24,6 +25,8 @@ func (k Kind) String() string {
 		return "DIMM"
 	case KindDrive:
 		return "drive"
+	case KindPlatform:
+		return "platform"
 	}
 	return "unknown"
 }
@@ -32,9 +35,16 @@ func (k Kind) String() string {
 // DIMM or Drive carries only what the text states (no SKU, model or price);
 // Missing names what a catalog entry needs and the text did not say.
 type Recognised struct {
-	Kind  Kind
-	DIMM  prices.DIMM
-	Drive prices.Drive
+	Kind     Kind
+	DIMM     prices.DIMM
+	Drive    prices.Drive
+	Platform prices.Platform
+	// Configured is set for a server line that lists parts it comes
+	// with ("PowerEdge R760 with 16x64GB"): its price may include them.
+	Configured bool
+	// CPU is set for a processor line (Kind stays KindUnknown): its price
+	// is part of a platform's.
+	CPU bool
 	// KitOf is N for "2x32GB" kits: the quoted price buys N modules.
 	KitOf int
 	ECC   bool
@@ -45,7 +55,8 @@ type Recognised struct {
 	Endurance      string
 	EnduranceClass bool
 	// Missing lists catalog fields the text does not tell: "generation",
-	// "type", "speed" (DIMMs; speed is optional), "class", "nand" (drives).
+	// "type", "speed" (DIMMs; speed is optional), "class", "nand" (drives),
+	// "generation", "sockets", "drive_bays" (platforms).
 	Missing []string
 	// Notes are remarks for the reviewer ("SAS SSD filed as sata-ssd").
 	Notes []string
@@ -63,32 +74,37 @@ func (r Recognised) missing(f string) bool {
 }
 
 var (
-	reGen       = regexp.MustCompile(`(?:\b|TRU)DDR([345])`) // Lenovo writes TruDDR5
-	rePC        = regexp.MustCompile(`\bPC([345])L?-(\d{4,5})`)
-	reDDRSpeed  = regexp.MustCompile(`\bDDR[345]L?[- ]?(\d{4})\b`)
-	reUnitSpeed = regexp.MustCompile(`\b(\d{4})\s*(?:MT/S|MTS|MT|MHZ)\b`)
-	reBareSpeed = regexp.MustCompile(`(?:^|[\s,(])(\d{4})(?:$|[\s,)])`)
-	reMRDIMM    = regexp.MustCompile(`\bMC?R-?DIMMS?\b|MULTIPLEXED[- ]RANK`)
-	reLRDIMM    = regexp.MustCompile(`\bLR-?DIMMS?\b|LOAD[- ]?REDUCED`)
-	reRDIMM     = regexp.MustCompile(`\bR-?DIMMS?\b|REGISTERED|\bREG\b`)
-	reUDIMM     = regexp.MustCompile(`\bU-?DIMMS?\b|UNBUFFERED`)
-	reSODIMM    = regexp.MustCompile(`\bSO-?DIMMS?\b|\bSODIMMS?\b`)
-	reDIMMWord  = regexp.MustCompile(`\bDIMMS?\b|\bMEMORY\b|\bRAM\b`)
-	reECC       = regexp.MustCompile(`\bECC\b`)
-	reKit       = regexp.MustCompile(`(?i)\b(\d{1,2})\s*[X×]\s*(\d+(?:\.\d+)?)\s*(GB|GIB|G)\b`)
-	reCapacity  = regexp.MustCompile(`(?i)(\d+(?:[.,]\d+)?)\s*(TB|TIB|GB|GIB|T|G)\b(\s*(?:B?PS|B?/S|SAS|SATA))?`)
-	reNVMe      = regexp.MustCompile(`NVME|\bPCIE|\bPCI-E|\bU\.[23]\b|\bE[13]\.[SL]\b|\bEDSFF\b`)
-	reSATA      = regexp.MustCompile(`\bSATA`)
-	reSAS       = regexp.MustCompile(`\bV?SAS\d?\b`)
-	reM2        = regexp.MustCompile(`\bM\.2\b`)
-	reHDD       = regexp.MustCompile(`\bHDDS?\b|\bSSHD\b|HARD (?:DISK|DRIVE)|\bRPM\b|\bNL-?SAS\b|NEAR-?LINE|\b(?:5\.4|5\.9|7\.2|10|15)K\b`)
-	reSSD       = regexp.MustCompile(`\bSSDS?\b|SOLID[- ]STATE|\bNAND\b|FLASH|\b[SMTQ]LC\b|\bDWPD\b|INTENSIVE|MIXED[- ]USE`)
-	reRPM       = regexp.MustCompile(`\b(\d{4,5})\s*RPM\b|\b(\d{1,2}(?:\.\d)?)\s*K(?:\s*RPM)?\b`)
-	reNAND      = regexp.MustCompile(`\b(SLC|MLC|TLC|QLC|EMLC|PSLC)\b|XL-?FLASH|Z-?NAND`)
-	reDWPD      = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*-?\s*DWPD\b|\bDWPD\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
-	reTBW       = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*(TBW|PBW)\b|\b(TBW|PBW)\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
-	reWarranty  = regexp.MustCompile(`\b(\d{1,2})[- ]?(?:YR|YEAR)S?\s+(?:LIMITED\s+)?WARRANTY`)
-	rePlatform  = regexp.MustCompile(`\bXEON\b|\bEPYC\b|\bOPTERON\b|PROCESSOR|\bCPUS?\b|CHASSIS|BAREBONE|MOTHERBOARD|BASEBOARD|\bSERVER\s+(?:SYSTEM|NODE)\b`)
+	reGen        = regexp.MustCompile(`(?:\b|TRU)DDR([345])`) // Lenovo writes TruDDR5
+	rePC         = regexp.MustCompile(`\bPC([345])L?-(\d{4,5})`)
+	reDDRSpeed   = regexp.MustCompile(`\bDDR[345]L?[- ]?(\d{4})\b`)
+	reUnitSpeed  = regexp.MustCompile(`\b(\d{4})\s*(?:MT/S|MTS|MT|MHZ)\b`)
+	reBareSpeed  = regexp.MustCompile(`(?:^|[\s,(])(\d{4})(?:$|[\s,)])`)
+	reMRDIMM     = regexp.MustCompile(`\bMC?R-?DIMMS?\b|MULTIPLEXED[- ]RANK`)
+	reLRDIMM     = regexp.MustCompile(`\bLR-?DIMMS?\b|LOAD[- ]?REDUCED`)
+	reRDIMM      = regexp.MustCompile(`\bR-?DIMMS?\b|REGISTERED|\bREG\b`)
+	reUDIMM      = regexp.MustCompile(`\bU-?DIMMS?\b|UNBUFFERED`)
+	reSODIMM     = regexp.MustCompile(`\bSO-?DIMMS?\b|\bSODIMMS?\b`)
+	reDIMMWord   = regexp.MustCompile(`\bDIMMS?\b|\bMEMORY\b|\bRAM\b`)
+	reECC        = regexp.MustCompile(`\bECC\b`)
+	reKit        = regexp.MustCompile(`(?i)\b(\d{1,2})\s*[X×]\s*(\d+(?:\.\d+)?)\s*(GB|GIB|G)\b`)
+	reCapacity   = regexp.MustCompile(`(?i)(\d+(?:[.,]\d+)?)\s*(TB|TIB|GB|GIB|T|G)\b(\s*(?:B?PS|B?/S|SAS|SATA))?`)
+	reNVMe       = regexp.MustCompile(`NVME|\bPCIE|\bPCI-E|\bU\.[23]\b|\bE[13]\.[SL]\b|\bEDSFF\b`)
+	reSATA       = regexp.MustCompile(`\bSATA`)
+	reSAS        = regexp.MustCompile(`\bV?SAS\d?\b`)
+	reM2         = regexp.MustCompile(`\bM\.2\b`)
+	reHDD        = regexp.MustCompile(`\bHDDS?\b|\bSSHD\b|HARD (?:DISK|DRIVE)|\bRPM\b|\bNL-?SAS\b|NEAR-?LINE|\b(?:5\.4|5\.9|7\.2|10|15)K\b`)
+	reSSD        = regexp.MustCompile(`\bSSDS?\b|SOLID[- ]STATE|\bNAND\b|FLASH|\b[SMTQ]LC\b|\bDWPD\b|INTENSIVE|MIXED[- ]USE`)
+	reRPM        = regexp.MustCompile(`\b(\d{4,5})\s*RPM\b|\b(\d{1,2}(?:\.\d)?)\s*K(?:\s*RPM)?\b`)
+	reNAND       = regexp.MustCompile(`\b(SLC|MLC|TLC|QLC|EMLC|PSLC)\b|XL-?FLASH|Z-?NAND`)
+	reDWPD       = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*-?\s*DWPD\b|\bDWPD\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
+	reTBW        = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*(TBW|PBW)\b|\b(TBW|PBW)\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
+	reWarranty   = regexp.MustCompile(`\b(\d{1,2})[- ]?(?:YR|YEAR)S?\s+(?:LIMITED\s+)?WARRANTY`)
+	reCPU        = regexp.MustCompile(`\bXEON\b|\bEPYC\b|\bOPTERON\b|PROCESSOR|\bCPUS?\b`)
+	reBoard      = regexp.MustCompile(`MOTHERBOARD|BASEBOARD|MAINBOARD`)
+	reChassis    = regexp.MustCompile(`CHASSIS|BAREBONE|\b[1-4]U\s+(?:RACK|SYSTEM|NODE)\b`)
+	reServerWord = regexp.MustCompile(`\bSERVERS?\b`)
+	reSockets    = regexp.MustCompile(`\b([1-8])\s*-?\s*(?:S|P|SOCKETS?|WAY)\b|\b([1-8])\s*X\s*(?:INTEL|AMD|XEON|EPYC|CPUS?|PROCESSORS?)\b|\b(SINGLE|DUAL|QUAD)[- ]?(?:SOCKET|CPU|PROCESSOR)`)
+	reBays       = regexp.MustCompile(`\b(\d{1,2})\s*(?:X\s*)?(?:(?:2\.5|3\.5)(?:"|IN(?:CH)?)?\s*)?(?:SFF|LFF|(?:(?:NVME|SAS|SATA|U\.[23]|E3\.S)\s+)?(?:DRIVE\s+)?BAYS?)\b`)
 	// Server brands name their parts too ("ThinkSystem 32GB TruDDR5 ...
 	// RDIMM"): a brand line is a server only if it is not a part, or is
 	// one configured with parts ("PowerEdge R760 with 16x64GB").
@@ -124,9 +140,23 @@ func Recognise(text string) Recognised {
 	// ("NVMe SSD with DDR4 cache"), and "memory" alone needs a capacity.
 	isDIMM := dimmWord || !isDrive && (reGen.MatchString(u) || rePC.MatchString(u) || reDIMMWord.MatchString(u) && dimmCapacity(text) > 0)
 	brand := reServerBrand.MatchString(u)
+	configured := reConfigured.MatchString(u)
+	// A server line: a chassis or barebone ("12 x NVMe bays" names no
+	// drive), or a server or brand name that is not a part, an accessory
+	// or a service for one ("rails for PowerEdge", "ProSupport for
+	// servers"), or one configured with parts.
+	part := isDIMM || isDrive
+	chassis, serverWord := reChassis.MatchString(u), reServerWord.MatchString(u)
+	other := reAccessory.MatchString(u) || reService.MatchString(u)
+	server := chassis || !part && (serverWord || brand) && !other || (brand || serverWord) && configured && !other
 	switch {
-	case rePlatform.MatchString(u), brand && (!isDIMM && !isDrive || reConfigured.MatchString(u)):
-		r.Reason = "looks like a server, CPU or chassis; platforms are not imported (add them to the catalog by hand, see README.md)"
+	case server:
+		recognisePlatform(u, configured, &r)
+	case reCPU.MatchString(u) && !isDIMM && !isDrive:
+		r.CPU = true
+		r.Reason = "a CPU: a platform's price includes its CPUs, so add this line's price to the server's platform entry by hand"
+	case reBoard.MatchString(u):
+		r.Reason = "a motherboard: describe the server it goes into as a platform by hand (see README.md)"
 	case isDIMM:
 		recogniseDIMM(text, u, &r)
 	case isDrive:
@@ -378,5 +408,42 @@ func recogniseDrive(text, u string, r *Recognised) {
 	}
 	if m := reWarranty.FindStringSubmatch(u); m != nil {
 		d.Warranty, _ = strconv.ParseFloat(m[1], 64)
+	}
+}
+
+// recognisePlatform reads what a server line states: sockets, the DDR
+// generation and drive bays. Slots, channels and the OS reserve are never
+// in a quote line; the import fills them from a template and says so.
+func recognisePlatform(u string, configured bool, r *Recognised) {
+	r.Kind, r.Configured = KindPlatform, configured
+	p := &r.Platform
+	if m := reSockets.FindStringSubmatch(u); m != nil {
+		switch {
+		case m[1] != "":
+			p.Sockets, _ = strconv.Atoi(m[1])
+		case m[2] != "":
+			p.Sockets, _ = strconv.Atoi(m[2])
+		case m[3] == "SINGLE":
+			p.Sockets = 1
+		case m[3] == "DUAL":
+			p.Sockets = 2
+		case m[3] == "QUAD":
+			p.Sockets = 4
+		}
+	}
+	if m := reGen.FindStringSubmatch(u); m != nil {
+		p.Memory.Generation = "DDR" + m[1]
+	}
+	if m := reBays.FindStringSubmatch(u); m != nil {
+		p.Bays, _ = strconv.Atoi(m[1])
+	}
+	if p.Sockets == 0 {
+		r.Missing = append(r.Missing, "sockets")
+	}
+	if p.Memory.Generation == "" {
+		r.Missing = append(r.Missing, "generation")
+	}
+	if p.Bays == 0 {
+		r.Missing = append(r.Missing, "drive_bays")
 	}
 }

@@ -86,19 +86,19 @@ func TestRecogniseDrive(t *testing.T) {
 
 func TestRecogniseOthers(t *testing.T) {
 	for text, want := range map[string]string{
-		"Intel Xeon Gold 6430 32C 2.1GHz":       "platforms are not imported",
-		"AMD EPYC 9554 64-core processor":       "platforms are not imported",
-		"Dell PowerEdge R760 with 16x64GB DDR5": "platforms are not imported",
-		"HPE ProLiant DL380 Gen11 8SFF":         "platforms are not imported",
-		"ThinkSystem SR650 V3 2x 32GB RDIMM":    "platforms are not imported",
-		"Broadcom 25GbE dual-port NIC":          "accessory",
-		"ProSupport 3 years next business day":  "service",
-		"16GB DDR4 SO-DIMM 3200":                "SO-DIMM",
-		"DDR5 RDIMM 4800":                       "no capacity",
-		"NVMe U.2 backplane kit":                "accessory",
-		"PCIe riser card":                       "accessory",
-		"Cable management arm":                  "accessory",
-		"Blue widget":                           "not recognised",
+		"Intel Xeon Gold 6430 32C 2.1GHz":      "a CPU",
+		"AMD EPYC 9554 64-core processor":      "a CPU",
+		"Supermicro X13DEI motherboard":        "a motherboard",
+		"Rails for PowerEdge R760":             "accessory",
+		"ProSupport for servers, 3 years":      "service",
+		"Broadcom 25GbE dual-port NIC":         "accessory",
+		"ProSupport 3 years next business day": "service",
+		"16GB DDR4 SO-DIMM 3200":               "SO-DIMM",
+		"DDR5 RDIMM 4800":                      "no capacity",
+		"NVMe U.2 backplane kit":               "accessory",
+		"PCIe riser card":                      "accessory",
+		"Cable management arm":                 "accessory",
+		"Blue widget":                          "not recognised",
 	} {
 		r := Recognise(text)
 		if r.Kind != KindUnknown || !strings.Contains(r.Reason, want) {
@@ -118,6 +118,31 @@ func TestMatchRole(t *testing.T) {
 	} {
 		if got, _ := matchRole(label); got != want {
 			t.Errorf("matchRole(%q) = %d, want %d", label, got, want)
+		}
+	}
+}
+
+func TestRecognisePlatform(t *testing.T) {
+	for _, c := range []struct {
+		text       string
+		sockets    int
+		gen        string
+		bays       int
+		configured bool
+	}{
+		{"Dell PowerEdge R760 with 16x64GB DDR5", 0, "DDR5", 0, true},
+		{"HPE ProLiant DL380 Gen11 8SFF", 0, "", 8, false},
+		{"ThinkSystem SR650 V3 2x 32GB RDIMM", 0, "", 0, true},
+		{"2U server chassis, 24 bays", 0, "", 24, false},
+		{"Supermicro SYS-221H barebone, dual socket, DDR5, 12 x 2.5in NVMe bays", 2, "DDR5", 12, false},
+		{"1U rack server 1P AMD EPYC 9004", 1, "", 0, false},
+		{"PowerEdge R760 2 x Intel Xeon Gold 6430", 2, "", 0, false},
+	} {
+		r := Recognise(c.text)
+		p := r.Platform
+		if r.Kind != KindPlatform || p.Sockets != c.sockets || p.Memory.Generation != c.gen || p.Bays != c.bays || r.Configured != c.configured {
+			t.Errorf("%q: %s sockets %d %q bays %d configured %v; want platform sockets %d %q bays %d configured %v (%s)",
+				c.text, r.Kind, p.Sockets, p.Memory.Generation, p.Bays, r.Configured, c.sockets, c.gen, c.bays, c.configured, r.Reason)
 		}
 	}
 }

@@ -74,6 +74,37 @@ func render(res *Result, c *prices.Catalog) ([]byte, error) {
 		}
 		add(root, "drives", seq)
 	}
+	if len(c.Platforms) > 0 {
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, pl := range c.Platforms {
+			m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: entryComment(parts[pl.SKU])}
+			add(m, "sku", str(pl.SKU))
+			add(m, "model", str(pl.Model))
+			add(m, "price", str(money(pl.Price)))
+			add(m, "sockets", num(float64(pl.Sockets)))
+			mem := &yaml.Node{Kind: yaml.MappingNode}
+			add(mem, "generation", str(pl.Memory.Generation))
+			types := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+			for _, t := range pl.Memory.Types {
+				types.Content = append(types.Content, str(t))
+			}
+			add(mem, "types", types)
+			add(mem, "slots", num(float64(pl.Memory.Slots)))
+			add(mem, "channels", num(float64(pl.Memory.Channels)))
+			add(m, "memory", mem)
+			add(m, "drive_bays", num(float64(pl.Bays)))
+			if len(pl.Classes) > 0 {
+				add(m, "drive_classes", flowStrings(pl.Classes))
+			}
+			add(m, "os_reserve", str(pl.Reserve.String()))
+			if len(pl.Software) > 0 {
+				add(m, "software_swap", flowStrings(pl.Software))
+			}
+			add(m, "source", str(pl.Source))
+			seq.Content = append(seq.Content, m)
+		}
+		add(root, "platforms", seq)
+	}
 	var body bytes.Buffer
 	enc := yaml.NewEncoder(&body)
 	enc.SetIndent(2)
@@ -88,6 +119,11 @@ func render(res *Result, c *prices.Catalog) ([]byte, error) {
 	fmt.Fprintf(&out, "# Columns: %s. Currency from %s, date from %s.\n", res.Columns, res.CurrencyFrom, res.DateFrom)
 	out.WriteString("# Review every entry before use: the comment above each names its row in the\n")
 	out.WriteString("# quote, and `source:` says which figures are class defaults, not from the quote.\n")
+	if len(res.FillByHand) > 0 {
+		out.WriteString("# Platforms: a quote line never states a server's memory layout; the fields\n")
+		out.WriteString("# named above each platform are placeholders to fill in by hand from the\n")
+		out.WriteString("# server's specification before the plan is trusted.\n")
+	}
 	out.WriteString("# Recognition rules: docs/import.md.\n")
 	out.Write(body.Bytes())
 	if len(res.Skipped)+len(res.Unclassified) > 0 {
@@ -106,6 +142,9 @@ func describeInput(res *Result) string {
 	s := res.File
 	if res.Sheet != "" {
 		s += fmt.Sprintf(", sheet %q", res.Sheet)
+	}
+	if res.Encoding != "" {
+		s += ", read as " + res.Encoding
 	}
 	if res.HeaderFirst > 0 {
 		if res.HeaderFirst == res.HeaderLast {
@@ -142,6 +181,14 @@ func quoteText(s string) string {
 		s = string(r[:67]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+func flowStrings(v []string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, x := range v {
+		n.Content = append(n.Content, str(x))
+	}
+	return n
 }
 
 func str(v string) *yaml.Node {

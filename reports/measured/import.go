@@ -23,20 +23,30 @@ func WriteImport(w io.Writer, r *quote.Result) {
 	default:
 		where += fmt.Sprintf(", header rows %d-%d", r.HeaderFirst, r.HeaderLast)
 	}
+	if r.Encoding != "" {
+		where += ", read as " + r.Encoding
+	}
 	fmt.Fprintf(w, "read %s; columns %s\n", where, r.Columns)
-	var dimms, drives, defaults int
+	var dimms, drives, platforms, defaults int
 	for _, p := range r.Parts {
 		switch p.Kind {
 		case quote.KindDIMM:
 			dimms++
 		case quote.KindDrive:
 			drives++
+		case quote.KindPlatform:
+			platforms++
+			continue // its placeholders are listed below
 		}
 		if len(p.Defaulted) > 0 {
 			defaults++
 		}
 	}
-	fmt.Fprintf(w, "recognised %d %s (%d %s, %d %s)", len(r.Parts), plural(len(r.Parts), "part", "parts"), dimms, plural(dimms, "DIMM", "DIMMs"), drives, plural(drives, "drive", "drives"))
+	fmt.Fprintf(w, "recognised %d %s (%d %s, %d %s", len(r.Parts), plural(len(r.Parts), "part", "parts"), dimms, plural(dimms, "DIMM", "DIMMs"), drives, plural(drives, "drive", "drives"))
+	if platforms > 0 {
+		fmt.Fprintf(w, ", %d %s", platforms, plural(platforms, "platform", "platforms"))
+	}
+	fmt.Fprint(w, ")")
 	if r.Currency != "" && len(r.Parts) > 0 && r.CurrencyFrom != "" {
 		fmt.Fprintf(w, " in %s (from %s)", r.Currency, r.CurrencyFrom)
 	}
@@ -46,6 +56,12 @@ func WriteImport(w io.Writer, r *quote.Result) {
 	fmt.Fprintln(w)
 	if defaults > 0 {
 		fmt.Fprintf(w, "class-default figures (latency, IOPS or endurance), not from the quote, in %d %s; the catalog's source: fields say which\n", defaults, plural(defaults, "drive", "drives"))
+	}
+	if len(r.FillByHand) > 0 {
+		fmt.Fprintf(w, "fill in by hand from the server's specification (the catalog holds placeholders copied from an embedded platform; its source: says which):\n")
+		for _, n := range r.FillByHand {
+			fmt.Fprintf(w, "  row %d: %q: %s\n", n.Row, n.Text, n.Reason)
+		}
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(w, "check (%d %s):\n", len(r.Warnings), rowsWord(len(r.Warnings)))

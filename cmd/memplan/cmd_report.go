@@ -26,6 +26,8 @@ type reportOptions struct {
 	Out    string
 	Top    int
 	Wide   bool
+	// Explain adds what lies behind the verdict to the table and Markdown.
+	Explain bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 	getenv    func(string) string // for $COLUMNS
@@ -38,6 +40,7 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
+	f.BoolVar(&o.Explain, "explain", false, "table and markdown: also print what lies behind the verdict (the basis of each slowdown, baseline and savings, total cost of ownership, break-even prices, prices, what was not evaluated) and warnings in full")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.IntVar(&o.Top, "top", -1, "show at most N of the saved configurations; 0 = all (the workbook always has all)")
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
@@ -111,7 +114,7 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 	if toStdout(o.Out) {
 		width = termWidth(stdout, o.getenv)
 	}
-	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
+	if err := reports.RenderOutputOptions(&buf, o.Format, out, reports.Options{Width: width, Wide: o.Wide, Explain: o.Explain}); err != nil {
 		return err
 	}
 	warnStderr(stderr, o.Format, o.Out, out.Warnings)

@@ -103,12 +103,20 @@ func newRecommendCommand(d *deps) *cobra.Command {
 and recommends the cheapest that meets every deadline, with the all-DRAM
 baseline and the saving against it.
 
+The table (and Markdown) opens with a short verdict: what to buy (parts),
+what to configure (kernel settings), what it costs and saves, the tightest
+deadlines, how sure the slowdowns are and the command that would make them
+surer; then the warnings and the ranked table. --explain adds the basis of
+each slowdown, baseline and savings, total cost of ownership, break-even
+prices, prices and what was not evaluated.
+
 How robust the answer is (see docs/robustness.md):
   - the total cost of ownership over the horizon (purchase + power) is always
     computed; --rank-by tco ranks by it;
   - the break-even prices (how far DRAM or the swap drive's price must move
     before another configuration wins) are computed by default when the search
-    is small; --break-even asks for them on a larger one;
+    is small (shown with --explain); --break-even asks for them on a larger
+    one, and shows them without --explain;
   - --uncertainty re-runs the ranking --runs times with prices and slowdowns
     drawn from their ranges and reports how often each configuration wins and
     how the saving spreads; --seed makes it reproducible.`,

@@ -100,8 +100,12 @@ func partName(p Part) string {
 	return fmt.Sprintf("%s (%s)", p.Model, p.SKU)
 }
 
-// gibText prints a size in GiB as units.Bytes does ("768GiB", "1TiB").
+// gibText prints a size in GiB as units.Bytes does ("768GiB", "1TiB"),
+// from 1 TiB up with at most two decimals ("3.49TiB", not "3576.3GiB").
 func gibText(g float64) string {
+	if g >= 1024 {
+		return strconv.FormatFloat(math.Round(g/1024*100)/100, 'f', -1, 64) + "TiB"
+	}
 	return units.Bytes(math.Round(g * float64(units.GiB))).String()
 }
 
@@ -135,7 +139,7 @@ func configureText(c *Configuration) string {
 		}
 		d := compactDrive(s.Drive.Model)
 		if s.Drives > 1 {
-			return fmt.Sprintf("the %d x %s, striped (RAID 0)", s.Drives, d)
+			return fmt.Sprintf("the %d x %s striped as RAID 0", s.Drives, d)
 		}
 		return "the " + d
 	}
@@ -320,7 +324,7 @@ func riskText(c *Configuration) string {
 		}
 		s = append(s, "no configuration meets every deadline with certainty; at the high end of the slowdown range a job would miss"+worst)
 	}
-	return capitalise(strings.Join(s, "; ")) + "."
+	return strings.Join(s, "; ") + "."
 }
 
 // asideRE is an innermost parenthesised aside.

@@ -176,3 +176,33 @@ func TestShortWarnings(t *testing.T) {
 		t.Errorf("--explain should carry the whole warning:\n%s", out)
 	}
 }
+
+// TestVerdictSaysWearAndRisk: when the recommended drives wear out and the
+// recommendation is at risk and extrapolated, the verdict says so in
+// words, and zswap over two drives is a setting over parts.
+func TestVerdictSaysWearAndRisk(t *testing.T) {
+	out := NewOutput(noMeetResult(), Options{})
+	r := out.Configurations[1] // 512GiB + zswap + 2 x 1.92 TB TLC NVMe, wears out
+	r.Recommended, r.MeetsDeadlines, r.AtRisk = true, true, true
+	for i := range r.Jobs {
+		r.Jobs[i].MeetsDeadline, r.Jobs[i].AtRisk = true, r.Jobs[i].Name == "synth"
+	}
+	out.Recommended, out.RecommendedID = &r, r.ID
+	var text []string
+	for _, l := range briefLines(out) {
+		text = append(text, l.String())
+	}
+	got := strings.Join(text, "\n")
+	for _, want := range []string{
+		"Buy: 4 servers, each: Two-socket 1U server, 16 DIMM slots (2S-DDR5-16DIMM); 16 x 32 GB DDR5-5600 RDIMM (DDR5-5600-RDIMM-32G); 2 x 1.92 TB enterprise TLC NVMe (NVME-TLC-1T9) for swap.",
+		"Configure: swap on the 2 x 1.92TB TLC NVMe striped as RAID 0 (3.49TiB) with zswap (lz4 compressor) in front of it;",
+		"Wear: the 2 x 1.92TB TLC NVMe wear out under swap writes and each is replaced once over 5 years, 620 USD per server, included in the cost.",
+		"Risk: its slowdown is extrapolated beyond the fit ratios the curves were measured at; no configuration meets every deadline with certainty; at the high end of the slowdown range a job would miss (synth: up to 14h24m of 10h).",
+		"How sure: derived by the swap-path model from your measurements (host eval-01) of other devices, not measured on this one;",
+		"To be surer: `memplan probe --swap-dir DIR` with DIR on the swap device: it measures the device itself.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the verdict lacks %q:\n%s", want, got)
+		}
+	}
+}

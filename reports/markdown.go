@@ -13,7 +13,7 @@ import (
 // renderMarkdown writes a self-contained report for a purchase request or a
 // wiki page: verdict first, then the evidence, then where the numbers came
 // from.
-func renderMarkdown(w io.Writer, out Output) error {
+func renderMarkdown(w io.Writer, out Output, l layout) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cur := out.Currency
@@ -29,7 +29,17 @@ func renderMarkdown(w io.Writer, out Output) error {
 	}
 	p("%s.\n\n", strings.Join(meta, ", "))
 
-	p("## Verdict\n\n%s\n\n", mdText(out.Verdict))
+	// The same first screen as the table: the verdict, the warnings, the
+	// ranking; what explains it only with --explain.
+	p("## Verdict\n\n")
+	for _, v := range briefLines(out) {
+		if v.label == "" {
+			p("%s\n", mdText(v.text))
+			continue
+		}
+		p("- **%s:** %s\n", v.label, mdText(v.text))
+	}
+	p("\n")
 	if len(out.Advice) > 0 {
 		p("### What would work\n\n")
 		for _, a := range out.Advice {
@@ -40,6 +50,9 @@ func renderMarkdown(w io.Writer, out Output) error {
 	if len(out.Warnings) > 0 {
 		p("### Warnings\n\n")
 		for _, wn := range out.Warnings {
+			if !l.explain {
+				wn = shortWarning(wn)
+			}
 			p("- %s\n", mdText(wn))
 		}
 		p("\n")
@@ -76,9 +89,6 @@ func renderMarkdown(w io.Writer, out Output) error {
 				slow += " extrapolated"
 			}
 			cost := perCells[i]
-			if c.ReplacementsCost.Float() > 0 {
-				cost += " incl. wear"
-			}
 			tcoCell := ""
 			if withTCO {
 				tcoCell = " " + amount(math.Round(c.TCOPerServer.Float())) + " |"
@@ -91,21 +101,40 @@ func renderMarkdown(w io.Writer, out Output) error {
 		if len(rs) < out.ConfigurationsTotal {
 			p("Showing %d of %d configurations. ", len(rs), out.ConfigurationsTotal)
 		}
-		p("\\* recommended, B baseline (cheapest all-DRAM configuration that meets every deadline). ")
+		p("\\* recommended, B baseline (the cheapest all-DRAM configuration that meets every deadline). ")
 		p("Slowdown is runtime relative to running fully in RAM, with its 95%% range; slowdown and runtime are those of the job class closest to its deadline. ")
-		p("*At risk* means the deadline is met on the central estimate but not at the high end of the range, or only by extrapolating beyond measured fit ratios.\n\n")
-
+		p("*At risk* means the deadline is met on the central estimate but not at the high end of the slowdown range, or only by extrapolating beyond the measured fit ratios.\n\n")
+		max := maxWearNotes
+		if l.explain {
+			max = 0
+		}
+		if ws := wearNotes(out, rs, max); len(ws) > 0 {
+			p("Wear of the swap drives:\n\n")
+			for _, n := range ws {
+				p("- %s\n", mdText(n))
+			}
+			p("\n")
+		}
 		var notes []string
 		for _, c := range rs {
 			for _, n := range c.Notes {
 				notes = append(notes, fmt.Sprintf("- #%d %s: %s", c.Rank, mdText(c.Label), mdText(n)))
 			}
 		}
-		if len(notes) > 0 {
+		if len(notes) > 0 && l.explain {
 			p("Notes:\n\n%s\n\n", strings.Join(notes, "\n"))
 		}
 	}
+	if !l.explain {
+		robustSection(&b, out, l.breakEven, false)
+		p("More: run with `--explain` for the basis of each slowdown, baseline and savings with the bill of materials, total cost of ownership, break-even prices, prices and what was not evaluated.\n")
+		_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+		return err
+	}
 
+	if out.Verdict != "" {
+		p("## The verdict in full\n\n%s\n\n", mdText(out.Verdict))
+	}
 	p("## Baseline and savings\n\n")
 	switch r, bl := out.Recommended, out.Baseline; {
 	case bl == nil:
@@ -133,7 +162,7 @@ func renderMarkdown(w io.Writer, out Output) error {
 	if showTCO(out) {
 		tcoSection(&b, out)
 	}
-	robustSection(&b, out)
+	robustSection(&b, out, true, true)
 
 	p("## Where the numbers come from\n\n### Slowdown factors\n\n")
 	p("| File | Name | Date | Host | Curves | Source |\n|---|---|---|---|---|---|\n")
@@ -142,7 +171,7 @@ func renderMarkdown(w io.Writer, out Output) error {
 	}
 	p("\n")
 	if n := derivedRows(rs); n > 0 {
-		p("%s carried over from another device's curve by the service-time model (provenance *derived*).\n\n",
+		p("%s carried over from another device's curve by the swap-path model (provenance *derived*).\n\n",
 			plural(n, "listed configuration's slowdown is", "listed configurations' slowdowns are"))
 	}
 	p("### Price catalogs\n\n| Name | Date | Currency | File | Source |\n|---|---|---|---|---|\n")
@@ -221,10 +250,13 @@ func tcoSection(b *strings.Builder, out Output) {
 
 // robustSection is "How robust is the answer": break-even prices and the
 // uncertainty run, when they were computed.
-func robustSection(b *strings.Builder, out Output) {
+func robustSection(b *strings.Builder, out Output, showBE, explain bool) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	cur := out.Currency
 	be, u := out.BreakEven, out.Uncertainty
+	if !showBE {
+		be = nil
+	}
 	if be == nil && u == nil {
 		return
 	}
@@ -297,7 +329,9 @@ func robustSection(b *strings.Builder, out Output) {
 				amount(math.Round(d.Mean)), amount(math.Round(d.Min)), amount(math.Round(d.Max)))
 			p("| %% of the all-DRAM cost | %s | %s | %s | %s | %s | %s |\n\n", trim1(q.P5), trim1(q.P50), trim1(q.P95), trim1(q.Mean), trim1(q.Min), trim1(q.Max))
 		}
-		p("*Method:* %s\n\n", mdText(u.Method))
+		if explain {
+			p("*Method:* %s\n\n", mdText(u.Method))
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func Render(w io.Writer, format string, res *model.Result, opts Options) error {
 	if res == nil {
 		return errors.New("reports: no result to render")
 	}
-	return RenderOutputWidth(w, format, NewOutput(res, opts), opts.Width, opts.Wide)
+	return RenderOutputOptions(w, format, NewOutput(res, opts), opts)
 }
 
 // RenderOutput writes an already converted result, such as one read back
@@ -39,6 +39,14 @@ func RenderOutput(w io.Writer, format string, out Output) error {
 // RenderOutputWidth is RenderOutput with a table that fits width columns
 // (0: 80) or, with wide, has full labels and no width limit.
 func RenderOutputWidth(w io.Writer, format string, out Output, width int, wide bool) error {
+	return RenderOutputOptions(w, format, out, Options{Width: width, Wide: wide})
+}
+
+// RenderOutputOptions is RenderOutput with the presentation options of
+// opts (Width, Wide, Explain, ShowBreakEven); the others are ignored, out
+// being converted already.
+func RenderOutputOptions(w io.Writer, format string, out Output, opts Options) error {
+	l := layout{width: opts.Width, wide: opts.Wide, explain: opts.Explain, breakEven: opts.ShowBreakEven}
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -48,7 +56,7 @@ func RenderOutputWidth(w io.Writer, format string, out Output, width int, wide b
 	var err error
 	switch format {
 	case "", "table":
-		err = renderTable(&buf, out, layout{width: width, wide: wide})
+		err = renderTable(&buf, out, l)
 	case "json":
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -60,7 +68,7 @@ func RenderOutputWidth(w io.Writer, format string, out Output, width int, wide b
 	case "csv":
 		err = renderCSV(&buf, out)
 	case "markdown":
-		err = renderMarkdown(&buf, out)
+		err = renderMarkdown(&buf, out, l)
 	}
 	if err != nil {
 		return fmt.Errorf("rendering %s: %w", format, err)

@@ -234,6 +234,7 @@ func cases(t *testing.T) []reportCase {
 		robust,
 		tco,
 		{"break-even-skipped", big, Options{Top: 3, Version: "test", BreakEvenNote: "not computed: the search evaluated 12,000 configurations; add --break-even to compute it (it re-runs the ranking a few dozen times)"}},
+		edaCase(t),
 	}
 }
 
@@ -248,12 +249,26 @@ func render(t *testing.T, format string, res *model.Result, opts Options) string
 	return buf.String()
 }
 
+// TestGolden renders every case in every format, and the table and
+// Markdown also with --explain (name.explain.txt, name.explain.md).
 func TestGolden(t *testing.T) {
+	type variant struct {
+		format, suffix string
+		explain        bool
+	}
+	var vs []variant
+	for _, f := range Formats() {
+		vs = append(vs, variant{f, "", false})
+	}
+	vs = append(vs, variant{"table", ".explain", true}, variant{"markdown", ".explain", true})
 	for _, tc := range cases(t) {
-		for _, f := range Formats() {
-			t.Run(tc.name+"/"+f, func(t *testing.T) {
-				got := render(t, f, tc.res, tc.opts)
-				path := filepath.Join("testdata", "golden", tc.name+"."+goldenExt[f])
+		for _, v := range vs {
+			f := v.format
+			t.Run(tc.name+v.suffix+"/"+f, func(t *testing.T) {
+				opts := tc.opts
+				opts.Explain = v.explain
+				got := render(t, f, tc.res, opts)
+				path := filepath.Join("testdata", "golden", tc.name+v.suffix+"."+goldenExt[f])
 				if *update {
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 						t.Fatal(err)
@@ -324,11 +339,11 @@ func TestTableFitsEightyColumns(t *testing.T) {
 
 func TestTableIntelContent(t *testing.T) {
 	res := intelResult(t)
-	out := render(t, "table", res, Options{Top: 1})
+	out := render(t, "table", res, Options{Top: 1, Explain: true})
 	lines := strings.Split(out, "\n")
 
-	if !strings.HasPrefix(lines[0], "Buy ") || !strings.Contains(out, "X25-E") {
-		t.Errorf("the table should open with the verdict naming the X25-E:\n%s", out)
+	if !strings.HasPrefix(lines[0], "Buy: 1 server: ") || !strings.Contains(flatText(out), "1 x Intel X25-E 64GB (SLC, SSDSA2SH064G1) for swap") {
+		t.Errorf("the table should open with the verdict naming the X25-E as a part to buy:\n%s", out)
 	}
 	rec := lineWith(lines, "*", "X25-E 64GB", "12x4GiB DDR3", "yes", amount(res.Recommended.Cost.PerServer.Float()))
 	if rec == "" {
@@ -345,17 +360,17 @@ func TestTableIntelContent(t *testing.T) {
 		t.Errorf("skipped ranks should be marked and counted:\n%s", out)
 	}
 	saving := model.Money(res.Savings.PerServer.Float(), "RUB")
-	if !strings.Contains(saving, "RUB") || lineWith(lines, "Savings", saving+" per server") == "" {
+	if !strings.Contains(saving, "RUB") || lineWith(lines, "  Savings", saving+" per server") == "" || lineWith(lines, "Saves: "+saving+" per server") == "" {
 		t.Errorf("no savings line with %s per server:\n%s", saving, out)
 	}
-	if lineWith(lines, "  intel-2009 (2009-10-01, RUB") == "" {
+	if lineWith(lines, "  intel-2009 (2009-10-01, RUB") == "" || !strings.Contains(out, "\nPrices:\n") {
 		t.Errorf("the price catalog and its date should be listed:\n%s", out)
 	}
-	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Slowdown factors: memplan-defaults (") ||
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Basis of each slowdown: Slowdown factors memplan-defaults (") ||
 		!strings.Contains(flat, "embedded:factors): published: hdd, sata-ssd-mlc, sata-ssd-slc") {
 		t.Errorf("the factor file and its curves' provenance should be listed:\n%s", out)
 	}
-	if lineWith(lines, "Not evaluated: ") == "" {
+	if lineWith(lines, "Not evaluated:") == "" || lineWith(lines, "  15 configurations were dropped before ranking:") == "" {
 		t.Errorf("rejected configurations should be counted:\n%s", out)
 	}
 
@@ -381,8 +396,8 @@ func TestTableIntelContent(t *testing.T) {
 }
 
 // Jobs of 26 GiB put the 48 GiB servers at fit 0.44, below the study's
-// 0.52: marked extrapolated. Over 30 years the X25-E's swap writes wear it
-// out: the cost is marked.
+// 0.52: marked extrapolated. Over 30 years the swap writes wear the drives
+// out: said in words under the table, not marked on the cost.
 func TestTableMarksExtrapolationAndWear(t *testing.T) {
 	res, err := model.Recommend(intelInput(t, func(w *model.Workload) {
 		w.Jobs[0].Footprint = 26 * units.GiB
@@ -397,15 +412,24 @@ func TestTableMarksExtrapolationAndWear(t *testing.T) {
 	if l := lineWith(all, "", "12x4GiB DDR3", "  X25-M 80GB  "); !strings.Contains(l, "^") {
 		t.Errorf("fit 0.44 is below the published 0.52 and must be marked extrapolated: %q", l)
 	}
-	if l := lineWith(all, "", "12x4GiB DDR3", "  X25-E 64GB  "); !strings.Contains(l, "w") {
-		t.Errorf("a configuration that wears its drives out should mark its cost: %q", l)
+	// Over 30 years the X25-M's swap writes wear it out many times over.
+	l := lineWith(all, "", "12x8GiB DDR3", "  X25-M 80GB  ")
+	if strings.HasSuffix(l, "w") || l == "" {
+		t.Errorf("the cost of a configuration that wears its drives out should be a plain number: %q", l)
+	}
+	// Its wear is said in words under the table, with its rank.
+	rank := strings.Fields(strings.TrimLeft(l, "*B~ "))[0]
+	flat := flatText(strings.Join(all, "\n"))
+	if !strings.Contains(flat, "Wear #"+rank+": the X25-M 80GB wears out under swap writes and is replaced") ||
+		!strings.Contains(flat, "over 30 years") || !strings.Contains(flat, "per server, included in the cost.") {
+		t.Errorf("the wear of row #%s should be said in words:\n%s", rank, strings.Join(all, "\n"))
 	}
 }
 
 func TestTableNothingMeets(t *testing.T) {
-	out := render(t, "table", noMeetResult(), Options{})
+	out := render(t, "table", noMeetResult(), Options{Explain: true})
 	lines := strings.Split(out, "\n")
-	for _, want := range []string{"No configuration meets every deadline.", "What would work:", "Baseline: none", "Warning: catalog current-2026"} {
+	for _, want := range []string{"No configuration meets every deadline: there is nothing to buy yet", "What would work:", "Baseline: none", "Warning: catalog current-2026"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q:\n%s", want, out)
 		}
@@ -418,8 +442,11 @@ func TestTableNothingMeets(t *testing.T) {
 			t.Errorf("row with %s should say MISS: %q", swap, l)
 		}
 	}
-	if l := lineWith(lines, "", "zswap+"); !strings.Contains(l, "1.10^") || !strings.Contains(l, "17,528w") {
+	if l := lineWith(lines, "", "zswap+"); !strings.Contains(l, "1.10^") || !strings.HasSuffix(l, " 17,528") {
 		t.Errorf("the zswap row should show its extrapolated slowdown and wear-inclusive cost: %q", l)
+	}
+	if !strings.Contains(flatText(out), "Wear #2: the 2 x 1.92TB TLC NVMe wear out under swap writes and each is replaced once over 5 years, 620 USD per server, included in the cost.") {
+		t.Errorf("the zswap row's wear should be said in words:\n%s", out)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "eval-01 probe (2026-03-02, probe-eval-01.json, host eval-01): measured: nvme-ssd-tlc, zram-lz4") {
 		t.Errorf("measured factors should name their host:\n%s", out)
@@ -427,7 +454,7 @@ func TestTableNothingMeets(t *testing.T) {
 	if !strings.Contains(out, "every configuration needs 4 servers") || !strings.Contains(out, "closest to its deadline") {
 		t.Errorf("fleet size and the multi-job convention should be explained:\n%s", out)
 	}
-	if !strings.Contains(out, `2 rows' slowdowns are carried over`) {
+	if !strings.Contains(flatText(out), `2 listed rows' slowdowns are carried over from another device's curve by the swap-path model`) {
 		t.Errorf("derived slowdowns should be counted:\n%s", out)
 	}
 }
@@ -436,19 +463,20 @@ func TestTableNothingMeets(t *testing.T) {
 // power cannot be priced), the break-even block when it was computed, the
 // uncertainty block when it ran; each says what a reader needs to act on.
 func TestRobustnessBlocks(t *testing.T) {
-	plain := flatText(render(t, "table", intelResult(t), Options{}))
+	plain := flatText(render(t, "table", intelResult(t), Options{Explain: true}))
 	for _, absent := range []string{"Break-even", "Uncertainty:"} {
 		if strings.Contains(plain, absent) {
 			t.Errorf("without analyses, the table should not mention %q", absent)
 		}
 	}
-	mdOut := flatText(render(t, "markdown", intelResult(t), Options{}))
+	mdOut := flatText(render(t, "markdown", intelResult(t), Options{Explain: true}))
 	for _, s := range []string{plain, mdOut} {
 		if !strings.Contains(s, "Total cost of ownership: power not priced: the default electricity price 0.15 USD/kWh cannot be converted to RUB") {
 			t.Errorf("power that cannot be priced must be said in the table and markdown:\n%s", s)
 		}
 	}
 	tc := robustCase(t, intelTCO, 0)
+	tc.opts.Explain = true
 	out := flatText(render(t, "table", tc.res, tc.opts))
 	for _, want := range []string{
 		"Total cost of ownership over 3 years: purchase plus power, the average draw around the clock at 5 RUB/kWh and PUE 1.4. The ranking follows it.",
@@ -462,8 +490,9 @@ func TestRobustnessBlocks(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	// The block order: warnings first, then the ranking, then the analyses.
-	for _, pair := range [][2]string{{"Savings of the recommended", "Total cost of ownership over"}, {"Total cost of ownership over", "Break-even:"}, {"Break-even:", "Uncertainty:"}, {"Uncertainty:", "Slowdown factors:"}} {
+	// The block order: the verdict, the ranking and the uncertainty run
+	// asked for, then what --explain adds.
+	for _, pair := range [][2]string{{"Legend:", "Uncertainty:"}, {"Uncertainty:", "Savings of the recommended"}, {"Savings of the recommended", "Total cost of ownership over"}, {"Total cost of ownership over", "Break-even prices:"}, {"Break-even prices:", "Basis of each slowdown:"}} {
 		if i, j := strings.Index(out, pair[0]), strings.Index(out, pair[1]); i < 0 || j < i {
 			t.Errorf("%q should come before %q", pair[0], pair[1])
 		}
@@ -668,7 +697,7 @@ func TestCSV(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	res := intelResult(t)
-	out := render(t, "markdown", res, Options{Top: 5})
+	out := render(t, "markdown", res, Options{Top: 5, Explain: true})
 	for _, want := range []string{
 		"# memplan: Intel IT EDA batch (2009)", "## Verdict", "## Ranked configurations",
 		"| \\* | 1 | 48GiB (12 x 4GiB) + Intel X25-E 64GB (SLC) |",
@@ -681,7 +710,7 @@ func TestMarkdown(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
 	}
-	out = render(t, "markdown", noMeetResult(), Options{})
+	out = render(t, "markdown", noMeetResult(), Options{Explain: true})
 	for _, want := range []string{"### What would work", "### Warnings", "| `probe-eval-01.json` | eval-01 probe | 2026-03-02 | eval-01 |", "**no**"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)

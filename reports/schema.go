@@ -46,28 +46,39 @@ type Options struct {
 	// Wide shows full labels without a width limit.
 	Width int
 	Wide  bool
+	// Explain adds to the table and Markdown reports what lies behind the
+	// verdict: the basis of each slowdown, baseline and savings, total cost
+	// of ownership, break-even prices, prices and what was not evaluated.
+	// ShowBreakEven shows the break-even prices without it.
+	Explain, ShowBreakEven bool
 }
 
 // Output is the stable, documented form of a model.Result. Every number is a
 // plain number in the unit its name carries (GiB, hours, TB) or, for money,
 // in Currency. Slices are never null so consumers need not special-case them.
 type Output struct {
-	SchemaVersion       int             `json:"schema_version" yaml:"schema_version"`
-	MemplanVersion      string          `json:"memplan_version" yaml:"memplan_version"`
-	Workload            string          `json:"workload" yaml:"workload"`
-	WorkloadFile        string          `json:"workload_file" yaml:"workload_file"`
-	Currency            string          `json:"currency" yaml:"currency"`
-	HorizonYears        float64         `json:"horizon_years" yaml:"horizon_years"`
-	RankBy              string          `json:"rank_by" yaml:"rank_by"`
-	Verdict             string          `json:"verdict" yaml:"verdict"`
-	Advice              []string        `json:"advice" yaml:"advice"`
-	Warnings            []string        `json:"warnings" yaml:"warnings"`
-	Rates               []Rate          `json:"rates" yaml:"rates"`
-	RecommendedID       string          `json:"recommended_id" yaml:"recommended_id"`
-	BaselineID          string          `json:"baseline_id" yaml:"baseline_id"`
-	Recommended         *Configuration  `json:"recommended" yaml:"recommended"`
-	Baseline            *Configuration  `json:"baseline" yaml:"baseline"`
-	Savings             *Savings        `json:"savings" yaml:"savings"`
+	SchemaVersion  int            `json:"schema_version" yaml:"schema_version"`
+	MemplanVersion string         `json:"memplan_version" yaml:"memplan_version"`
+	Workload       string         `json:"workload" yaml:"workload"`
+	WorkloadFile   string         `json:"workload_file" yaml:"workload_file"`
+	Currency       string         `json:"currency" yaml:"currency"`
+	HorizonYears   float64        `json:"horizon_years" yaml:"horizon_years"`
+	RankBy         string         `json:"rank_by" yaml:"rank_by"`
+	Verdict        string         `json:"verdict" yaml:"verdict"`
+	Advice         []string       `json:"advice" yaml:"advice"`
+	Warnings       []string       `json:"warnings" yaml:"warnings"`
+	Rates          []Rate         `json:"rates" yaml:"rates"`
+	RecommendedID  string         `json:"recommended_id" yaml:"recommended_id"`
+	BaselineID     string         `json:"baseline_id" yaml:"baseline_id"`
+	Recommended    *Configuration `json:"recommended" yaml:"recommended"`
+	Baseline       *Configuration `json:"baseline" yaml:"baseline"`
+	Savings        *Savings       `json:"savings" yaml:"savings"`
+	// CheaperIfMeasured is the cheapest configuration, cheaper than the
+	// recommendation, that meets every deadline on its central slowdowns
+	// and misses only at the top of a band that is wide because no job
+	// states its access pattern: measuring the jobs could make it the
+	// answer. Null when there is none.
+	CheaperIfMeasured   *Configuration  `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
 	TCO                 *TCO            `json:"tco" yaml:"tco"`
 	BreakEven           *BreakEven      `json:"break_even" yaml:"break_even"`
 	Uncertainty         *Uncertainty    `json:"uncertainty" yaml:"uncertainty"`
@@ -83,6 +94,11 @@ type Output struct {
 type layout struct {
 	width int  // terminal columns; 0 means 80
 	wide  bool // full labels, no width limit
+	// explain adds the sections behind the first screen (basis, baseline,
+	// TCO, break-even, prices, what was not evaluated) and prints warnings
+	// whole; breakEven shows the break-even prices without it (asked for
+	// with --break-even).
+	explain, breakEven bool
 }
 
 // Savings of the recommended configuration against the baseline.
@@ -414,6 +430,10 @@ func NewOutput(res *model.Result, opts Options) Output {
 		c := conv(res.Baseline)
 		out.Baseline = &c
 	}
+	if c := cheaperIfMeasured(res); c != nil {
+		x := conv(c)
+		out.CheaperIfMeasured = &x
+	}
 	if s := res.Savings; s != nil {
 		out.Savings = &Savings{PerServer: s.PerServer, Fleet: s.Fleet, Percent: r4(s.Percent),
 			TCOPerServer: s.TCOPerServer, TCOFleet: s.TCOFleet, TCOPercent: r4(s.TCOPercent)}
@@ -534,6 +554,37 @@ func newUncertainty(u *model.UncertaintyResult) *Uncertainty {
 		out.SavingsPercent = &Distribution{N: d.N, Mean: r4(d.Mean), P5: r4(d.P5), P50: r4(d.P50), P95: r4(d.P95), Min: r4(d.Min), Max: r4(d.Max)}
 	}
 	return out
+}
+
+// cheaperIfMeasured is the configuration the model's verdict names as
+// meeting the deadlines if the jobs use memory the way the jobs behind the
+// published curves do (model.shapeNote): at risk only because a job's
+// access pattern is unknown, not extrapolated, and cheaper than the
+// recommendation by the cost the ranking compares.
+func cheaperIfMeasured(res *model.Result) *model.Config {
+	tco := res.TCO != nil && res.TCO.RankBy == model.RankTCO
+	cost := func(c *model.Config) mon.Amount {
+		if tco {
+			return c.Cost.TCOFleet
+		}
+		return c.Cost.Fleet
+	}
+	r := res.Recommended
+	var best *model.Config
+	for i := range res.Configs {
+		c := &res.Configs[i]
+		if !c.Meets || !c.AtRisk || c.Extrapolated || (r != nil && cost(c) >= cost(r)) {
+			continue
+		}
+		unknown := false
+		for _, j := range c.Jobs {
+			unknown = unknown || (j.AtRisk && j.Estimate.ShapeUnknown)
+		}
+		if unknown && (best == nil || cost(c) < cost(best)) {
+			best = c
+		}
+	}
+	return best
 }
 
 // criticalJob is the job class whose runtime is largest relative to its

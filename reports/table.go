@@ -56,61 +56,21 @@ func renderTable(w io.Writer, out Output, l layout) error {
 		}
 	}
 
-	para(out.Verdict, "")
+	// The first screen: the verdict, the warnings a buyer must see, the
+	// ranking. Everything that explains it follows only with --explain.
+	for _, v := range briefLines(out) {
+		para(v.String(), "  ")
+	}
 	// Stale prices and other caveats about the inputs come before any
 	// number a reader might copy.
 	if len(out.Warnings) > 0 {
 		line("")
 		for _, wn := range out.Warnings {
+			if !l.explain {
+				wn = shortWarning(wn)
+			}
 			para("Warning: "+wn, "  ")
 		}
-	}
-	rs := rows(out)
-	if len(rs) > 0 {
-		line("")
-		tableRows(line, para, out, rs, l)
-	}
-
-	line("")
-	switch r, bl := out.Recommended, out.Baseline; {
-	case bl == nil:
-		para("Baseline: none; no all-DRAM configuration in the catalogs meets every deadline.", "")
-	case r != nil && r.ID == bl.ID:
-		para(fmt.Sprintf("Baseline: the recommended configuration is itself all-DRAM (%s), so swap saves nothing here.", bl.Label), "")
-	default:
-		para(fmt.Sprintf("Baseline (cheapest all-DRAM that meets every deadline, rank %d): %s, %s per server, %s for %s.",
-			bl.Rank, bl.Label, moneyCur(bl.CostPerServer.Float(), out.Currency), moneyCur(bl.FleetCost.Float(), out.Currency), plural(bl.Servers, "server", "servers")), "")
-	}
-	if s := out.Savings; s != nil {
-		para(fmt.Sprintf("Savings of the recommended configuration: %s per server, %s for the fleet (%.1f%% of the baseline's fleet cost).",
-			moneyCur(s.PerServer.Float(), out.Currency), moneyCur(s.Fleet.Float(), out.Currency), s.Percent), "")
-	}
-	if showTCO(out) {
-		line("")
-		for _, t := range tcoSentences(out) {
-			para(t, "")
-		}
-	}
-	if items := breakEvenItems(out); len(items) > 0 {
-		line("")
-		para(fmt.Sprintf("Break-even: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by %s):", rankCostName(out)), "")
-		for _, it := range items {
-			para("- "+it, "  ")
-		}
-	} else if be := out.BreakEven; be != nil && !be.Computed && be.Note != "" {
-		line("")
-		para("Break-even: "+be.Note, "")
-	}
-	if u := out.Uncertainty; u != nil {
-		line("")
-		para("Uncertainty: "+uncertaintyHead(u)+":", "")
-		for _, t := range uncertaintySentences(out) {
-			para("- "+t, "  ")
-		}
-		if t := savingsSentence(out); t != "" {
-			para("- "+t, "  ")
-		}
-		para("Method: "+u.Method, "")
 	}
 	if len(out.Advice) > 0 {
 		line("")
@@ -119,9 +79,89 @@ func renderTable(w io.Writer, out Output, l layout) error {
 			para("- "+a, "  ")
 		}
 	}
+	rs := rows(out)
+	if len(rs) > 0 {
+		line("")
+		tableRows(line, para, out, rs, l)
+	}
+	if u := out.Uncertainty; u != nil {
+		// Asked for with --uncertainty: shown without --explain.
+		line("")
+		para("Uncertainty: "+uncertaintyHead(u)+":", "")
+		for _, t := range uncertaintySentences(out) {
+			para("- "+t, "  ")
+		}
+		if t := savingsSentence(out); t != "" {
+			para("- "+t, "  ")
+		}
+		if l.explain {
+			para("Method: "+u.Method, "")
+		}
+	}
+	if l.breakEven && !l.explain {
+		breakEvenBlock(line, para, out)
+	}
+	if !l.explain {
+		line("")
+		para("More: --explain (basis, baseline, TCO, break-even, prices, not evaluated).", "")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	explainBlocks(line, para, out, rs)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// breakEvenBlock is the break-even prices, or why they were not computed.
+func breakEvenBlock(line func(string), para func(string, string), out Output) {
+	if items := breakEvenItems(out); len(items) > 0 {
+		line("")
+		para(fmt.Sprintf("Break-even prices: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by %s):", rankCostName(out)), "")
+		for _, it := range items {
+			para("- "+it, "  ")
+		}
+	} else if be := out.BreakEven; be != nil && !be.Computed && be.Note != "" {
+		line("")
+		para("Break-even prices: "+be.Note, "")
+	}
+}
+
+// explainBlocks are the sections --explain adds after the ranking, each
+// under its heading.
+func explainBlocks(line func(string), para func(string, string), out Output, rs []Configuration) {
+	if out.Verdict != "" {
+		// The model's own paragraph: every job class, how the classes
+		// share servers, what the slowdowns rest on.
+		line("")
+		line("The verdict in full:")
+		para("  "+out.Verdict, "  ")
+	}
+	line("")
+	line("Baseline and savings:")
+	switch r, bl := out.Recommended, out.Baseline; {
+	case bl == nil:
+		para("  Baseline: none; no all-DRAM configuration in the catalogs meets every deadline.", "    ")
+	case r != nil && r.ID == bl.ID:
+		para(fmt.Sprintf("  Baseline: the recommended configuration is itself all-DRAM (%s), so swap saves nothing here.", bl.Label), "    ")
+	default:
+		para(fmt.Sprintf("  Baseline (the cheapest all-DRAM configuration that meets every deadline, rank %d): %s, %s per server, %s for %s.",
+			bl.Rank, bl.Label, moneyCur(bl.CostPerServer.Float(), out.Currency), moneyCur(bl.FleetCost.Float(), out.Currency), plural(bl.Servers, "server", "servers")), "    ")
+	}
+	if s := out.Savings; s != nil {
+		para(fmt.Sprintf("  Savings of the recommended configuration: %s per server, %s for the fleet (%.1f%% of the baseline's fleet cost).",
+			moneyCur(s.PerServer.Float(), out.Currency), moneyCur(s.Fleet.Float(), out.Currency), s.Percent), "    ")
+	}
+	if showTCO(out) {
+		line("")
+		line("Total cost of ownership:")
+		for _, t := range tcoSentences(out) {
+			para("  "+t, "    ")
+		}
+	}
+	breakEvenBlock(line, para, out)
 
 	line("")
-	line("Slowdown factors:")
+	line("Basis of each slowdown:")
 	for _, f := range out.Factors {
 		id := []string{}
 		for _, s := range []string{f.Date, f.File} {
@@ -132,17 +172,25 @@ func renderTable(w io.Writer, out Output, l layout) error {
 		if f.Host != "" {
 			id = append(id, "host "+f.Host)
 		}
-		para(fmt.Sprintf("  %s (%s): %s", f.Name, strings.Join(id, ", "), provenanceSummary(f)), "    ")
+		para(fmt.Sprintf("  Slowdown factors %s (%s): %s", f.Name, strings.Join(id, ", "), provenanceSummary(f)), "    ")
 	}
 	if r := out.Recommended; r != nil && len(r.Jobs) > 0 {
-		for _, j := range r.Jobs {
-			para(fmt.Sprintf("  Recommended (%s): slowdown %.2f, range %.2f-%.2f; %s", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh, basisText(j)), "    ")
+		for _, j := range tightest(r.Jobs) {
+			para(fmt.Sprintf("  Recommended, job class %s: %s, slowdown %.2f, range %.2f-%.2f; %s", j.Name, jobRun(j)[len(j.Name)+1:], j.Slowdown, j.SlowdownLow, j.SlowdownHigh, basisText(j)), "    ")
 		}
 	}
 	if n := derivedRows(rs); n > 0 {
-		para(fmt.Sprintf("  %s carried over from another device's curve by the service-time model (provenance \"derived\").",
-			plural(n, "row's slowdown is", "rows' slowdowns are")), "    ")
+		para(fmt.Sprintf("  %s carried over from another device's curve by the swap-path model (provenance \"derived\").",
+			plural(n, "listed row's slowdown is", "listed rows' slowdowns are")), "    ")
 	}
+	if notes := wearNotes(out, rs, 0); len(notes) > maxWearNotes {
+		line("")
+		line("Wear of the swap drives:")
+		for _, n := range notes {
+			para("  "+n, "    ")
+		}
+	}
+	line("")
 	line("Prices:")
 	for _, c := range out.Catalogs {
 		para(fmt.Sprintf("  %s (%s, %s, %s): %s", c.Name, c.Date, c.Currency, c.File, c.Source), "    ")
@@ -151,19 +199,18 @@ func renderTable(w io.Writer, out Output, l layout) error {
 		para(fmt.Sprintf("  exchange rate: 1 %s = %s %s (%s)", r.From, strconv.FormatFloat(r.Rate, 'f', -1, 64), r.To, r.Source), "    ")
 	}
 	if out.RejectedTotal > 0 {
-		var parts []string
+		line("")
+		line("Not evaluated:")
+		para(fmt.Sprintf("  %s were dropped before ranking:", plural(out.RejectedTotal, "configuration", "configurations")), "    ")
 		for _, r := range out.Rejected {
-			parts = append(parts, fmt.Sprintf("%s: %d", r.Reason, r.Count))
+			para(fmt.Sprintf("  - %s: %d", r.Reason, r.Count), "    ")
 		}
-		para(fmt.Sprintf("Not evaluated: %s (%s).", plural(out.RejectedTotal, "configuration", "configurations"), strings.Join(parts, "; ")), "")
 		for _, r := range out.Rejected {
 			if r.Note != "" {
 				para("  "+rejectionNote(r), "    ")
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func tableRows(line func(string), para func(string, string), out Output, rs []Configuration, l layout) {
@@ -244,9 +291,6 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		monies = append(monies, money)
 		rowAt = append(rowAt, len(cost.cells))
 		cs := ""
-		if c.ReplacementsCost.Float() > 0 {
-			cs = "w"
-		}
 		srv := strconv.Itoa(c.Servers)
 		if c.Servers == 0 {
 			srv = "-"
@@ -304,11 +348,22 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		notes = append(notes, fmt.Sprintf("Costs are %sper server, in %s.", costWhat(tco, out), cur))
 	}
 	if multiJob(rs) {
-		notes = append(notes, "Slowdown and runtime are those of the job class closest to its deadline.")
+		notes = append(notes, "Slowdown and runtime: the job class closest to its deadline.")
 	}
 	para(strings.Join(notes, " "), "")
-	para(pricedFrom(out, rs), "")
-	para("Legend: * recommended, B baseline (cheapest all-DRAM), ~ at risk (the high end of the slowdown range misses), ^ extrapolated, MISS misses a deadline, w includes drives replaced as they wear out.", "")
+	priced := pricedFrom(out, rs)
+	for _, r := range out.Rates {
+		priced += fmt.Sprintf(" Converted at 1 %s = %s %s (%s).", r.From, strconv.FormatFloat(r.Rate, 'f', -1, 64), r.To, r.Source)
+	}
+	para(priced, "")
+	para("Legend: * recommended, B all-DRAM baseline, ~ at risk (misses at the high end of its slowdown range), ^ extrapolated, MISS misses a deadline.", "")
+	max := maxWearNotes
+	if l.explain {
+		max = 0
+	}
+	for _, n := range wearNotes(out, rs, max) {
+		para("Wear "+n, "  ")
+	}
 }
 
 // costWhat says what the cost column holds when it is not the purchase.

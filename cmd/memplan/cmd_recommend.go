@@ -28,6 +28,8 @@ type recommendOptions struct {
 	Force  bool
 	XLSX   string
 	Wide   bool
+	// Explain adds what lies behind the verdict to the table and Markdown.
+	Explain bool
 
 	RankBy      string // "" keeps the workload's options.rank_by
 	MaxPriceAge string // a duration; "0" turns the stale-price warning off
@@ -67,6 +69,7 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output; - is standard output")
 	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
+	f.BoolVar(&o.Explain, "explain", false, "table and markdown: also print what lies behind the verdict (the basis of each slowdown, baseline and savings, total cost of ownership, break-even prices, prices, what was not evaluated) and warnings in full")
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
@@ -102,12 +105,20 @@ func newRecommendCommand(d *deps) *cobra.Command {
 and recommends the cheapest that meets every deadline, with the all-DRAM
 baseline and the saving against it.
 
+The table (and Markdown) opens with a short verdict: what to buy (parts),
+what to configure (kernel settings), what it costs and saves, the tightest
+deadlines, how sure the slowdowns are and the command that would make them
+surer; then the warnings and the ranked table. --explain adds the basis of
+each slowdown, baseline and savings, total cost of ownership, break-even
+prices, prices and what was not evaluated.
+
 How robust the answer is (see docs/robustness.md):
   - the total cost of ownership over the horizon (purchase + power) is always
     computed; --rank-by tco ranks by it;
   - the break-even prices (how far DRAM or the swap drive's price must move
     before another configuration wins) are computed by default when the search
-    is small; --break-even asks for them on a larger one;
+    is small (shown with --explain); --break-even asks for them on a larger
+    one, and shows them without --explain;
   - --uncertainty re-runs the ranking --runs times with prices and slowdowns
     drawn from their ranges and reports how often each configuration wins and
     how the saving spreads; --seed makes it reproducible.`,
@@ -176,7 +187,9 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 		fmt.Fprintf(o.stderr, "memplan: wrote %s\n", o.XLSX)
 	}
 	ropts.Top = defaultTop(o.Top, o.Format)
-	ropts.Wide = o.Wide
+	ropts.Wide, ropts.Explain = o.Wide, o.Explain
+	// Asked for by name, the break-even prices are shown without --explain.
+	ropts.ShowBreakEven = o.breakEvenSet && o.BreakEven
 	if toStdout(o.Out) {
 		ropts.Width = termWidth(stdout, o.getenv)
 	}

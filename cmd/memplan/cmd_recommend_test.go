@@ -93,16 +93,24 @@ func TestUncertaintyJSON(t *testing.T) {
 	}
 }
 
-// TestBreakEvenTable: the Intel example's table states the break-even
-// prices model/breakeven_test.go computes by hand.
+// TestBreakEvenTable: the Intel example's table states, with --explain,
+// the break-even prices model/breakeven_test.go computes by hand.
 func TestBreakEvenTable(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"recommend", "-w", intelWorkload}); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
+	if strings.Contains(stdout.String(), "Break-even") {
+		t.Errorf("the break-even prices belong under --explain:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"recommend", "-w", intelWorkload, "--explain"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
 	out := flat(stdout.String())
 	for _, want := range []string{
-		"Break-even: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by purchase cost):",
+		"Break-even prices: how far one price must move, all else at today's prices, before the recommendation stops being the cheapest (by purchase cost):",
 		// 150,000 + 12 x 4,600 k + 27,000 = 150,000 + 12 x 11,500 k at k = 27,000 / 82,800.
 		"- DRAM (every DIMM price, by one factor) would have to fall to 0.33x today's price before 96GiB (12 x 8GiB), no swap takes over: " +
 			"4 GB DDR3-1066 registered ECC at 1,500 RUB (375 RUB/GB; today 4,600 RUB), 8 GB DDR3-1066 registered ECC at 3,750 RUB (468.75 RUB/GB; today 11,500 RUB).",
@@ -181,7 +189,8 @@ func TestBreakEvenAuto(t *testing.T) {
 		t.Fatalf("large search: break-even %v, note %q, err %v", opts.BreakEven != nil, opts.BreakEvenNote, err)
 	}
 	var buf bytes.Buffer
-	if err := reports.Render(&buf, "table", res, opts); err != nil || !strings.Contains(flat(buf.String()), "Break-even: not computed: the search evaluated 5,001 configurations") {
+	opts.Explain = true
+	if err := reports.Render(&buf, "table", res, opts); err != nil || !strings.Contains(flat(buf.String()), "Break-even prices: not computed: the search evaluated 5,001 configurations") {
 		t.Errorf("the table should say break-even was skipped (%v):\n%s", err, buf.String())
 	}
 	o.BreakEven, o.breakEvenSet = true, true

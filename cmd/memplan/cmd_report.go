@@ -30,6 +30,8 @@ type reportOptions struct {
 	Wide   bool
 	Diff   bool   // compare two results (the arguments) instead
 	Chart  string // draw a chart instead of the table: cost or fit
+	// Explain adds what lies behind the verdict to the table and Markdown.
+	Explain bool
 	// formatSet: --format was given, so it is printed even with --xlsx.
 	formatSet bool
 	getenv    func(string) string // for $COLUMNS
@@ -42,6 +44,7 @@ func (o *reportOptions) AddFlags(c *cobra.Command) {
 	f.StringVarP(&o.Format, "format", "f", "table", "print the result in this format: "+strings.Join(reports.Formats(), ", ")+" (with --xlsx, only when given)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.BoolVar(&o.Wide, "wide", false, "table: full labels, as wide as they need (by default the table fits $COLUMNS or the terminal, 80 columns when piped)")
+	f.BoolVar(&o.Explain, "explain", false, "table and markdown: also print what lies behind the verdict (the basis of each slowdown, baseline and savings, total cost of ownership, break-even prices, prices, what was not evaluated) and warnings in full")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to `FILE` (atomically) instead of standard output; - is standard output")
 	f.BoolVar(&o.Diff, "diff", false, "compare two saved results, `A.json B.json` (before, after): what changed in the recommendation, its cost and slowdowns, and which recorded inputs differ")
 	f.StringVar(&o.Chart, "chart", "", "draw the configurations in the terminal: `cost` (the default: fleet cost against the critical job's runtime as a share of its deadline) or fit (slowdown against fit ratio, over the factor curves); --chart=fit")
@@ -88,7 +91,7 @@ docs/whatif.md).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Diff {
-				for _, f := range []string{"from", "xlsx", "format", "top", "wide", "chart"} {
+				for _, f := range []string{"from", "xlsx", "format", "top", "wide", "chart", "explain"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s does not apply to --diff, which prints a comparison of its two results", f)
 					}
@@ -156,7 +159,7 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 	if toStdout(o.Out) {
 		width = termWidth(stdout, o.getenv)
 	}
-	if err := reports.RenderOutputWidth(&buf, o.Format, out, width, o.Wide); err != nil {
+	if err := reports.RenderOutputOptions(&buf, o.Format, out, reports.Options{Width: width, Wide: o.Wide, Explain: o.Explain}); err != nil {
 		return err
 	}
 	warnStderr(stderr, o.Format, o.Out, out.Warnings)

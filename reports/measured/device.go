@@ -3,6 +3,7 @@
 package measured
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -52,6 +53,61 @@ func WriteDevice(w io.Writer, p *device.Profile) {
 	for _, warn := range p.Warnings {
 		fmt.Fprintln(w, strings.Join(reports.Wrap("warning: "+warn, 78, "  "), "\n"))
 	}
+	if p.DirectIO && r.ReadLatency > 0 && r.ReadIOPS > 0 {
+		fmt.Fprintf(w, "\nAs a price catalog's drive (paste under drives:, fill in sku, price and\nendurance from the quote and the data sheet, check the class):\n")
+		io.WriteString(w, CatalogDrive(p))
+	}
+}
+
+// CatalogDrive is the drive entry of a price catalog (docs/money.md) that
+// the measurement supports, indented to sit under `drives:`: the figures
+// the model reads from a catalog, as measured (4 KiB mean latencies at
+// QD1, IOPS at QD32, the sequential write speed when it was measured),
+// the class from the device (rotational with reads of a millisecond or
+// more: hdd; an NVMe name: nvme-ssd; else sata-ssd) and the capacity of the disk behind the filesystem. The
+// part number, the price, and an SSD's NAND and endurance are left for the user: `price` as written
+// here does not load, so a pasted entry cannot be priced by accident.
+func CatalogDrive(p *device.Profile) string {
+	r := p.Reference()
+	class := "sata-ssd"
+	model, name := p.DeviceName(), ""
+	if d := p.Device; d != nil {
+		name = d.Name
+		if d.Model != "" {
+			model = strings.TrimSpace(strings.TrimSpace(d.Vendor) + " " + d.Model)
+		}
+		switch {
+		case d.Rotational != nil && *d.Rotational && r.ReadLatency >= units.Duration(time.Millisecond):
+			// A virtual disk may call itself rotational at 100us: only
+			// a read that takes a seek's time makes it a disk.
+			class = "hdd"
+		case strings.HasPrefix(d.Name, "nvme"):
+			class = "nvme-ssd"
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  - sku: FILL-IN # your part number\n")
+	fmt.Fprintf(&b, "    model: %q\n", model)
+	fmt.Fprintf(&b, "    class: %s # from the device's name, flag and latency: check it\n", class)
+	if class != "hdd" {
+		fmt.Fprintf(&b, "    nand: FILL-IN # SLC, MLC, TLC or QLC, from the data sheet\n")
+	}
+	if d := p.Device; d != nil && d.Size > 0 {
+		fmt.Fprintf(&b, "    capacity: %dGB # of %s\n", int64(d.Size)/1e9, name)
+	} else {
+		fmt.Fprintf(&b, "    capacity: FILL-IN # e.g. 1920GB\n")
+	}
+	fmt.Fprintf(&b, "    price: FILL-IN # e.g. 180.00 USD\n")
+	fmt.Fprintf(&b, "    read_latency: %v\n    write_latency: %v\n", r.ReadLatency, r.WriteLatency)
+	fmt.Fprintf(&b, "    read_iops: %.0f\n    write_iops: %.0f\n", r.ReadIOPS, r.WriteIOPS)
+	if t := p.SeqWrite; t != nil && t.MBPerSec > 0 {
+		fmt.Fprintf(&b, "    write_bandwidth: %.0fMB # sequential write, per second\n", t.MBPerSec)
+	}
+	if class != "hdd" {
+		fmt.Fprintf(&b, "    tbw: FILL-IN # e.g. 3500TB, or dwpd: and warranty_years: (data sheet)\n")
+	}
+	fmt.Fprintf(&b, "    source: memplan probe device on %s, %s\n", cmp.Or(name, p.Filesystem), p.StartedAt.UTC().Format("2006-01-02"))
+	return b.String()
 }
 
 // micros shows a latency in microseconds as a duration, to 10ns.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/measure/profile"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/prices/quote"
 	"github.com/memplan/memplan/reports/measured"
 )
@@ -255,5 +257,35 @@ func save(t *testing.T, name string, v any) {
 	}
 	if err := os.WriteFile(filepath.Join("testdata", name), append(data, '\n'), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeviceCatalogEntryLoads: the drive entry probe device prints loads
+// into a price catalog once the part number and price are filled in, with
+// the measured figures the model reads; as printed, its price is refused
+// at its line.
+func TestDeviceCatalogEntryLoads(t *testing.T) {
+	var p device.Profile
+	load(t, "device.json", &p)
+	entry := measured.CatalogDrive(&p)
+	head := "name: mine\ncurrency: USD\ndate: 2026-12-04\nsource: test\ndrives:\n"
+	filled := strings.NewReplacer("sku: FILL-IN", "sku: MY-DRIVE", "price: FILL-IN", "price: 180.00 USD", "capacity: FILL-IN", "capacity: 1920GB", "nand: FILL-IN", "nand: TLC", "tbw: FILL-IN", "tbw: 3500TB").Replace(entry)
+	c, err := prices.Parse("mine.yaml", []byte(head+filled))
+	if err != nil {
+		t.Fatalf("the filled-in entry does not load: %v\n%s", err, filled)
+	}
+	if len(c.Drives) != 1 {
+		t.Fatalf("%d drives", len(c.Drives))
+	}
+	d, r := c.Drives[0], p.Reference()
+	if d.ReadLatency != r.ReadLatency || d.WriteLatency != r.WriteLatency || d.ReadIOPS != r.ReadIOPS || d.WriteIOPS != r.WriteIOPS {
+		t.Errorf("catalog drive %+v, measured %+v", d, r)
+	}
+	if p.SeqWrite != nil && math.Abs(float64(d.WriteBandwidth)/1e6-p.SeqWrite.MBPerSec) > 1 {
+		t.Errorf("write bandwidth %v, measured %.1f MB/s", d.WriteBandwidth, p.SeqWrite.MBPerSec)
+	}
+	_, err = prices.Parse("mine.yaml", []byte(head+strings.NewReplacer("sku: FILL-IN", "sku: MY-DRIVE", "nand: FILL-IN", "nand: TLC", "tbw: FILL-IN", "tbw: 3500TB").Replace(entry)))
+	if err == nil || !strings.Contains(err.Error(), "price") {
+		t.Errorf("the entry as printed loads or fails elsewhere: %v", err)
 	}
 }

@@ -279,16 +279,21 @@ type Wear struct {
 
 // Job is how one job class fares on a configuration.
 type Job struct {
-	Name                string  `json:"name" yaml:"name"`
-	TouchedGiB          float64 `json:"touched_gib" yaml:"touched_gib"`
-	InRAMGiB            float64 `json:"in_ram_gib" yaml:"in_ram_gib"`
-	FitRatio            float64 `json:"fit_ratio" yaml:"fit_ratio"`
-	Slowdown            float64 `json:"slowdown" yaml:"slowdown"`
-	SlowdownLow         float64 `json:"slowdown_low" yaml:"slowdown_low"`
-	SlowdownHigh        float64 `json:"slowdown_high" yaml:"slowdown_high"`
-	Provenance          string  `json:"provenance" yaml:"provenance"`
-	Basis               string  `json:"basis" yaml:"basis"`
-	Extrapolated        bool    `json:"extrapolated" yaml:"extrapolated"`
+	Name         string  `json:"name" yaml:"name"`
+	TouchedGiB   float64 `json:"touched_gib" yaml:"touched_gib"`
+	InRAMGiB     float64 `json:"in_ram_gib" yaml:"in_ram_gib"`
+	FitRatio     float64 `json:"fit_ratio" yaml:"fit_ratio"`
+	Slowdown     float64 `json:"slowdown" yaml:"slowdown"`
+	SlowdownLow  float64 `json:"slowdown_low" yaml:"slowdown_low"`
+	SlowdownHigh float64 `json:"slowdown_high" yaml:"slowdown_high"`
+	Provenance   string  `json:"provenance" yaml:"provenance"`
+	Basis        string  `json:"basis" yaml:"basis"`
+	Extrapolated bool    `json:"extrapolated" yaml:"extrapolated"`
+	// Shape is the access-pattern family of the central figure (the job's
+	// access:, or the one the curves' agreement picked); ShapeUnknown that
+	// the job did not state it and the band spans every family.
+	Shape               string  `json:"shape" yaml:"shape"`
+	ShapeUnknown        bool    `json:"shape_unknown" yaml:"shape_unknown"`
 	RuntimeHours        float64 `json:"runtime_hours" yaml:"runtime_hours"`
 	RuntimeHighHours    float64 `json:"runtime_high_hours" yaml:"runtime_high_hours"`
 	DeadlineHours       float64 `json:"deadline_hours" yaml:"deadline_hours"`
@@ -638,6 +643,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 			Name: j.Name, TouchedGiB: gib(j.Touched), InRAMGiB: gib(j.InRAM), FitRatio: r4(j.Fit),
 			Slowdown: r4(j.Estimate.Slowdown), SlowdownLow: r4(j.Estimate.Low), SlowdownHigh: r4(j.Estimate.High),
 			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis, Extrapolated: j.Estimate.Extrapolated,
+			Shape: j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
 			MeetsDeadline: j.Meets, AtRisk: j.AtRisk,
 			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),

@@ -432,7 +432,7 @@ type stepper struct {
 	swapSize units.Bytes // what the backend holds
 	applied  units.Bytes // the limit in force
 	resident units.Bytes // what the command held at the last reading
-	perFault float64     // user seconds a major fault may add (the calibration), for the budget and the knee
+	perFault float64     // user seconds a major fault may add (the calibration), for the budget
 
 	slices  []OneRunSlice
 	peak    units.Bytes // the footprint so far
@@ -470,22 +470,22 @@ func (s *stepper) overBudget(cur orSample) bool {
 }
 
 // pastKnee judges whether slice i (at a fit) ran past the knee: more
-// than oneRunKnee times slower than without a limit on the pessimistic
-// reading (the calibrated user time per major fault taken off its
-// progress), against both the run's reference pace so far (raw user
-// time, as the budget reads it) and the reference slice before it read
-// the same way. The second keeps a reference that was itself paying back
-// a refault debt from making the slice after it look past the knee: a
-// vvp run recorded a slice at fit 0.9 at 7.4x on the pessimistic reading,
-// 4.9x against the run's pace, right after a reference slice at 8.1x on
-// the same reading (both with about 20,000 faults; whole runs at fit 0.75
-// took 1.5-1.7x). worst is the lesser of the two.
-func pastKnee(slices []OneRunSlice, i int, perFault float64) (worst float64, past bool) {
+// than oneRunKnee times slower, by wall time per user second, than without
+// a limit, read two ways, the lesser deciding: against the run's reference
+// pace so far, and against the reference slice just before it (which may
+// itself have been paying back the refault debt of the slice before, and
+// then is as slow as the next slice: not a knee).
+//
+// It reads raw user time, the central figure's clock, not the pessimistic
+// one with the calibration's user time per fault taken off: that reading
+// is floored at a twentieth of the progress and stopped three recorded
+// Icarus Verilog runs (bench/results/onerun-vvp-2026-12-04.md) at fit 0.9
+// or 0.75 on slices it read as 3.7x, 4.9x and 30.9x, while user time read
+// 1.1-1.6x and whole runs at the next fit took 1.2-2.6x. The cost stays
+// bounded without it: the budget goes by the pessimistic reading, and a
+// slice that runs far too long in wall time is cut short.
+func pastKnee(slices []OneRunSlice, i int) (worst float64, past bool) {
 	cur := slices[i]
-	pess := func(sl OneRunSlice) float64 {
-		p := math.Max(sl.Progress-perFault*float64(sl.MajFlt), 0.05*sl.Progress)
-		return sl.Wall / p
-	}
 	var w, p float64
 	var last *OneRunSlice
 	for j := range slices[:i] {
@@ -498,16 +498,16 @@ func pastKnee(slices []OneRunSlice, i int, perFault float64) (worst float64, pas
 	if p <= 0 || w <= 0 || cur.Progress <= 0 {
 		return 0, false
 	}
-	worst = pess(cur) / (w / p)
+	worst = cur.ratio() / (w / p)
 	if last != nil {
-		worst = math.Min(worst, pess(cur)/pess(*last))
+		worst = math.Min(worst, cur.ratio()/last.ratio())
 	}
 	return worst, worst > oneRunKnee
 }
 
 // pessimistic is progress (user seconds) with the calibrated user time
 // of each major fault taken off: the least the command may have done,
-// which the budget and the knee go by.
+// which the budget goes by.
 func (s *stepper) pessimistic(progress float64, faults int64) float64 {
 	return math.Max(progress-s.perFault*float64(faults), 0.05*progress)
 }
@@ -717,9 +717,9 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		end := s.ps.orRead(s.cg, true, 0)
 		finish(end, false)
 		if cur.Fit > 0 && cur.Progress > 0 {
-			if worst, past := pastKnee(s.slices, len(s.slices)-1, s.perFault); past && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
+			if worst, past := pastKnee(s.slices, len(s.slices)-1); past && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
 				s.kneeFit = cur.Fit
-				s.notes = append(s.notes, fmt.Sprintf("one run: at fit %g a slice ran up to %.1fx slower than without a limit (%.1fx by user time alone), past the knee (%gx): lower fits were not stepped to", cur.Fit, worst, cur.ratio()/s.refRatio(), oneRunKnee))
+				s.notes = append(s.notes, fmt.Sprintf("one run: at fit %g a slice ran %.1fx slower than without a limit by user time, past the knee (%gx): lower fits were not stepped to", cur.Fit, worst, oneRunKnee))
 			}
 		}
 		next(end)

@@ -198,7 +198,7 @@ func TestParseStatTimesCountsFromTheLastParenthesis(t *testing.T) {
 // kneeSlices are cycles 4 and 5 of a one run of Icarus Verilog recorded
 // on zram (bench/results/onerun-vvp-2026-12-04.md, repetition 1): the
 // reference slice of cycle 5 paid back a refault debt (19,081 major
-// faults) and the fit-0.9 slice after it had as many. The old knee rule
+// faults) and the fit-0.9 slice after it had as many. The first knee rule
 // read that slice as 4.9x slower than the run's reference pace on the
 // pessimistic reading and stopped stepping; whole runs at fit 0.75 took
 // 1.5-1.7x.
@@ -212,34 +212,34 @@ var kneeSlices = []OneRunSlice{
 	{Cycle: 5, Fit: 0.9, Wall: 1.1974, Progress: 0.71, MajFlt: 20493},
 }
 
-const kneePerFault = 26.717e-6 // that run's calibration, s of user time per fault
-
-// TestKneeNotJudgedAgainstADebtPayingReference: the slice as slow as the
-// reference before it, on the same reading, is not past the knee.
+// TestKneeNotJudgedAgainstADebtPayingReference: a slice read against the
+// reference before it and the run's pace, by user time, is not past the
+// knee however many faults it had.
 func TestKneeNotJudgedAgainstADebtPayingReference(t *testing.T) {
-	worst, past := pastKnee(kneeSlices, len(kneeSlices)-1, kneePerFault)
+	worst, past := pastKnee(kneeSlices, len(kneeSlices)-1)
 	if past {
 		t.Errorf("fit 0.9 after a debt-paying reference judged past the knee (worst %.2fx)", worst)
 	}
-	if worst < 0.8 || worst > 1.1 {
-		t.Errorf("worst reading %.2fx, want about 0.91x (7.37x against the reference's 8.09x)", worst)
+	if worst < 0.9 || worst > 1.25 {
+		t.Errorf("worst reading %.2fx, want about 1.02x (1.686 against the reference's 1.645)", worst)
 	}
 }
 
 // TestKneeStopsASliceFarSlowerThanEveryReference: a slice five times
-// slower than clean references on either reading is past the knee.
+// slower by user time than the references on either side of the reading
+// is past the knee; one 1.2x slower is not.
 func TestKneeStopsASliceFarSlowerThanEveryReference(t *testing.T) {
 	slices := []OneRunSlice{
 		{Cycle: 1, Fit: 0, Wall: 1.0, Progress: 0.9},
-		{Cycle: 1, Fit: 0.9, Wall: 1.1, Progress: 0.9, MajFlt: 1000},
+		{Cycle: 1, Fit: 0.9, Wall: 1.2, Progress: 0.9, MajFlt: 1000},
 		{Cycle: 2, Fit: 0, Wall: 1.0, Progress: 0.9, MajFlt: 10},
 		{Cycle: 2, Fit: 0.6, Wall: 5.0, Progress: 0.9, MajFlt: 30000},
 	}
-	worst, past := pastKnee(slices, 3, kneePerFault)
-	if !past || worst < 5 {
-		t.Errorf("fit 0.6 at 5.6x raw, more on the pessimistic reading: past %v, worst %.2fx; want past the knee", past, worst)
+	worst, past := pastKnee(slices, 3)
+	if !past || worst < 4.9 {
+		t.Errorf("fit 0.6 at 5x by user time: past %v, worst %.2fx; want past the knee", past, worst)
 	}
-	if _, past := pastKnee(slices, 1, kneePerFault); past {
+	if _, past := pastKnee(slices, 1); past {
 		t.Error("fit 0.9 at 1.2x judged past the knee")
 	}
 }

@@ -418,9 +418,10 @@ jobs:
 	if measured == 0 || derived == 0 {
 		t.Errorf("no configuration uses %s's measured curve (%d) or derives from it (%d):\n%.2000s", job, measured, derived, out)
 	}
-	// The table names the recommended configuration's basis: this job's
-	// curve as measured, or carried from it to a drive class.
-	table, err := exec.Command(bin, "recommend", "--workload", w).CombinedOutput()
+	// The table names the recommended configuration's basis (under
+	// --explain): this job's curve as measured, or carried from it to a
+	// drive class.
+	table, err := exec.Command(bin, "recommend", "--workload", w, "--explain").CombinedOutput()
 	// The table wraps its lines: compare with the spaces collapsed.
 	flat := strings.Join(strings.Fields(string(table)), " ")
 	if err != nil || !strings.Contains(flat, "measured on "+host) && !fromOwnCurves(flat) {

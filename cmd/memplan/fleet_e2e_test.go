@@ -213,8 +213,10 @@ PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 		}
 	}
 	examples, _ := filepath.Abs("../../examples")
-	out = memplan(0, "recommend", "-w", filepath.Join(examples, "eda.yaml"), "--factors", "merged/ci-small.json")
-	if !strings.Contains(out, "memplan fleet ci-small: merged from 3 hosts") {
+	// The factor files behind the figures are listed under --explain
+	// (wrapped: compared with the spaces collapsed).
+	out = memplan(0, "recommend", "-w", filepath.Join(examples, "eda.yaml"), "--factors", "merged/ci-small.json", "--explain")
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "memplan fleet ci-small: merged from 3 hosts") {
 		t.Errorf("recommend does not say the curves were merged from 3 hosts")
 	}
 	stopDaemons(t)

@@ -7,11 +7,10 @@ import (
 	"github.com/memplan/memplan/prices"
 )
 
-// TestRepeatedSearchReusesThePredictions: a search with hooks (as the
-// uncertainty and break-even analyses run it) keeps its predictions in
-// the factor set, a second such search answers from them, and both give
-// what the plain search gives, configuration for configuration.
-func TestRepeatedSearchReusesThePredictions(t *testing.T) {
+// edaInput is examples/eda.yaml on the embedded catalog and factors, with
+// a factor set of its own (its caches start empty).
+func edaInput(t *testing.T) Input {
+	t.Helper()
 	w, err := LoadWorkload("../examples/eda.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +27,16 @@ func TestRepeatedSearchReusesThePredictions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Input{Workload: w, Prices: set, Factors: fs}
+	return Input{Workload: w, Prices: set, Factors: fs}
+}
+
+// TestRepeatedSearchReusesThePredictions: a search with hooks (as the
+// uncertainty and break-even analyses run it) keeps its predictions in
+// the factor set, a second such search answers from them, and both give
+// what the plain search gives, configuration for configuration.
+func TestRepeatedSearchReusesThePredictions(t *testing.T) {
+	in := edaInput(t)
+	fs := in.Factors
 	plain, err := Recommend(in)
 	if err != nil {
 		t.Fatal(err)
@@ -91,23 +99,7 @@ func TestRepeatedSearchReusesThePredictions(t *testing.T) {
 // drawn prices and slowdowns as well as today's, and evaluates the same
 // configurations.
 func TestLeanSearchFindsTheRankingsFirst(t *testing.T) {
-	w, err := LoadWorkload("../examples/eda.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := prices.Embedded(prices.DefaultCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := MergeFactors(DefaultFactors())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Workload: w, Prices: set, Factors: fs}
+	in := edaInput(t)
 	plain, err := Recommend(in)
 	if err != nil {
 		t.Fatal(err)

@@ -1223,27 +1223,12 @@ func driveLabel(s Swap) string {
 // rank orders the evaluated configurations into res.Configs by the
 // ranking rule (rank.go) and picks the recommendation and baseline.
 func rank(res *Result, ps []*Config, w *Workload) {
-	type key struct {
-		RankKey
-		cost, per money.Amount
-	}
-	keys := make([]key, len(ps))
+	less := rankOrder(ps, w)
 	order := make([]int, len(ps))
-	inParallel(len(ps), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c := ps[i]
-			c.ID = configID(c)
-			keys[i] = key{RankKey: c.RankKey(), per: c.Cost.PerServer}
-			if c.Meets {
-				keys[i].cost = rankCost(c, w)
-			}
-			order[i] = i
-		}
-	})
-	sort.Slice(order, func(i, j int) bool {
-		a, b := &keys[order[i]], &keys[order[j]]
-		return RankLess(a.RankKey, b.RankKey, a.cost, a.per, b.cost, b.per)
-	})
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return less(order[i], order[j]) })
 	cs := make([]Config, len(ps))
 	inParallel(len(cs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -1279,13 +1264,9 @@ func rank(res *Result, ps []*Config, w *Workload) {
 	res.Advice = advise(res, w)
 }
 
-// rankLean is rank for a lean search: each configuration's ID, and the
-// recommendation and the baseline found by one pass with the ranking's
-// own order (RankLess ends in a total order, so the least is the one a
-// full sort puts first), each labelled. Ranks, savings, the verdict and
-// the advice are not computed; res.evaluated holds the configurations,
-// unordered.
-func rankLean(res *Result, ps []*Config, w *Workload) {
+// rankOrder sets each configuration's ID and returns the ranking's order
+// over ps by index (RankLess on keys computed once, in parallel).
+func rankOrder(ps []*Config, w *Workload) (less func(i, j int) bool) {
 	type key struct {
 		RankKey
 		cost, per money.Amount
@@ -1301,10 +1282,20 @@ func rankLean(res *Result, ps []*Config, w *Workload) {
 			}
 		}
 	})
-	less := func(i, j int) bool {
+	return func(i, j int) bool {
 		a, b := &keys[i], &keys[j]
 		return RankLess(a.RankKey, b.RankKey, a.cost, a.per, b.cost, b.per)
 	}
+}
+
+// rankLean is rank for a lean search: each configuration's ID, and the
+// recommendation and the baseline found by one pass with the ranking's
+// own order (RankLess ends in a total order, so the least is the one a
+// full sort puts first), each labelled. Ranks, savings, the verdict and
+// the advice are not computed; res.evaluated holds the configurations,
+// unordered.
+func rankLean(res *Result, ps []*Config, w *Workload) {
+	less := rankOrder(ps, w)
 	best, base := -1, -1
 	for i, c := range ps {
 		if best < 0 || less(i, best) {

@@ -36,15 +36,7 @@ func CostRuntime(w io.Writer, r reports.Output) error {
 		if c.DeadlineHours <= 0 {
 			continue
 		}
-		m := byte('o')
-		switch {
-		case c.ID == r.RecommendedID && r.RecommendedID != "":
-			m = '*'
-		case c.ID == r.BaselineID && r.BaselineID != "":
-			m = 'B'
-		case !c.MeetsDeadlines:
-			m = 'x'
-		}
+		m := mark(r, c)
 		pts = append(pts, point{c.RuntimeHours / c.DeadlineHours, c.FleetCost.Float(), m})
 	}
 	if len(pts) == 0 {
@@ -140,15 +132,7 @@ func SlowdownFit(w io.Writer, r reports.Output) error {
 		if c.Slowdown <= 0 {
 			continue
 		}
-		m := byte('o')
-		switch {
-		case c.ID == r.RecommendedID && r.RecommendedID != "":
-			m = '*'
-		case c.ID == r.BaselineID && r.BaselineID != "":
-			m = 'B'
-		case !c.MeetsDeadlines:
-			m = 'x'
-		}
+		m := mark(r, c)
 		pts = append(pts, point{c.FitRatio, c.Slowdown, m})
 		drawn++
 	}
@@ -199,4 +183,18 @@ func SlowdownFit(w io.Writer, r reports.Output) error {
 	fmt.Fprintf(&b, "%*s  deadline, x misses one; %d of %d configurations drawn\n", lw, "", drawn, r.ConfigurationsTotal)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mark is a configuration's symbol on a chart: * recommended, B the
+// all-DRAM baseline, x misses a deadline, o any other.
+func mark(r reports.Output, c reports.Configuration) byte {
+	switch {
+	case c.ID == r.RecommendedID && r.RecommendedID != "":
+		return '*'
+	case c.ID == r.BaselineID && r.BaselineID != "":
+		return 'B'
+	case !c.MeetsDeadlines:
+		return 'x'
+	}
+	return 'o'
 }

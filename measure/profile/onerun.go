@@ -24,9 +24,10 @@ import (
 // cycle: a slice without a limit (the reference), then one slice at each
 // fit ratio, highest first. Each slice ends when the command has made a
 // set amount of progress, counted in its user CPU time (every process in
-// the cgroup, with the children it reaped), which swapping barely moves;
-// the wall time a slice took per second of user time, over the reference
-// slices', is the slowdown at that fit during that part of the run.
+// the cgroup, with the children it reaped) less the share of its system
+// time this host charges as user time (leak.go); the wall time a slice
+// took per second of progress, over the reference slices', is the
+// slowdown at that fit during that part of the run.
 // docs/profile.md ("One run") gives the reasoning and its limits.
 //
 // A slice's first quarter of progress settles the transition and is not
@@ -81,14 +82,19 @@ type OneRunReport struct {
 	Extrapolated  []float64     `json:"extrapolated_share,omitempty"` // per fit: progress share of cycles that did not reach it
 	Slices        []OneRunSlice `json:"slices"`
 	ProgressClock string        `json:"progress_clock"`
-	// UserTotal and Faults are the run's user time and major faults.
-	Calibration *Calibration `json:"calibration,omitempty"`
-	// Clocks are the slowdowns per fit (in Fits' order) under the two
-	// readings of the progress clock: "raw user time" (the central
-	// figure) and "calibrated" (the band's upper end).
-	Clocks    map[string][]float64 `json:"clocks,omitempty"`
-	UserTotal float64              `json:"user_s"`
-	Faults    int64                `json:"major_faults"`
+	// Leak is the share of kernel time this host's accounting charges as
+	// user time (accountingLeak): the progress clock takes it off.
+	Leak *AccountingLeak `json:"accounting_leak,omitempty"`
+	// Clocks are the slowdowns per fit (in Fits' order) under each
+	// reading of the progress clock: "user time" as the kernel reports
+	// it, "less the leak" (the central figure) and "less more than the
+	// leak" (the band's upper end).
+	Clocks map[string][]float64 `json:"clocks,omitempty"`
+	// UserTotal, SysTotal and Faults are the run's user and system time
+	// and major faults.
+	UserTotal float64 `json:"user_s"`
+	SysTotal  float64 `json:"sys_s"`
+	Faults    int64   `json:"major_faults"`
 }
 
 // OneRunSlice is one slice of the run.
@@ -103,6 +109,8 @@ type OneRunSlice struct {
 	SetWall  float64     `json:"settle_wall_s"`
 	SetProg  float64     `json:"settle_progress_s"`
 	SetFlt   int64       `json:"settle_major_faults"`
+	Sys      float64     `json:"sys_s"`        // counted part, system CPU seconds
+	SetSys   float64     `json:"settle_sys_s"` // settling part
 	MajFlt   int64       `json:"major_faults"`
 	SwapIn   int64       `json:"swap_ins"`
 	SwapOut  int64       `json:"swap_outs"`
@@ -146,6 +154,7 @@ func sliceDelays(a, b host.TaskDelays) SliceDelays {
 type orSample struct {
 	at        time.Time
 	progress  float64 // user CPU seconds
+	sys       float64 // system CPU seconds
 	majflt    int64
 	swapIn    int64
 	swapOut   int64
@@ -163,53 +172,61 @@ const clockTicks = 100
 // readProgress sums user CPU time over the processes in the cgroup, each
 // with its reaped children's (a child that exits moves its time into its
 // parent's cutime, so the sum does not drop when a compiler pass ends).
-func readProgress(h host.Host, cg *host.Cgroup) (float64, int) {
-	var ticks int64
-	threads := 0
+func readProgress(h host.Host, cg *host.Cgroup) (user, sys float64, threads int) {
+	var ticks, sticks int64
 	for _, pid := range host.ProcsIn(h, cg.Mem) {
 		b, err := h.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			continue
 		}
-		u, n, ok := parseStatTimes(b)
+		u, st, n, ok := parseStatTimes(b)
 		if !ok {
 			continue
 		}
 		ticks += u
+		sticks += st
 		threads += n
 	}
-	return float64(ticks) / clockTicks, threads
+	return float64(ticks) / clockTicks, float64(sticks) / clockTicks, threads
 }
 
 // orRead reads the command's counters; progress is its user time less
 // perFault for every major fault so far.
-// parseStatTimes reads /proc/PID/stat's user time with its reaped
-// children's (utime + cutime, in ticks) and its thread count. The command
+// parseStatTimes reads /proc/PID/stat's user and system time with its
+// reaped children's (utime + cutime, stime + cstime, in ticks) and its
+// thread count. The command
 // name in parentheses may hold spaces and parentheses: the fields count
 // from the last ')'.
-func parseStatTimes(b []byte) (ticks int64, threads int, ok bool) {
+func parseStatTimes(b []byte) (user, sys int64, threads int, ok bool) {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state): utime is field 14, cutime 16, threads 20.
+	// f[0] is field 3 (state): utime is field 14, stime 15, cutime 16,
+	// cstime 17, threads 20.
 	if len(f) < 18 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	cu, err2 := strconv.ParseInt(f[13], 10, 64)
-	n, err3 := strconv.Atoi(f[17])
-	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, 0, false
+	var t [4]int64
+	for k := range t {
+		v, err := strconv.ParseInt(f[11+k], 10, 64)
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		t[k] = v
 	}
-	return u + cu, n, true
+	n, err := strconv.Atoi(f[17])
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return t[0] + t[2], t[1] + t[3], n, true
 }
 
-func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool, perFault float64) orSample {
+func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool) orSample {
 	s := orSample{at: time.Now()}
-	s.progress, s.threads = readProgress(ps.Host, cg)
+	s.progress, s.sys, s.threads = readProgress(ps.Host, cg)
 	if st, err := cg.Stat(); err == nil {
 		s.majflt = st["pgmajfault"]
 		s.resident = residentOf(st, cg.Version)
@@ -222,7 +239,6 @@ func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool, perFault float
 		}
 		s.footprint = s.resident + swapped
 	}
-	s.progress -= perFault * float64(s.majflt)
 	if ps.taskstats != nil {
 		for _, pid := range host.ProcsIn(ps.Host, cg.Mem) {
 			if d, err := ps.taskstats.TGID(pid); err == nil {
@@ -273,11 +289,12 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		ps.taskstats = ts
 		defer func() { ts.Close(); ps.taskstats = nil }()
 	}
-	ps.prog.Stage(ph.Name+": calibrating the progress clock", 1)
-	cal, err := ps.calibrate(ctx)
+	ps.prog.Stage(ph.Name+": reading how the host accounts kernel time", 1)
+	leak, err := accountingLeak()
 	if err != nil {
-		return fmt.Errorf("calibrating the one run's progress clock on %s: %w", ph.Name, err)
+		ps.note("one run: timing the host's CPU accounting: %v; the progress clock is user time as reported", err)
 	}
+	clk := leak.clocks()
 	ps.prog.Stage(ph.Name+": one run, stepped memory limit", 1)
 	cg, err := ps.NewRunCgroup(false)
 	if err != nil {
@@ -302,7 +319,7 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		return err
 	}
 	ctl := &stepper{ps: ps, cg: cg, fits: sortedDesc(o.Fits), budget: o.OneRunBudget, ceiling: ceiling,
-		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, perFault: cal.UserPerFault / 1e6}
+		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2]}
 	runErr := ctl.loop(ctx, r)
 	wall := time.Since(r.started).Seconds()
 	if runErr != nil {
@@ -341,23 +358,22 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	if kv, err := cg.Stat(); err == nil && kv["pgmajfault"] > faults {
 		faults = kv["pgmajfault"]
 	}
-	// The slices' progress is raw user time: the central figure takes
-	// nothing off it (a lower bound where faults inflate user time), the
-	// band reaches the calibration's user time per fault.
-	calPF := cal.UserPerFault / 1e6
-	perFaults := []float64{0, 0, calPF}
-	rep := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, perFaults, rand.New(rand.NewPCG(profileOrderSeed, 1)))
-	rep.UserTotal, rep.Faults = run.User, faults
-	clocks := map[string]float64{"raw user time": 0, "calibrated": calPF}
+	// The central figure reads progress less the host's leak; the band
+	// spans user time as reported and a leak larger by oneRunLeakSpread.
+	rep := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, clk, rand.New(rand.NewPCG(profileOrderSeed, 1)))
+	rep.UserTotal, rep.SysTotal, rep.Faults = run.User, run.Sys, faults
 	rep.Clocks = map[string][]float64{}
-	for name, pf := range clocks {
-		e := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, []float64{pf}, nil)
+	for i, name := range []string{"less the leak", "user time", "less more than the leak"} {
+		e := estimateOneRun(ctl.slices, o.Fits, ps.rep.Footprint, o.OneRunBudget, ctl.kneeFit, clk[i:i+1], nil)
 		for _, pt := range e.points {
 			rep.Clocks[name] = append(rep.Clocks[name], measure.Round4(pt.Slowdown.Mean))
 		}
 	}
-	rep.Calibration = cal
-	rep.ProgressClock += fmt.Sprintf(" as it is; the band's upper end takes off %.1fus for each major fault (the calibration's)", cal.UserPerFault)
+	rep.Leak = leak
+	if leak != nil {
+		rep.ProgressClock += fmt.Sprintf(", less %.2f of its system time: this host charges %.0f%% of kernel time as user time (measured); the band's ends read it with no leak and with %.0f%%",
+			clk[0].Leak/(1-clk[0].Leak), 100*leak.Share, 100*clk[2].Leak)
+	}
 	rep.Wall = wall
 	rep.Started = r.started
 	rep.Threads = ctl.threads
@@ -432,7 +448,7 @@ type stepper struct {
 	swapSize units.Bytes // what the backend holds
 	applied  units.Bytes // the limit in force
 	resident units.Bytes // what the command held at the last reading
-	perFault float64     // user seconds a major fault may add (the calibration), for the budget
+	clk      clock       // the progress clock the budget goes by
 
 	slices  []OneRunSlice
 	peak    units.Bytes // the footprint so far
@@ -465,7 +481,7 @@ func (s *stepper) overBudget(cur orSample) bool {
 	if r1 <= 0 {
 		return false
 	}
-	inRAM := s.pessimistic(cur.progress, cur.majflt) * r1
+	inRAM := s.clk.progress(cur.progress, cur.sys) * r1
 	return cur.at.Sub(s.started).Seconds() > inRAM*(1+s.budget)
 }
 
@@ -476,13 +492,14 @@ func (s *stepper) overBudget(cur orSample) bool {
 // itself have been paying back the refault debt of the slice before, and
 // then is as slow as the next slice: not a knee).
 //
-// It reads raw user time, the central figure's clock, not the pessimistic
-// one with the calibration's user time per fault taken off: that reading
-// is floored at a twentieth of the progress and stopped three recorded
-// Icarus Verilog runs (bench/results/onerun-vvp-2026-12-04.md) at fit 0.9
-// or 0.75 on slices it read as 3.7x, 4.9x and 30.9x, while user time read
-// 1.1-1.6x and whole runs at the next fit took 1.2-2.6x. The cost stays
-// bounded without it: the budget goes by the pessimistic reading, and a
+// It reads user time as reported, not less the host's leak: a slice that
+// faults hard has most of its user time taken off by the leak and reads
+// far slower than it ran (on a development VM whose accounting charges
+// about half of kernel time to user, an earlier per-fault reading of the
+// same kind stopped three Icarus Verilog runs at fit 0.9 or 0.75 on
+// slices it read as 3.7x to 30.9x, where whole runs at the next fit took
+// 1.2-2.6x; bench/results/onerun-vvp-2026-12-04.md). The cost stays
+// bounded without it: the budget goes by the band's upper reading, and a
 // slice that runs far too long in wall time is cut short.
 func pastKnee(slices []OneRunSlice, i int) (worst float64, past bool) {
 	cur := slices[i]
@@ -503,13 +520,6 @@ func pastKnee(slices []OneRunSlice, i int) (worst float64, past bool) {
 		worst = math.Min(worst, cur.ratio()/last.ratio())
 	}
 	return worst, worst > oneRunKnee
-}
-
-// pessimistic is progress (user seconds) with the calibrated user time
-// of each major fault taken off: the least the command may have done,
-// which the budget goes by.
-func (s *stepper) pessimistic(progress float64, faults int64) float64 {
-	return math.Max(progress-s.perFault*float64(faults), 0.05*progress)
 }
 
 // sliceLen is the progress a slice counts: long enough for the clock's
@@ -563,7 +573,7 @@ func (s *stepper) approach(want units.Bytes) bool {
 func (s *stepper) loop(ctx context.Context, r *running) error {
 	tick := time.NewTicker(oneRunTick)
 	defer tick.Stop()
-	prev := s.ps.orRead(s.cg, true, 0)
+	prev := s.ps.orRead(s.cg, true)
 	cycle := 0
 	slot := 0 // 0: the reference; i: s.fits[i-1]
 	var cur *OneRunSlice
@@ -625,12 +635,14 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			cur.SetWall = now.at.Sub(settleStart.at).Seconds()
 			cur.SetProg = now.progress - settleStart.progress
 			cur.SetFlt = now.majflt - settleStart.majflt
+			cur.SetSys = now.sys - settleStart.sys
 			cur.Cut = cut
 			return
 		}
 		cur.Wall = now.at.Sub(begin.at).Seconds()
 		cur.Progress = now.progress - begin.progress
 		cur.MajFlt = now.majflt - begin.majflt
+		cur.Sys = now.sys - begin.sys
 		cur.SwapIn, cur.SwapOut = now.swapIn-begin.swapIn, now.swapOut-begin.swapOut
 		cur.RunDelay = now.delay - begin.delay
 		cur.Delays = sliceDelays(begin.delays, now.delays)
@@ -641,9 +653,10 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		case <-r.done:
 			// The processes are gone from /proc: their user time is in the
 			// command's rusage (with every child it reaped).
-			now := s.ps.orRead(s.cg, false, 0)
+			now := s.ps.orRead(s.cg, false)
 			if st := r.cmd.ProcessState; st != nil {
 				now.progress = st.UserTime().Seconds()
+				now.sys = st.SystemTime().Seconds()
 			}
 			now.delay = prev.delay
 			now.delays = prev.delays
@@ -656,7 +669,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			return ctx.Err()
 		case <-tick.C:
 		}
-		now := s.ps.orRead(s.cg, false, 0)
+		now := s.ps.orRead(s.cg, false)
 		s.peak = max(s.peak, now.footprint)
 		s.resident = now.resident
 		s.threads = max(s.threads, now.threads)
@@ -694,7 +707,8 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			}
 			if done {
 				cur.SetWall, cur.SetProg, cur.SetFlt = w, p, now.majflt-settleStart.majflt
-				begin = s.ps.orRead(s.cg, true, 0)
+				cur.SetSys = now.sys - settleStart.sys
+				begin = s.ps.orRead(s.cg, true)
 				settled = true
 			}
 			continue
@@ -714,7 +728,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		default:
 			continue
 		}
-		end := s.ps.orRead(s.cg, true, 0)
+		end := s.ps.orRead(s.cg, true)
 		finish(end, false)
 		if cur.Fit > 0 && cur.Progress > 0 {
 			if worst, past := pastKnee(s.slices, len(s.slices)-1); past && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {
@@ -785,37 +799,52 @@ func bracketRef(slices []OneRunSlice, i int) float64 {
 	return 1
 }
 
-// withPerFault is the slices with perFault seconds of user time taken off
-// their progress for every major fault.
-func withPerFault(slices []OneRunSlice, perFault float64) []OneRunSlice {
+// clock is a reading of the progress clock: user time less the user
+// time the host's accounting charged for kernel work. Where a share Leak
+// of kernel time is reported as user time, the kernel's time was the
+// system time over 1-Leak, and Leak/(1-Leak) of the system time is to be
+// taken off the user time (accountingLeak measures Leak).
+type clock struct {
+	Leak float64
+}
+
+// progress is user seconds u, with sys seconds of system time, read on
+// c; never below a twentieth of u.
+func (c clock) progress(u, sys float64) float64 {
+	if u <= 0 || c.Leak <= 0 || c.Leak >= 1 {
+		return u
+	}
+	return math.Max(u-c.Leak/(1-c.Leak)*sys, 0.05*u)
+}
+
+// withClock is the slices with their progress read on c.
+func withClock(slices []OneRunSlice, c clock) []OneRunSlice {
 	out := append([]OneRunSlice(nil), slices...)
+	if c == (clock{}) {
+		return out
+	}
 	for i := range out {
 		sl := &out[i]
-		if sl.Progress > 0 {
-			sl.Progress = math.Max(sl.Progress-perFault*float64(sl.MajFlt), 0.05*sl.Progress)
-		}
-		if sl.SetProg > 0 {
-			sl.SetProg = math.Max(sl.SetProg-perFault*float64(sl.SetFlt), 0.05*sl.SetProg)
-		}
+		sl.Progress = c.progress(sl.Progress, sl.Sys)
+		sl.SetProg = c.progress(sl.SetProg, sl.SetSys)
 	}
 	return out
 }
 
-// estimateOneRun estimates the points with perFaults[0] seconds of user
-// time taken off the progress per major fault; the band spans the
-// resampled cycles and the estimates at the other perFaults (how much
-// user time a fault may have added).
-func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budget, kneeFit float64, perFaults []float64, rnd *rand.Rand) oneRunEstimate {
+// estimateOneRun estimates the points with the progress read on
+// clocks[0]; the band spans the resampled cycles and the estimates on
+// the other clocks.
+func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budget, kneeFit float64, clocks []clock, rnd *rand.Rand) oneRunEstimate {
 	est := oneRunEstimate{OneRunReport: OneRunReport{Budget: budget, Knee: oneRunKnee, KneeFit: kneeFit, Slices: slices, Footprint: peak,
 		ProgressClock: "user CPU time of the processes in the run's cgroup and their reaped children (/proc/PID/stat utime + cutime)"}}
 	var alt []oneRunEstimate
-	if len(perFaults) > 1 {
-		for _, pf := range perFaults[1:] {
-			alt = append(alt, estimateOneRun(slices, fits, peak, budget, kneeFit, []float64{pf}, nil))
+	if len(clocks) > 1 {
+		for _, c := range clocks[1:] {
+			alt = append(alt, estimateOneRun(slices, fits, peak, budget, kneeFit, []clock{c}, nil))
 		}
 	}
-	if len(perFaults) > 0 && perFaults[0] != 0 {
-		slices = withPerFault(slices, perFaults[0])
+	if len(clocks) > 0 {
+		slices = withClock(slices, clocks[0])
 	}
 	type cyc struct {
 		progress float64 // everything the command did in the cycle
@@ -1006,7 +1035,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 				samples = append(samples, measure.Round4(y))
 			}
 		}
-		pt.Slowdown = measure.Summary{N: len(cycles), Mean: s, Trimmed: s, Lo: math.Max(lo, 1), Hi: hi, Min: lo, Max: hi}
+		pt.Slowdown = measure.Summary{N: len(cycles), Mean: s, Trimmed: s, Lo: math.Min(math.Max(lo, 1), s), Hi: math.Max(hi, s), Min: lo, Max: hi}
 		if len(samples) > 0 {
 			pt.Slowdown.SD = measure.Summarize(samples).SD
 		}

@@ -52,7 +52,7 @@ func TestOneRunEstimateRecoversASteadyJobsCurve(t *testing.T) {
 	slow := map[float64]float64{0.9: 1.1, 0.75: 1.4, 0.5: 2.0}
 	peak := 1 * units.GiB
 	wob := func(c int) float64 { return 1 + 0.02*float64(c%3-1) }
-	e := estimateOneRun(synthSlices(6, fits, slow, peak, wob, 0), fits, peak, 0.25, 0, []float64{0}, rand.New(rand.NewPCG(1, 2)))
+	e := estimateOneRun(synthSlices(6, fits, slow, peak, wob, 0), fits, peak, 0.25, 0, []clock{{}}, rand.New(rand.NewPCG(1, 2)))
 	if e.Cycles != 6 || e.refSlices != 6 {
 		t.Fatalf("cycles %d, reference slices %d; want 6 and 6", e.Cycles, e.refSlices)
 	}
@@ -102,7 +102,7 @@ func TestOneRunEstimateSetsEachSliceAgainstTheReferencesAroundIt(t *testing.T) {
 	}
 	// A last reference closes the run.
 	slices = append(slices, OneRunSlice{Cycle: 5, Start: at, Progress: 1, Wall: pace(at), Footprint: peak})
-	e := estimateOneRun(slices, fits, peak, 0.25, 0, []float64{0}, nil)
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{}}, nil)
 	for _, f := range fits {
 		// Linear interpolation between references is off by the drift
 		// within a slice's own span: a few percent here.
@@ -120,7 +120,7 @@ func TestOneRunEstimateClaimsNothingPastTheKnee(t *testing.T) {
 	peak := units.GiB
 	wob := func(int) float64 { return 1 }
 	slices := synthSlices(3, []float64{0.9}, slow, peak, wob, 0)
-	e := estimateOneRun(slices, append(fits, 0.3), peak, 0.25, 0.6, []float64{0}, nil)
+	e := estimateOneRun(slices, append(fits, 0.3), peak, 0.25, 0.6, []clock{{}}, nil)
 	if p := pointAt(t, e, 0.3); p.Slowdown.N != 0 || !strings.Contains(p.Verdict, "past the knee") {
 		t.Errorf("fit 0.3 below the knee at 0.6: %+v, want no slowdown and a verdict saying past the knee", p.Slowdown)
 	}
@@ -146,7 +146,7 @@ func TestOneRunEstimatePutsEarlyLimitsOverTheFinalFootprint(t *testing.T) {
 		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1, Footprint: peak},
 		{Cycle: 1, Fit: 0.5, Limit: peak / 2, Wall: 1.5, Progress: 1, Footprint: peak},
 	}
-	e := estimateOneRun(slices, []float64{0.5}, peak, 0.25, 0, []float64{0}, nil)
+	e := estimateOneRun(slices, []float64{0.5}, peak, 0.25, 0, []clock{{}}, nil)
 	// At fit 0.5 of the final footprint cycle 0 had no pressure (its
 	// footprint was 0.5): (2 x 1 + 2 x 1.5) / (2 + 2) = 1.25.
 	if p := pointAt(t, e, 0.5); math.Abs(p.Slowdown.Mean-1.25) > 0.01 {
@@ -154,31 +154,59 @@ func TestOneRunEstimatePutsEarlyLimitsOverTheFinalFootprint(t *testing.T) {
 	}
 }
 
-// The per-fault correction takes user time off the progress of slices
-// that faulted; the band spans the alternatives.
-func TestOneRunEstimatePerFaultCorrection(t *testing.T) {
+// The leak correction takes the user time the host charged for kernel
+// work off every slice's progress; the band spans the other readings.
+func TestOneRunEstimateTakesTheLeakOffTheProgress(t *testing.T) {
 	fits := []float64{0.75}
 	peak := units.GiB
+	// Each slice made 1s of progress. A constrained slice also spent
+	// 0.5s in the kernel, which a host with a leak of 0.4 reports as 0.2s
+	// user and 0.3s system time: the true slowdown is 1.5 / 1.
 	slices := []OneRunSlice{
 		{Cycle: 0, Fit: 0, Wall: 1, Progress: 1},
-		{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1, MajFlt: 50000},
+		{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1.2, Sys: 0.3, MajFlt: 20000},
 		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1},
-		{Cycle: 1, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1, MajFlt: 50000},
+		{Cycle: 1, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1.2, Sys: 0.3, MajFlt: 20000},
 	}
 	for i := range slices {
 		slices[i].Footprint = peak
 	}
-	raw := pointAt(t, estimateOneRun(slices, fits, peak, 0.25, 0, []float64{0}, nil), 0.75).Slowdown.Mean
-	// 4us x 50000 = 0.2s of the constrained slices' 1s was not progress
-	// (the reference slices took no faults): 1.5 / 0.8.
-	e := estimateOneRun(slices, fits, peak, 0.25, 0, []float64{4e-6, 2e-6, 8e-6}, nil)
+	raw := pointAt(t, estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{}}, nil), 0.75).Slowdown.Mean
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{Leak: 0.4}, {}, {Leak: 0.5}}, nil)
 	p := pointAt(t, e, 0.75)
-	if math.Abs(raw-1.5) > 0.01 || math.Abs(p.Slowdown.Mean-1.875) > 0.01 {
-		t.Errorf("raw %.3f (want 1.5), corrected %.3f (want 1.875)", raw, p.Slowdown.Mean)
+	if math.Abs(raw-1.25) > 0.01 || math.Abs(p.Slowdown.Mean-1.5) > 0.01 {
+		t.Errorf("user time as reported %.3f (want 1.5/1.2 = 1.25), less the leak %.3f (want 1.5)", raw, p.Slowdown.Mean)
 	}
-	lo, hi := 1.5/0.9, 1.5/0.6
+	// With a leak of 0.5 the whole 0.3s of system time comes off too:
+	// 1.5 / 0.9.
+	lo, hi := 1.25, 1.5/0.9
 	if math.Abs(p.Slowdown.Lo-lo) > 0.01 || math.Abs(p.Slowdown.Hi-hi) > 0.01 {
-		t.Errorf("band %.3f-%.3f, want the alternatives' %.3f-%.3f", p.Slowdown.Lo, p.Slowdown.Hi, lo, hi)
+		t.Errorf("band %.3f-%.3f, want the other readings' %.3f-%.3f", p.Slowdown.Lo, p.Slowdown.Hi, lo, hi)
+	}
+}
+
+func TestClockReadings(t *testing.T) {
+	for _, c := range []struct {
+		leak, u, sys, want float64
+	}{
+		{0, 2, 1, 2},        // no leak: user time as reported
+		{0.5, 2, 1, 1},      // half the kernel's time was reported as user
+		{0.5, 1, 10, 0.05},  // never below a twentieth of the user time
+		{1, 2, 1, 2},        // a leak of 1 means nothing: no system time to scale
+		{0.25, 0, 1, 0},     // no user time
+		{0.2, 1.25, 1, 1.0}, // 0.2/0.8 of 1s
+	} {
+		if got := (clock{Leak: c.leak}).progress(c.u, c.sys); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("leak %g: progress(%g, %g) = %g, want %g", c.leak, c.u, c.sys, got, c.want)
+		}
+	}
+	var none *AccountingLeak
+	if got := none.clocks(); got[0] != (clock{}) || got[2] != (clock{}) {
+		t.Errorf("without a measurement the clocks are %v, want user time as reported", got)
+	}
+	got := (&AccountingLeak{Share: 0.48}).clocks()
+	if got[0].Leak != 0.48 || got[1].Leak != 0 || math.Abs(got[2].Leak-0.56) > 1e-9 {
+		t.Errorf("clocks for a leak of 0.48: %v, want 0.48, 0 and 0.56", got)
 	}
 }
 
@@ -186,11 +214,11 @@ func TestParseStatTimesCountsFromTheLastParenthesis(t *testing.T) {
 	// A command named "a) b (c" as the kernel prints it; utime 250,
 	// cutime 40, 3 threads.
 	line := "4242 (a) b (c) R 1 4242 4242 0 -1 4194560 900 0 2 0 250 30 40 5 20 0 3 0 123 456 789"
-	ticks, threads, ok := parseStatTimes([]byte(line))
+	ticks, _, threads, ok := parseStatTimes([]byte(line))
 	if !ok || ticks != 290 || threads != 3 {
 		t.Errorf("got %d ticks, %d threads, ok %v; want 290, 3, true", ticks, threads, ok)
 	}
-	if _, _, ok := parseStatTimes([]byte("4242 (cut")); ok {
+	if _, _, _, ok := parseStatTimes([]byte("4242 (cut")); ok {
 		t.Error("a line without its fields parsed")
 	}
 }
@@ -241,5 +269,18 @@ func TestKneeStopsASliceFarSlowerThanEveryReference(t *testing.T) {
 	}
 	if _, past := pastKnee(slices, 1); past {
 		t.Error("fit 0.9 at 1.2x judged past the knee")
+	}
+}
+
+// A fit read faster than without a limit (the references around it were
+// slowed) keeps its figure inside its band.
+func TestOneRunBandHoldsAFigureBelowOne(t *testing.T) {
+	fits := []float64{0.75}
+	peak := units.GiB
+	wob := func(c int) float64 { return 1 + 0.03*float64(c%3-1) }
+	e := estimateOneRun(synthSlices(5, fits, map[float64]float64{0.75: 0.92}, peak, wob, 0), fits, peak, 0.25, 0, []clock{{}}, rand.New(rand.NewPCG(1, 2)))
+	p := pointAt(t, e, 0.75)
+	if s := p.Slowdown; s.Mean >= 1 || s.Lo > s.Mean || s.Hi < s.Mean {
+		t.Errorf("slowdown %.3f with band %.3f-%.3f: want a figure below 1 inside its band", s.Mean, s.Lo, s.Hi)
 	}
 }

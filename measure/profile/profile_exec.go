@@ -46,10 +46,6 @@ type launchSpec struct {
 // cmd/memplan calls it before parsing flags; this package's tests call it
 // from TestMain.
 func LauncherMain() (bool, int) {
-	if arg, ok := os.LookupEnv(calibrateEnv); ok {
-		_ = os.Unsetenv(calibrateEnv)
-		return true, calibrateMain(arg)
-	}
 	raw, ok := os.LookupEnv(launcherEnv)
 	if !ok {
 		return false, 0

@@ -3,6 +3,7 @@ package xlsx
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -248,5 +249,58 @@ func TestBacktestSheetTooManyJobs(t *testing.T) {
 	note, _ := f.GetCellValue(sheetBacktestJobs, "A2")
 	if !strings.Contains(about, "values, not formulas") || !strings.HasPrefix(note, "Not listed: ") {
 		t.Errorf("no word of the missing list:\n%s\n%s", about, note)
+	}
+}
+
+// LibreOffice Calc, computing the Backtest sheets itself, gives the
+// backtest's misses at the recorded deadlines, and follows a deadline
+// edited as a person would: sta_signoff's 10 hours cut to 9.
+func TestBacktestSheetLibreOffice(t *testing.T) {
+	soffice, err := exec.LookPath("soffice")
+	if err != nil {
+		t.Skip("soffice is not on PATH; install libreoffice-calc to check the workbook in LibreOffice Calc")
+	}
+	if testing.Short() {
+		t.Skip("LibreOffice takes seconds to start; skipped with -short")
+	}
+	r := backtestResult(t, BacktestJobs)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.xlsx")
+	if err := Write(path, intelOutput(t, 0, nil), Options{Backtest: r}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const edited, hours = 1, 9.0 // sta_signoff
+	if err := f.SetCellValue(sheetBacktest, cell(btDeadline, btFirst+edited), hours); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "edited.xlsx")
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	sheets := convertWithLibreOffice(t, soffice, path, sheetBacktest, sheetBacktestJobs)
+	bt := sheets[sheetBacktest]
+	for i, c := range r.Classes {
+		plan, ran := c.Missed, c.LateInRAM
+		if i == edited {
+			plan, ran = 0, 0
+			for _, j := range c.All {
+				p, q := jobMisses(j, hours)
+				plan, ran = plan+p, ran+q
+			}
+			if plan == c.Missed {
+				t.Fatalf("%s: a %v-hour deadline misses as many jobs as %v hours; the edit shows nothing", c.Name, hours, c.Deadline/3600)
+			}
+		}
+		row := bt[btFirst+i-1]
+		for col, want := range map[int]int{btMissPlan: plan, btMissRan: ran} {
+			if got := row[col-1]; got != strconv.Itoa(want) {
+				t.Errorf("%s: LibreOffice computes %s = %s, want %d", c.Name, cell(col, btFirst+i), got, want)
+			}
+		}
 	}
 }

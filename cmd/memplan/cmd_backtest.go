@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/reports"
+	"github.com/memplan/memplan/reports/xlsx"
 	"github.com/memplan/memplan/workload/backtest"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +24,7 @@ type backtestOptions struct {
 	SkipBad bool
 	Format  string
 	Out     string
+	XLSX    string
 	Force   bool
 }
 
@@ -40,6 +43,11 @@ and swap, and the share that would miss the class's deadline; and what
 Kubernetes VPA's rule (p90 of peaks + 15%) and "largest peak + 10%" would
 have reserved for the same history. Give the same accounting flags and
 --class-by as to workload import. See docs/import-workload.md.
+
+With --xlsx FILE it also writes the workbook recommend --xlsx writes, with
+two more sheets: Backtest (per class the jobs replayed and the deadline
+misses on the plan and as the jobs ran, the deadlines editable) and
+Backtest jobs (one row per replayed job, up to 20,000; see docs/excel.md).
 
   memplan workload import --slurm sacct.txt --out farm.yaml
   memplan backtest -w farm.yaml --slurm sacct.txt`,
@@ -61,7 +69,9 @@ have reserved for the same history. Give the same accounting flags and
 	f.BoolVar(&o.SkipBad, "skip-bad", false, "count bad records as skipped instead of stopping")
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: table or json")
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output")
-	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
+	f.StringVar(&o.XLSX, "xlsx", "", "also write the plan's Excel workbook with Backtest sheets to `FILE` (.xlsx, atomically)")
+	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
+	_ = c.MarkFlagFilename("xlsx", "xlsx")
 	return c
 }
 
@@ -74,8 +84,13 @@ func runBacktest(ctx context.Context, o backtestOptions, stdout, stderr io.Write
 	default:
 		return usagef("--class-by %q: expected name, partition or account", o.ClassBy)
 	}
-	if err := checkOutputs(o.Force, [2]string{"--out", o.Out}); err != nil {
+	if err := checkOutputs(o.Force, [2]string{"--out", o.Out}, [2]string{"--xlsx", o.XLSX}); err != nil {
 		return err
+	}
+	if o.XLSX != "" {
+		if err := xlsx.CheckPath(o.XLSX, xlsx.Options{Force: o.Force}); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	if _, _, err := o.input(); err != nil {
 		return err
@@ -107,6 +122,9 @@ func runBacktest(ctx context.Context, o backtestOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	if o.XLSX != "" {
+		plan.Keep = xlsx.BacktestJobs + 1 // one over: the sheet then says the list is too long
+	}
 	src, path, _, closer, err := o.acctInput.open()
 	if err != nil {
 		return err
@@ -125,6 +143,14 @@ func runBacktest(ctx context.Context, o backtestOptions, stdout, stderr io.Write
 		}
 	} else if err := backtest.WriteTable(&buf, r); err != nil {
 		return err
+	}
+	if o.XLSX != "" {
+		// The workbook lists every configuration, as recommend's does.
+		out := reports.NewOutput(res, reports.Options{Version: Version()})
+		if err := xlsx.Write(o.XLSX, out, xlsx.Options{Force: o.Force, Backtest: r}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "memplan: wrote %s\n", o.XLSX)
 	}
 	if n := len(r.Unplanned); n > 0 && o.Format == "json" {
 		fmt.Fprintf(stderr, "memplan: jobs of %d class(es) the workload does not have were not replayed: %s\n", n, strings.Join(keys(r.Unplanned), ", "))

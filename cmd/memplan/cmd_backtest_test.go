@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 const backtestHistory = "../../workload/backtest/testdata/history.txt"
@@ -68,5 +70,38 @@ func TestBacktestErrors(t *testing.T) {
 		if code, _, stderr := runMemplan(t, append([]string{"backtest"}, args...)...); code != exitUsage || !strings.HasPrefix(stderr, "memplan: ") {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
+	}
+}
+
+// backtest --xlsx writes the plan's workbook with the Backtest sheets,
+// whose job counts are the replay's; an existing file is refused without
+// --force, before anything is read.
+func TestBacktestWorkbook(t *testing.T) {
+	farm := importHistory(t)
+	book := filepath.Join(t.TempDir(), "bt.xlsx")
+	code, _, stderr := runMemplan(t, "backtest", "-w", farm, "--slurm", backtestHistory, "--xlsx", book)
+	if code != 0 || !strings.Contains(stderr, "memplan: wrote "+book) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	f, err := excelize.OpenFile(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheets := strings.Join(f.GetSheetList(), ",")
+	if !strings.HasSuffix(sheets, ",Backtest,Backtest jobs") || !strings.HasPrefix(sheets, "Summary,") {
+		t.Errorf("sheets %s", sheets)
+	}
+	for ref, want := range map[string]string{"A5": "sim", "B5": "117", "A6": "sta_signoff", "B6": "24"} {
+		if got, _ := f.GetCellValue("Backtest", ref, excelize.Options{RawCellValue: true}); got != want {
+			t.Errorf("Backtest!%s = %q, want %q", ref, got, want)
+		}
+	}
+	if rows, _ := f.GetRows("Backtest jobs"); len(rows) != 1+117+24 {
+		t.Errorf("Backtest jobs has %d rows, want a header and 141 jobs", len(rows))
+	}
+	code, _, stderr = runMemplan(t, "backtest", "-w", farm, "--slurm", backtestHistory, "--xlsx", book)
+	if code != exitUsage || !strings.Contains(stderr, "exists") {
+		t.Errorf("existing --xlsx: exit %d, %s", code, stderr)
 	}
 }

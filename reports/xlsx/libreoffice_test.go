@@ -100,9 +100,9 @@ func TestLibreOfficeAgrees(t *testing.T) {
 }
 
 // convertWithLibreOffice exports every sheet of the workbook to CSV and
-// returns them by sheet name. Each run gets its own LibreOffice profile so
-// that concurrent runs do not collide.
-func convertWithLibreOffice(t *testing.T, soffice, path string) map[string][][]string {
+// returns them by sheet name: Sheets() and the extra ones named. Each run
+// gets its own LibreOffice profile so that concurrent runs do not collide.
+func convertWithLibreOffice(t *testing.T, soffice, path string, extra ...string) map[string][][]string {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(soffice, "-env:UserInstallation="+recalcProfile(t, dir), "--headless", "--norestore",
@@ -114,7 +114,7 @@ func convertWithLibreOffice(t *testing.T, soffice, path string) map[string][][]s
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	sheets := map[string][][]string{}
-	for _, s := range Sheets() {
+	for _, s := range append(Sheets(), extra...) {
 		fh, err := os.Open(filepath.Join(dir, "csv", base+"-"+s+".csv"))
 		if err != nil {
 			t.Fatalf("LibreOffice exported no %s sheet: %v\n%s", s, err, outp)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
+	"github.com/memplan/memplan/workload/backtest"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -20,6 +21,9 @@ type Options struct {
 	Force bool
 	// Made is the date printed in every page footer; zero means today.
 	Made time.Time
+	// Backtest adds the Backtest and Backtest jobs sheets after Charts:
+	// the replay of recorded jobs against one of the configurations.
+	Backtest *backtest.Result
 }
 
 // Sheet names, in workbook order.
@@ -51,7 +55,7 @@ func Write(path string, out reports.Output, opts Options) (err error) {
 	if err := CheckPath(path, opts); err != nil {
 		return err
 	}
-	f, err := build(out, opts.Made)
+	f, err := build(out, opts)
 	if err != nil {
 		return err
 	}
@@ -127,13 +131,15 @@ func writeError(path, dir string, err error) error {
 
 // Build lays out the workbook in memory. Callers own the file and must
 // Close it.
-func Build(out reports.Output) (*excelize.File, error) { return build(out, time.Time{}) }
+func Build(out reports.Output) (*excelize.File, error) { return build(out, Options{}) }
 
-func build(out reports.Output, made time.Time) (*excelize.File, error) {
+func build(out reports.Output, opts Options) (*excelize.File, error) {
 	b, err := newBook(out)
 	if err != nil {
 		return nil, err
 	}
+	b.bt = opts.Backtest
+	made := opts.Made
 	if made.IsZero() {
 		made = time.Now()
 	}
@@ -169,6 +175,7 @@ type book struct {
 	rankBy           string
 	made             string  // the date in the page footers
 	cfgRows          [][]any // the Configurations sheet's cells, by row (see configValue)
+	bt               *backtest.Result
 }
 
 // span is a range of sheet rows, first..last inclusive; empty when last < first.
@@ -239,7 +246,7 @@ func (b *book) build() error {
 		return err
 	}
 	steps := []func() error{
-		b.catalogSheets, b.configurations, b.summary, b.billOfMaterials, b.sensitivity, b.slowdown, b.charts, b.properties,
+		b.catalogSheets, b.configurations, b.summary, b.billOfMaterials, b.sensitivity, b.slowdown, b.charts, b.backtestSheets, b.properties,
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

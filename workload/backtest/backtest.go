@@ -36,6 +36,10 @@ type Plan struct {
 	Config  string // its ID
 	Label   string // how the report names it
 	Classes []Class
+	// Keep is the most replayed jobs, in RAM or not, that Run keeps in
+	// ClassResult.All for a workbook that lists every one; 0 keeps none.
+	// A history with more keeps none and sets Result.TooMany.
+	Keep int
 }
 
 // Outcomes of a job on the configuration.
@@ -91,6 +95,10 @@ type ClassResult struct {
 	OverFootprint int            `json:"over_footprint"` // jobs whose peak exceeds the plan's footprint
 	Jobs          []Job          `json:"jobs,omitempty"`
 	Omitted       int            `json:"jobs_omitted,omitempty"`
+	// All is every replayed job in the order read, when Plan.Keep asked
+	// for them: Slowdown unrounded, 1 for a job in RAM, 0 where there is
+	// no figure.
+	All []Job `json:"-"`
 }
 
 // Result is a backtest.
@@ -102,9 +110,13 @@ type Result struct {
 	Skipped   int            `json:"bad_records_skipped,omitempty"`
 	Classes   []ClassResult  `json:"classes"`
 	Unplanned map[string]int `json:"jobs_of_classes_not_in_the_workload,omitempty"`
+	// TooMany: Plan.Keep asked for every job, and there were more.
+	TooMany bool `json:"-"`
 }
 
 type classState struct {
+	keep  *int // jobs still to keep in all, shared by the classes; nil: none asked; below 0: too many
+	all   []Job
 	c     *Class
 	r     ClassResult
 	peaks []float64
@@ -119,9 +131,14 @@ type classState struct {
 func Run(src acct.Source, source, classBy string, plan Plan, skipBad bool) (*Result, error) {
 	res := &Result{Config: plan.Config, Label: plan.Label, Source: source, Unplanned: map[string]int{}}
 	states := map[string]*classState{}
+	var keep *int
+	if plan.Keep > 0 {
+		keep = new(int)
+		*keep = plan.Keep
+	}
 	for i := range plan.Classes {
 		c := &plan.Classes[i]
-		states[c.Name] = &classState{c: c, r: ClassResult{Name: c.Name, Held: c.Held, Swap: c.Swap, Footprint: c.Footprint,
+		states[c.Name] = &classState{keep: keep, c: c, r: ClassResult{Name: c.Name, Held: c.Held, Swap: c.Swap, Footprint: c.Footprint,
 			Deadline: c.Deadline.Seconds(), NotReplayed: map[string]int{}}}
 	}
 	for {
@@ -159,6 +176,12 @@ func Run(src acct.Source, source, classBy string, plan Plan, skipBad bool) (*Res
 	for _, c := range plan.Classes {
 		res.Classes = append(res.Classes, states[c.Name].finish())
 	}
+	if keep != nil && *keep < 0 {
+		res.TooMany = true
+		for i := range res.Classes {
+			res.Classes[i].All = nil
+		}
+	}
 	return res, nil
 }
 
@@ -175,20 +198,27 @@ func (st *classState) replay(j *acct.Job) {
 	}
 	if peak <= c.Held {
 		r.InRAM++
-		if j.Elapsed > c.Deadline {
+		late := j.Elapsed > c.Deadline
+		if late {
 			r.Missed++
 		}
+		st.keepJob(Job{ID: j.ID, Line: j.Line, Peak: peak, Elapsed: j.Elapsed.Seconds(), Fit: 1, Slowdown: 1,
+			Predicted: j.Elapsed.Seconds(), Outcome: InRAM, Misses: late})
 		return
 	}
 	out := Job{ID: j.ID, Line: j.Line, Peak: peak, Elapsed: j.Elapsed.Seconds(), Fit: round4(c.Held / peak)}
+	s := 0.0 // the slowdown; 0: none
 	switch {
 	case peak > c.Held+c.Swap:
 		r.NoFit++
 		out.Outcome, out.Misses = NoFit, true
 		r.Missed++
 	default:
-		s, ok, why := c.Slowdown(c.Held / peak)
+		var ok bool
+		var why string
+		s, ok, why = c.Slowdown(c.Held / peak)
 		if !ok {
+			s = 0
 			r.NoEstimate++
 			out.Outcome, out.Why, out.Misses = NoEstimate, why, true
 			r.Missed++
@@ -198,16 +228,37 @@ func (st *classState) replay(j *acct.Job) {
 		st.slows = append(st.slows, s)
 		out.Outcome, out.Slowdown = Swaps, round4(s)
 		out.Predicted = math.Round(j.Elapsed.Seconds() * s)
-		if out.Predicted > c.Deadline.Seconds() {
+		// Unrounded, as a workbook's formula compares it.
+		if j.Elapsed.Seconds()*s > c.Deadline.Seconds() {
 			out.Misses = true
 			r.Missed++
 		}
 	}
 	st.jobs = append(st.jobs, out)
+	all := out
+	all.Fit, all.Slowdown, all.Predicted = c.Held/peak, s, 0
+	if s > 0 {
+		all.Predicted = out.Elapsed * s
+	}
+	st.keepJob(all)
+}
+
+// keepJob keeps j for ClassResult.All while Plan.Keep allows.
+func (st *classState) keepJob(j Job) {
+	switch {
+	case st.keep == nil || *st.keep < 0:
+		return
+	case *st.keep == 0:
+		*st.keep = -1
+		return
+	}
+	*st.keep--
+	st.all = append(st.all, j)
 }
 
 func (st *classState) finish() ClassResult {
 	r := st.r
+	r.All = st.all
 	if len(r.NotReplayed) == 0 {
 		r.NotReplayed = nil
 	}

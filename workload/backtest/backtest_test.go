@@ -160,3 +160,52 @@ func TestBacktestUnplannedAndBad(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 }
+
+// With Plan.Keep every replayed job is kept, in RAM or not, and the kept
+// jobs agree with the counts: as many as replayed, as many misses as
+// counted. A cap below the history keeps none and says so.
+func TestBacktestKeepsEveryJob(t *testing.T) {
+	p := plan()
+	p.Keep = 1000
+	r, err := backtest.Run(history(t), "history.txt", "name", p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TooMany {
+		t.Fatal("TooMany with room for 1000 jobs")
+	}
+	for _, c := range r.Classes {
+		missed, inRAM := 0, 0
+		for _, j := range c.All {
+			if j.Misses {
+				missed++
+			}
+			if j.Outcome == backtest.InRAM {
+				inRAM++
+				if j.Slowdown != 1 || j.Fit != 1 {
+					t.Errorf("%s %s in RAM: slowdown %v, fit %v, want 1 and 1", c.Name, j.ID, j.Slowdown, j.Fit)
+				}
+			}
+		}
+		if len(c.All) != c.Completed || missed != c.Missed || inRAM != c.InRAM {
+			t.Errorf("%s: kept %d jobs, %d missing, %d in RAM; counted %d, %d, %d", c.Name, len(c.All), missed, inRAM, c.Completed, c.Missed, c.InRAM)
+		}
+	}
+	p.Keep = 10
+	r, err = backtest.Run(history(t), "history.txt", "name", p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.TooMany {
+		t.Error("TooMany not set with room for 10 jobs")
+	}
+	for _, c := range r.Classes {
+		if c.All != nil {
+			t.Errorf("%s: %d jobs kept over the cap", c.Name, len(c.All))
+		}
+	}
+	r, _ = backtest.Run(history(t), "history.txt", "name", plan(), false)
+	if r.TooMany || r.Classes[0].All != nil {
+		t.Error("jobs kept without Plan.Keep")
+	}
+}

@@ -86,7 +86,7 @@ func TestPortableDeps(t *testing.T) {
 		}
 		return strings.Fields(string(out))
 	}
-	for _, pkg := range []string{"model", "prices", "prices/quote", "reports", "reports/xlsx", "money", "units", "fleet"} {
+	for _, pkg := range []string{"model", "prices", "prices/quote", "reports", "reports/xlsx", "money", "units", "fleet", "factors"} {
 		for _, goos := range []string{"linux", "darwin", "windows"} {
 			for _, d := range deps(goos, pkg) {
 				if hostOnly(d) {
@@ -99,6 +99,57 @@ func TestPortableDeps(t *testing.T) {
 		for _, d := range deps(goos, "cmd/memplan") {
 			if strings.HasPrefix(d, mod+"measure") || strings.HasPrefix(d, "github.com/hanwen/go-fuse") {
 				t.Errorf("GOOS=%s: cmd/memplan reaches %s (Linux-only: put its use behind main_linux.go)", goos, d)
+			}
+		}
+	}
+}
+
+// TestFactorsIsALeaf holds the factor file's shared types (package
+// factors) to what a leaf may import: the standard library, units,
+// internal/yamlx and yaml. It also holds the measuring side's host and
+// device packages off the deciding side: they once imported the model for
+// HostFacts and Reference (now factors'), so the pipeline's arrows run one
+// way: measure writes factor files, model reads them.
+func TestFactorsIsALeaf(t *testing.T) {
+	const mod = "github.com/memplan/memplan/"
+	type pkg struct {
+		ImportPath string
+		Standard   bool
+		Imports    []string
+	}
+	list := func(args ...string) map[string]pkg {
+		out, err := exec.Command("go", append([]string{"list", "-json=ImportPath,Standard,Imports"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", args, err)
+		}
+		pkgs := map[string]pkg{}
+		dec := json.NewDecoder(strings.NewReader(string(out)))
+		for dec.More() {
+			var q pkg
+			if err := dec.Decode(&q); err != nil {
+				t.Fatal(err)
+			}
+			pkgs[q.ImportPath] = q
+		}
+		return pkgs
+	}
+	deps := list("-deps", mod+"factors")
+	leaf, ok := deps[mod+"factors"]
+	if !ok {
+		t.Fatalf("go list -deps factors does not list factors (%d packages)", len(deps))
+	}
+	for _, imp := range leaf.Imports {
+		if deps[imp].Standard || imp == mod+"units" || imp == mod+"internal/yamlx" || strings.HasPrefix(imp, "gopkg.in/yaml.") {
+			continue
+		}
+		t.Errorf("factors imports %s: a leaf imports only the standard library, units, internal/yamlx and yaml", imp)
+	}
+	for _, p := range []string{"measure/host", "measure/device"} {
+		for path := range list("-deps", mod+p) {
+			for _, bad := range []string{"model", "prices", "reports", "fleet"} {
+				if path == mod+bad || strings.HasPrefix(path, mod+bad+"/") {
+					t.Errorf("%s reaches %s: the measuring side names the factor file's types through package factors, never the deciding side", p, path)
+				}
 			}
 		}
 	}

@@ -310,7 +310,8 @@ func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
 	// The profile's model (measured overhead, readahead, pages counted per
 	// fit ratio) within a factor of two at every fit down to 0.5 (the
 	// issue's target is 25%, which a busy two-core CI host cannot promise
-	// for every run: docs/profile.md has the measured errors).
+	// for every run: bench/results/profile-validate-2026-12-01.md has the
+	// measured errors).
 	for _, r := range v.Rows {
 		if r.Capped || r.Fit < 0.5 {
 			continue

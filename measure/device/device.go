@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
@@ -210,7 +210,7 @@ func (p *Profile) DeviceName() string {
 // measured through whatever RAID sits below the filesystem. Concurrency and
 // dirty share describe the workload, so they are left for the caller.
 // Figures of tests left out are zero.
-func (p *Profile) Reference() model.Reference {
+func (p *Profile) Reference() factors.Reference {
 	mean := func(t *Test) units.Duration {
 		if t == nil {
 			return 0
@@ -223,7 +223,7 @@ func (p *Profile) Reference() model.Reference {
 		}
 		return math.Round(t.IOPS)
 	}
-	return model.Reference{
+	return factors.Reference{
 		Device:       p.DeviceName(),
 		ReadLatency:  mean(p.RandReadQD1),
 		WriteLatency: mean(p.RandWriteQD1),

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 	"golang.org/x/sys/unix"
 )
@@ -94,8 +94,8 @@ func (t *SwapTarget) DeviceName() string {
 }
 
 // hostFacts describes the machine for the factor file.
-func HostFacts(h Host, layout *CgroupLayout, t *SwapTarget) model.HostFacts {
-	f := model.HostFacts{}
+func HostFacts(h Host, layout *CgroupLayout, t *SwapTarget) factors.HostFacts {
+	f := factors.HostFacts{}
 	f.Hostname, _ = ReadString(h, "/proc/sys/kernel/hostname")
 	if f.Hostname == "" {
 		f.Hostname, _ = os.Hostname()

@@ -69,10 +69,9 @@
 // the job's own cost of setting its accessed bits again, which New
 // calibrates on the sampler's own pages (never charged below 0.1 us).
 // Reads that do not fit are skipped; a sweep starts when its clear fits.
-// A read walks every page table entry of smaps (of the order of 0.1 ms per
-// MiB resident), so a job of hundreds of MiB gets a read every second or
-// two and one of tens of GiB one every few minutes: the number of reads,
-// not the memory, is what the budget limits.
+// A read walks every page table entry of smaps, so its cost grows with the
+// job's resident size, and a large job gets reads far apart: the number of
+// reads, not the memory, is what the budget limits.
 //
 // # Miss-ratio curve (MRC, RateAt, RateGrid)
 //
@@ -93,9 +92,9 @@
 // in on X, which keeps an LRU cliff (a sweep: W = min(rate x tau, N))
 // sharp. Below the sweep's shortest window the rate is the slope of the
 // saturating working set of independent references, N (1 - exp(-k tau)),
-// through the origin and the first two windows (the dictionary's lookups
-// reference half of it within 0.1 s; the chord from the origin errs both
-// ways there). A size at or above what the job held during the sweep
+// through the origin and the first two windows (where a job references
+// much of its memory within the first window, the chord from the origin
+// errs both ways). A size at or above what the job held during the sweep
 // needs nothing back. Beyond the sweep's longest window (it referenced less
 // than x) the sweep gives a bound only. The sweeps' rates are averaged
 // over the run, weighted by the time each stands for (its clear to the
@@ -149,23 +148,21 @@
 // # Where it fails
 //
 //   - Short jobs. A job of seconds gets a handful of reads within the duty
-//     cycle (a few reads of 10-25 ms each): one or two sweeps, whose chords span several fit ratios at
-//     once, so the curve is flat across them. The curve of a 3 s job is
-//     mostly band.
+//     cycle: one or two sweeps, whose chords span several fit ratios at
+//     once, so the curve is flat across them and mostly band.
 //   - Phases shorter than a sweep. A sweep averages over what the job did
 //     during it; phases are weighed by time only as finely as sweeps start.
 //   - The kernel is not LRU. Reclaim keeps active and inactive lists,
 //     prefers file pages, and reads ahead; a merge sort, whose windows
 //     sweep hundreds of MiB in a second, has a working-set cliff that the
-//     kernel's reclaim softens (the multi-run profile of sort needs 5-10x
-//     fewer pages back than the cliff says).
+//     kernel's reclaim softens, so the cliff overstates the pages needed
+//     back.
 //   - Shared pages count once per process that maps them (Referenced has
 //     no proportional form), so forked workers sharing memory overstate W.
 //   - Pages read through read() are page cache, not mapped: they are not
 //     in W, and neither are their refaults. Under a cgroup limit they are
-//     charged to the job and compete with its memory (sort -S 300M over
-//     200 MiB spills to temp files: 688 MiB charged at its peak against
-//     302 MiB resident). Info.Charged carries the cgroup's peak charge;
+//     charged to the job and compete with its memory (a sort that spills
+//     to temp files). Info.Charged carries the cgroup's peak charge;
 //     where it exceeds the resident peak by more than a quarter (and
 //     16 MiB) the profile says so (PageCacheNote).
 //
@@ -177,8 +174,8 @@
 // the one-pass band and whether the band meets the measured interval;
 // FromFactors re-derives a written one-pass profile from its samples.
 // bench/onepass prints the comparison; cmd/memplan's
-// TestProfileRealPrograms asserts on it for sort, the dictionary workload
-// and gcc.
+// TestProfileRealPrograms logs it for sort, the dictionary workload and
+// gcc (bench/results/onepass-2026-12-02.md has the lab's figures).
 //
 // # Wiring into memplan profile --one-pass
 //

@@ -458,13 +458,18 @@ type stepper struct {
 	notes   []string
 }
 
-// refRatio is wall per progress over the reference slices so far.
-func (s *stepper) refRatio() float64 {
+// refRatio is wall per second of user time over the reference slices so
+// far.
+func (s *stepper) refRatio() float64 { return s.refRatioOn(clock{}) }
+
+// refRatioOn is wall per progress read on c over the reference slices so
+// far.
+func (s *stepper) refRatioOn(c clock) float64 {
 	var w, p float64
 	for i := range s.slices {
-		if s.slices[i].Fit == 0 && s.slices[i].Progress > 0 {
-			w += s.slices[i].Wall
-			p += s.slices[i].Progress
+		if sl := &s.slices[i]; sl.Fit == 0 && sl.Progress > 0 {
+			w += sl.Wall
+			p += c.progress(sl.Progress, sl.Sys)
 		}
 	}
 	if p <= 0 {
@@ -477,7 +482,9 @@ func (s *stepper) refRatio() float64 {
 // what its progress would have taken without a limit than the budget
 // allows.
 func (s *stepper) overBudget(cur orSample) bool {
-	r1 := s.refRatio()
+	// Progress and the reference pace on one clock: a command that
+	// spends time in the kernel in RAM too has that time taken off both.
+	r1 := s.refRatioOn(s.clk)
 	if r1 <= 0 {
 		return false
 	}

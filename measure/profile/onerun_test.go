@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memplan/memplan/units"
 )
@@ -282,5 +283,23 @@ func TestOneRunBandHoldsAFigureBelowOne(t *testing.T) {
 	p := pointAt(t, e, 0.75)
 	if s := p.Slowdown; s.Mean >= 1 || s.Lo > s.Mean || s.Hi < s.Mean {
 		t.Errorf("slowdown %.3f with band %.3f-%.3f: want a figure below 1 inside its band", s.Mean, s.Lo, s.Hi)
+	}
+}
+
+// The budget reads progress and the reference pace on one clock: a
+// command that spends a fifth of its time in RAM in the kernel has that
+// time taken off both, and running at its reference pace is no overrun.
+func TestOneRunBudgetReadsPaceAndProgressOnOneClock(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &stepper{clk: clock{Leak: 0.5}, budget: 0.25, started: t0,
+		slices: []OneRunSlice{{Fit: 0, Wall: 1, Progress: 1, Sys: 0.2}}}
+	at := func(wall float64) orSample {
+		return orSample{at: t0.Add(time.Duration(wall * float64(time.Second))), progress: 1, sys: 0.2}
+	}
+	if s.overBudget(at(1.1)) {
+		t.Error("10% over the reference pace read as over a 25% budget")
+	}
+	if !s.overBudget(at(1.3)) {
+		t.Error("30% over the reference pace not read as over a 25% budget")
 	}
 }

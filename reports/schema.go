@@ -663,7 +663,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 // from the reported figures exactly as the model computed it
 // (model.Config.RankKey): the workbook ranks by it.
 func (c Configuration) RankKey() model.RankKey {
-	k := model.RankKey{Tier: model.RankTier(c.MeetsDeadlines, c.AtRisk), Slowdown: c.MaxSlowdown, ID: c.ID}
+	k := model.RankKey{Tier: model.RankTier(c.MeetsDeadlines, c.AtRisk), Replaced: c.Wear != nil && c.Wear.ReplacementsPerServer > 0, Slowdown: c.MaxSlowdown, ID: c.ID}
 	if k.Tier == model.TierMisses {
 		for _, j := range c.Jobs {
 			k.Miss = math.Max(k.Miss, model.MissRatio(j.RuntimeHours, j.DeadlineHours))

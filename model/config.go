@@ -8,7 +8,7 @@ import (
 // Swap kinds.
 const (
 	SwapNone  = "none"
-	SwapDrive = "drive" // swap on 1..N drives of one model, striped (RAID 0) when N > 1
+	SwapDrive = "drive" // swap on 1..N drives of one model, striped (RAID 0) when N > 1, or mirrored (Swap.Mirrored)
 	SwapZram  = "zram"  // compressed swap in RAM
 	SwapZswap = "zswap" // compressed cache in RAM in front of swap drives
 )
@@ -27,9 +27,14 @@ type Part struct {
 
 // Swap is the swap arrangement of a configuration.
 type Swap struct {
-	Kind      string
-	Drive     *Part
+	Kind  string
+	Drive *Part
+	// Drives counts every drive bought. Mirrored swap keeps two copies
+	// of every page (RAID 1 on two drives, RAID 10 on four or more):
+	// Drives/2 drives' capacity and write bandwidth, reads from either
+	// copy, and each drive written as if it were one of Drives/2.
 	Drives    int
+	Mirrored  bool
 	Class     string      // factor class of the drives
 	ZramShare float64     // zram disk size / RAM
 	Algorithm string      // zram/zswap compressor

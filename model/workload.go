@@ -66,7 +66,12 @@ type Options struct {
 	MaxDrives    int         `yaml:"max_swap_drives,omitempty"` // cap on swap drives per server
 	ZswapPool    units.Ratio `yaml:"zswap_pool,omitempty"`      // zswap max_pool_percent as a share
 	NoSwap       bool        `yaml:"dram_only,omitempty"`       // consider only all-DRAM configurations
-	RankBy       string      `yaml:"rank_by,omitempty"`         // capital (default) or tco
+	// MirrorSwap puts swap on mirrored drives only (two copies of every
+	// page), so that a dead drive kills no job; without it swap drives
+	// are striped and the recommendation is offered mirrored as well
+	// (Result.Mirror).
+	MirrorSwap bool   `yaml:"mirror_swap,omitempty"`
+	RankBy     string `yaml:"rank_by,omitempty"` // capital (default) or tco
 }
 
 // Defaults applied when a field is left out.

@@ -271,6 +271,8 @@ func TestParseWorkloadBadInput(t *testing.T) {
 			want: qaWant{20, "options.zswap_pool", []string{"got 0.95"}}},
 		{name: "negative drive cap", edits: []qaEdit{{21, "max_swap_drives", "  max_swap_drives: -1"}},
 			want: qaWant{21, "options.max_swap_drives", []string{"cannot be negative"}}},
+		{name: "mirror_swap not a yes or no", edits: []qaEdit{{21, "max_swap_drives", "  mirror_swap: twice"}},
+			want: qaWant{21, "options.mirror_swap", []string{`got text "twice"`}}},
 		{name: "horizon under a day", edits: []qaEdit{{2, "horizon", "horizon: 12h"}},
 			want: qaWant{2, "horizon", []string{"got 12h", "at least a day"}}},
 		{name: "lower-case currency", edits: []qaEdit{{1, "name", "name: nightly sims\ncurrency: usd"}},

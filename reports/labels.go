@@ -65,6 +65,9 @@ func swapLabel(c Configuration) string {
 	if s.Drives > 1 {
 		d = fmt.Sprintf("%dx %s", s.Drives, d)
 	}
+	if s.Mirrored {
+		d += " mirrored"
+	}
 	if s.Kind == model.SwapZswap {
 		d = "zswap+" + d
 	}
@@ -81,6 +84,9 @@ func fullSwapLabel(c Configuration) string {
 	d := s.Drive.Model
 	if s.Drives > 1 {
 		d = fmt.Sprintf("%dx %s", s.Drives, d)
+	}
+	if s.Mirrored {
+		d += " mirrored"
 	}
 	if s.Kind == model.SwapZswap {
 		d = "zswap+" + d

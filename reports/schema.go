@@ -78,7 +78,10 @@ type Output struct {
 	// and misses only at the top of a band that is wide because no job
 	// states its access pattern: measuring the jobs could make it the
 	// answer. Null when there is none.
-	CheaperIfMeasured   *Configuration  `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
+	CheaperIfMeasured *Configuration `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
+	// Mirror is the recommendation with its swap drives mirrored, when it
+	// puts swap on drives that are not; null otherwise.
+	Mirror              *Mirror         `json:"mirror" yaml:"mirror"`
 	TCO                 *TCO            `json:"tco" yaml:"tco"`
 	BreakEven           *BreakEven      `json:"break_even" yaml:"break_even"`
 	Uncertainty         *Uncertainty    `json:"uncertainty" yaml:"uncertainty"`
@@ -99,6 +102,13 @@ type layout struct {
 	// whole; breakEven shows the break-even prices without it (asked for
 	// with --break-even).
 	explain, breakEven bool
+}
+
+// Mirror is the recommended configuration with its swap drives mirrored
+// (model.MirrorOffer): evaluated like the others, not ranked (rank 0).
+type Mirror struct {
+	Configuration *Configuration `json:"configuration" yaml:"configuration"` // null when there is none
+	Reason        string         `json:"reason" yaml:"reason"`               // why there is none
 }
 
 // Savings of the recommended configuration against the baseline.
@@ -258,10 +268,13 @@ type Part struct {
 
 // Swap is a configuration's swap arrangement.
 type Swap struct {
-	Kind        string  `json:"kind" yaml:"kind"`
-	DeviceClass string  `json:"device_class" yaml:"device_class"`
-	Drive       *Part   `json:"drive" yaml:"drive"`
-	Drives      int     `json:"drives" yaml:"drives"`
+	Kind        string `json:"kind" yaml:"kind"`
+	DeviceClass string `json:"device_class" yaml:"device_class"`
+	Drive       *Part  `json:"drive" yaml:"drive"`
+	Drives      int    `json:"drives" yaml:"drives"`
+	// Mirrored: two copies of every page (RAID 1, RAID 10 from four
+	// drives); Drives counts both copies.
+	Mirrored    bool    `json:"mirrored" yaml:"mirrored"`
 	ZramShare   float64 `json:"zram_share" yaml:"zram_share"`
 	Algorithm   string  `json:"algorithm" yaml:"algorithm"`
 	CapacityGiB float64 `json:"capacity_gib" yaml:"capacity_gib"`
@@ -439,6 +452,13 @@ func NewOutput(res *model.Result, opts Options) Output {
 		x := conv(c)
 		out.CheaperIfMeasured = &x
 	}
+	if m := res.Mirror; m != nil {
+		out.Mirror = &Mirror{Reason: m.Reason}
+		if m.Config != nil {
+			x := conv(m.Config)
+			out.Mirror.Configuration = &x
+		}
+	}
 	if s := res.Savings; s != nil {
 		out.Savings = &Savings{PerServer: s.PerServer, Fleet: s.Fleet, Percent: r4(s.Percent),
 			TCOPerServer: s.TCOPerServer, TCOFleet: s.TCOFleet, TCOPercent: r4(s.TCOPercent)}
@@ -615,7 +635,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount,
 		InstalledRAMGiB: gib(c.Installed), UsableRAMGiB: gib(c.Usable),
 		Swap: Swap{
-			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives,
+			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives, Mirrored: c.Swap.Mirrored,
 			ZramShare: r4(c.Swap.ZramShare), Algorithm: c.Swap.Algorithm, CapacityGiB: gib(c.Swap.Capacity),
 		},
 		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,

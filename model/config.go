@@ -91,25 +91,29 @@ type Cost struct {
 
 // Config is one evaluated server configuration.
 type Config struct {
-	Rank         int
-	ID           string
-	Label        string
-	Platform     Part
-	Cores        int // the platform's CPU cores (0: not given, a core per job)
-	DIMM         Part
-	DIMMCount    int
-	Swap         Swap
-	Installed    units.Bytes
-	Usable       units.Bytes // after the OS/page-cache reserve
-	Jobs         []JobResult
-	Meets        bool
-	AtRisk       bool
-	Servers      int
-	Cost         Cost
-	Wear         *Wear
-	MaxSlowdown  float64
-	Extrapolated bool
-	Notes        []string
+	Rank      int
+	ID        string
+	Label     string
+	Platform  Part
+	Cores     int // the platform's CPU cores (0: not given, a core per job)
+	DIMM      Part
+	DIMMCount int
+	// MemorySpeed is the speed (MT/s) the DIMMs run at on this platform
+	// with DIMMCount of them (prices.Platform.MemorySpeed); 0: not known.
+	MemorySpeed     int
+	DIMMsPerChannel int
+	Swap            Swap
+	Installed       units.Bytes
+	Usable          units.Bytes // after the OS/page-cache reserve
+	Jobs            []JobResult
+	Meets           bool
+	AtRisk          bool
+	Servers         int
+	Cost            Cost
+	Wear            *Wear
+	MaxSlowdown     float64
+	Extrapolated    bool
+	Notes           []string
 	// Packing says which job classes share servers in turn because their
 	// daily windows fit in one day (fleet.go); "" when none do.
 	Packing string

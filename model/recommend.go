@@ -357,12 +357,14 @@ func recommend(in Input, h *hooks) (*Result, error) {
 					continue
 				}
 				base := Config{
-					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
-					Cores:     pl.Cores,
-					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
-					DIMMCount: count,
-					Installed: installed,
-					Usable:    installed - pl.Reserve,
+					Platform:        Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
+					Cores:           pl.Cores,
+					DIMM:            Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
+					DIMMCount:       count,
+					MemorySpeed:     pl.MemorySpeed(dm.DIMM, count),
+					DIMMsPerChannel: count / pl.Memory.Channels,
+					Installed:       installed,
+					Usable:          installed - pl.Reserve,
 				}
 				if base.Usable <= 0 {
 					res.Rejected["OS reserve larger than installed memory"]++
@@ -871,7 +873,7 @@ func (e *evaluator) mirrorOffer(r *Config, platforms []prices.Platform, drives [
 	case m > 0 && s.Drives > m:
 		return &MirrorOffer{Reason: fmt.Sprintf("options.max_swap_drives is %d, and the mirror needs %d", m, s.Drives)}
 	}
-	base := Config{Platform: r.Platform, Cores: r.Cores, DIMM: r.DIMM, DIMMCount: r.DIMMCount, Installed: r.Installed, Usable: r.Usable}
+	base := Config{Platform: r.Platform, Cores: r.Cores, DIMM: r.DIMM, DIMMCount: r.DIMMCount, MemorySpeed: r.MemorySpeed, DIMMsPerChannel: r.DIMMsPerChannel, Installed: r.Installed, Usable: r.Usable}
 	x := &evaluator{in: e.in, w: e.w, res: e.res, h: e.h, elec: e.elec, rejected: map[string]int{}, notes: map[string]rejectNote{}}
 	x.addDrive(base, s, d)
 	if len(x.configs) == 0 {
@@ -1164,9 +1166,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		}
 		jr.InRAM = units.Bytes(jr.Fit * F)
 	}
-	rt := float64(j.Runtime) * jr.Estimate.Slowdown
+	// The in-RAM runtime at this configuration's memory speed; the
+	// slowdown multiplies it.
+	inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(c.MemorySpeed)
+	rt := inRAM * jr.Estimate.Slowdown
 	jr.Runtime = units.Duration(rt)
-	jr.RuntimeHigh = units.Duration(float64(j.Runtime) * jr.Estimate.High)
+	jr.RuntimeHigh = units.Duration(inRAM * jr.Estimate.High)
 	jr.Meets = jr.Runtime <= j.Deadline
 	// A deadline met only on the central estimate, or only by extrapolating
 	// beyond the measured fit ratios, is not one to sign a purchase on.

@@ -220,6 +220,8 @@ type Configuration struct {
 	Platform         Part       `json:"platform" yaml:"platform"`
 	DIMM             Part       `json:"dimm" yaml:"dimm"`
 	DIMMCount        int        `json:"dimm_count" yaml:"dimm_count"`
+	MemorySpeedMTs   int        `json:"memory_speed_mts" yaml:"memory_speed_mts"`
+	DIMMsPerChannel  int        `json:"dimms_per_channel" yaml:"dimms_per_channel"`
 	InstalledRAMGiB  float64    `json:"installed_ram_gib" yaml:"installed_ram_gib"`
 	UsableRAMGiB     float64    `json:"usable_ram_gib" yaml:"usable_ram_gib"`
 	Swap             Swap       `json:"swap" yaml:"swap"`
@@ -632,7 +634,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 	out := Configuration{
 		Rank: c.Rank, ID: c.ID, Label: c.Label,
 		Recommended: c.ID == recID, Baseline: c.ID == baseID, AllDRAM: c.AllDRAM(),
-		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount,
+		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount, MemorySpeedMTs: c.MemorySpeed, DIMMsPerChannel: c.DIMMsPerChannel,
 		InstalledRAMGiB: gib(c.Installed), UsableRAMGiB: gib(c.Usable),
 		Swap: Swap{
 			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives, Mirrored: c.Swap.Mirrored,

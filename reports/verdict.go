@@ -114,7 +114,7 @@ func gibText(g float64) string {
 func buyText(c *Configuration) string {
 	parts := []string{
 		platformName(c.Platform),
-		fmt.Sprintf("%d x %s", c.DIMMCount, partName(c.DIMM)),
+		fmt.Sprintf("%d x %s%s", c.DIMMCount, partName(c.DIMM), runsAt(*c)),
 	}
 	if d := c.Swap.Drive; d != nil && c.Swap.Drives > 0 {
 		parts = append(parts, fmt.Sprintf("%d x %s for swap", c.Swap.Drives, partName(*d)))
@@ -128,6 +128,15 @@ func buyText(c *Configuration) string {
 		return fmt.Sprintf("1 server: %s.", strings.Join(parts, "; "))
 	}
 	return fmt.Sprintf("per server: %s.", strings.Join(parts, "; "))
+}
+
+// runsAt is ", running at 4400 MT/s" when the platform runs the DIMMs
+// slower than their name says.
+func runsAt(c Configuration) string {
+	if slowedSpeed(c) == "" {
+		return ""
+	}
+	return fmt.Sprintf(", which the platform runs at %d MT/s (%s)", c.MemorySpeedMTs, plural(c.DIMMsPerChannel, "DIMM per channel", "DIMMs per channel"))
 }
 
 // configureText says which kernel settings the configuration assumes.

@@ -82,3 +82,21 @@ func TestMemorySpeedDefaultsToTheDIMMs(t *testing.T) {
 		t.Errorf("speed %d, runtime %v: want 4800 and 10h", two.MemorySpeed, two.Jobs[0].Runtime)
 	}
 }
+
+// TestMemorySpeedUnknownWarns: a job that states its sensitivity, on a
+// DIMM without a speed and a platform without dimm_speed, is warned about
+// rather than run at the measured speed without a word.
+func TestMemorySpeedUnknownWarns(t *testing.T) {
+	cat := strings.Replace(dpcCatalog, ", dimm_speed: {1: 4800, 2: 4000}", "", 1)
+	cat = strings.Replace(cat, "capacity: 16GiB, speed: 4800,", "capacity: 16GiB,", 1)
+	res, err := model.Recommend(input(t, strings.Replace(dpcWorkload, "%s", ", memory_speed: {measured_at: 4800, sensitivity: 50%}", 1), cat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "job class j states its sensitivity to memory speed, but DIMM D16 has no speed") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if c := configByID(t, res, "P/16xD16/noswap"); c.MemorySpeed != 0 || c.Jobs[0].Runtime.D() != 10*time.Hour {
+		t.Errorf("unknown speed: %d, runtime %v; want 0 and 10h", c.MemorySpeed, c.Jobs[0].Runtime)
+	}
+}

@@ -8,7 +8,7 @@ import (
 // Swap kinds.
 const (
 	SwapNone  = "none"
-	SwapDrive = "drive" // swap on 1..N drives of one model, striped (RAID 0) when N > 1
+	SwapDrive = "drive" // swap on 1..N drives of one model, striped (RAID 0) when N > 1, or mirrored (Swap.Mirrored)
 	SwapZram  = "zram"  // compressed swap in RAM
 	SwapZswap = "zswap" // compressed cache in RAM in front of swap drives
 )
@@ -27,9 +27,14 @@ type Part struct {
 
 // Swap is the swap arrangement of a configuration.
 type Swap struct {
-	Kind      string
-	Drive     *Part
+	Kind  string
+	Drive *Part
+	// Drives counts every drive bought. Mirrored swap keeps two copies
+	// of every page (RAID 1 on two drives, RAID 10 on four or more):
+	// Drives/2 drives' capacity and write bandwidth, reads from either
+	// copy, and each drive written as if it were one of Drives/2.
 	Drives    int
+	Mirrored  bool
 	Class     string      // factor class of the drives
 	ZramShare float64     // zram disk size / RAM
 	Algorithm string      // zram/zswap compressor
@@ -86,25 +91,29 @@ type Cost struct {
 
 // Config is one evaluated server configuration.
 type Config struct {
-	Rank         int
-	ID           string
-	Label        string
-	Platform     Part
-	Cores        int // the platform's CPU cores (0: not given, a core per job)
-	DIMM         Part
-	DIMMCount    int
-	Swap         Swap
-	Installed    units.Bytes
-	Usable       units.Bytes // after the OS/page-cache reserve
-	Jobs         []JobResult
-	Meets        bool
-	AtRisk       bool
-	Servers      int
-	Cost         Cost
-	Wear         *Wear
-	MaxSlowdown  float64
-	Extrapolated bool
-	Notes        []string
+	Rank      int
+	ID        string
+	Label     string
+	Platform  Part
+	Cores     int // the platform's CPU cores (0: not given, a core per job)
+	DIMM      Part
+	DIMMCount int
+	// MemorySpeed is the speed (MT/s) the DIMMs run at on this platform
+	// with DIMMCount of them (prices.Platform.MemorySpeed); 0: not known.
+	MemorySpeed     int
+	DIMMsPerChannel int
+	Swap            Swap
+	Installed       units.Bytes
+	Usable          units.Bytes // after the OS/page-cache reserve
+	Jobs            []JobResult
+	Meets           bool
+	AtRisk          bool
+	Servers         int
+	Cost            Cost
+	Wear            *Wear
+	MaxSlowdown     float64
+	Extrapolated    bool
+	Notes           []string
 	// Packing says which job classes share servers in turn because their
 	// daily windows fit in one day (fleet.go); "" when none do.
 	Packing string

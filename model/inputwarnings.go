@@ -37,7 +37,40 @@ func inputWarnings(in Input) []string {
 				c.Name, c.File, i, d.SKU, d.Capacity, sizesList(), hint))
 		}
 	}
-	return out
+	return append(out, speedWarnings(in)...)
+}
+
+// speedWarnings: a job class that states its sensitivity to memory speed
+// gains nothing on a configuration whose memory speed is unknown (a DIMM
+// without speed on a platform without dimm_speed); say so rather than
+// run it at the measured speed without a word.
+func speedWarnings(in Input) []string {
+	var jobs []string
+	for _, j := range in.Workload.Jobs {
+		if j.MemorySpeed != nil && j.MemorySpeed.Sensitivity > 0 {
+			jobs = append(jobs, j.Name)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	var none []string
+	for _, d := range in.Prices.DIMMs {
+		if d.Speed > 0 {
+			continue
+		}
+		for _, p := range in.Prices.Platforms {
+			if ok, _ := p.Accepts(d); ok && len(p.Memory.DIMMSpeed) == 0 {
+				none = append(none, d.SKU)
+				break
+			}
+		}
+	}
+	if len(none) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("job class %s states its sensitivity to memory speed, but DIMM %s has no speed and no platform that takes it gives dimm_speed: configurations with it run at the measured speed; add `speed:` to the DIMM",
+		strings.Join(jobs, ", "), strings.Join(none, ", "))}
 }
 
 func plausibleDIMM(b units.Bytes) bool {

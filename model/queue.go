@@ -128,7 +128,7 @@ func (p Path) writeTime() float64 {
 			return 0
 		}
 	}
-	return p.Dirty * pageSize / (float64(max(p.Dev.Drives, 1)) * bw)
+	return p.Dirty * pageSize / (float64(max(p.Dev.Drives/max(p.Dev.Copies, 1), 1)) * bw)
 }
 
 // IdleTime is the time per page needed back when nothing queues: the

@@ -19,7 +19,11 @@ import (
 //     runtime to deadline of the worst job class (a fleet that cannot
 //     carry the day's volume while every job meets its deadline misses by
 //     a ratio of at most 1, so it ranks ahead of the deadline misses);
-//   - then cost per server, then the lower slowdown, then the ID.
+//   - then cost per server; then, on a tie to the cent, the configuration
+//     whose swap drives last the horizon before one whose drives wear out
+//     and are bought again (the same money, but a replacement is a
+//     service visit, a rebuild of the swap and a drive that may fail
+//     early); then the lower slowdown, then the ID.
 //
 // Everything but the costs is in RankKey. Its figures are the ones the
 // result file reports (hours and slowdowns to 1e-4), so that a ranking
@@ -51,6 +55,9 @@ type RankKey struct {
 	// Miss is, for a configuration that misses, the largest ratio of
 	// runtime to deadline over its job classes (MissRatio); 0 otherwise.
 	Miss float64
+	// Replaced is whether the swap drives wear out and are bought again
+	// within the horizon.
+	Replaced bool
 	// Slowdown is the largest slowdown over the job classes, to 1e-4.
 	Slowdown float64
 	ID       string
@@ -72,9 +79,13 @@ func (k RankKey) Block(o RankKey) int {
 	return 0
 }
 
-// TieLess is the last tie-break, after the costs: the lower slowdown,
-// then the ID.
+// TieLess is the last tie-break, after the costs: drives that last the
+// horizon before drives that are replaced, then the lower slowdown, then
+// the ID.
 func (k RankKey) TieLess(o RankKey) bool {
+	if k.Replaced != o.Replaced {
+		return !k.Replaced
+	}
 	if k.Slowdown != o.Slowdown {
 		return k.Slowdown < o.Slowdown
 	}
@@ -121,7 +132,7 @@ func MissRatio(runtimeHours, deadlineHours float64) float64 {
 // RankKey is the configuration's ranking key. ID must be set (rank sets
 // it before ordering).
 func (c *Config) RankKey() RankKey {
-	k := RankKey{Tier: RankTier(c.Meets, c.AtRisk), Slowdown: ReportedRatio(c.MaxSlowdown), ID: c.ID}
+	k := RankKey{Tier: RankTier(c.Meets, c.AtRisk), Replaced: c.Wear != nil && c.Wear.Replacements > 0, Slowdown: ReportedRatio(c.MaxSlowdown), ID: c.ID}
 	if k.Tier == TierMisses {
 		for _, j := range c.Jobs {
 			k.Miss = math.Max(k.Miss, MissRatio(ReportedHours(j.Runtime), ReportedHours(j.Deadline)))

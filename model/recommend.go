@@ -38,6 +38,9 @@ type Input struct {
 	// line flag. An error it causes is a *yamlx.InputError whose Field is
 	// FieldRankBy, so the caller can say it was its choice.
 	RankBy string
+	// MirrorSwap, when true, puts swap on mirrored drives only, as the
+	// workload's options.mirror_swap does (a command line flag).
+	MirrorSwap bool
 	// Flags are the caller's flags for what hints and warnings suggest.
 	Flags Flags
 }
@@ -49,14 +52,19 @@ const FieldRankBy = "options.rank_by"
 // a copy, the caller's workload left as it was.
 func (in Input) workload() (*Workload, error) {
 	w := in.Workload
-	if in.RankBy == "" || w == nil {
+	if (in.RankBy == "" && !in.MirrorSwap) || w == nil {
 		return w, nil
 	}
-	if in.RankBy != RankCapital && in.RankBy != RankTCO {
-		return nil, &yamlx.InputError{File: w.File, Field: FieldRankBy, Msg: fmt.Sprintf("got %q, expected %s or %s", in.RankBy, RankCapital, RankTCO)}
-	}
 	c := *w
-	c.Options.RankBy = in.RankBy
+	if in.RankBy != "" {
+		if in.RankBy != RankCapital && in.RankBy != RankTCO {
+			return nil, &yamlx.InputError{File: w.File, Field: FieldRankBy, Msg: fmt.Sprintf("got %q, expected %s or %s", in.RankBy, RankCapital, RankTCO)}
+		}
+		c.Options.RankBy = in.RankBy
+	}
+	if in.MirrorSwap {
+		c.Options.MirrorSwap = true
+	}
 	return &c, nil
 }
 
@@ -125,6 +133,11 @@ type Result struct {
 	Advice        []string // what would make it work, when nothing does
 	Warnings      []string
 	Rates         []prices.RateUsed // exchange rates behind the conversions made
+	// Mirror is the recommendation with its swap drives mirrored, when it
+	// puts swap on drives that are not: a dead drive there kills every job
+	// with pages on it, and the mirror is what it costs not to. Nil when
+	// the recommendation has no swap drive or is mirrored already.
+	Mirror *MirrorOffer
 
 	// evaluated: a lean search's configurations, unordered (rankLean);
 	// Configs is then empty.
@@ -344,12 +357,14 @@ func recommend(in Input, h *hooks) (*Result, error) {
 					continue
 				}
 				base := Config{
-					Platform:  Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
-					Cores:     pl.Cores,
-					DIMM:      Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
-					DIMMCount: count,
-					Installed: installed,
-					Usable:    installed - pl.Reserve,
+					Platform:        Part{SKU: pl.SKU, Model: pl.Model, Catalog: pl.Catalog, Price: plPrice, Quoted: pl.Price, Watts: PlatformWatts(pl)},
+					Cores:           pl.Cores,
+					DIMM:            Part{SKU: dm.SKU, Model: dm.Model, Catalog: dm.Catalog, Price: dm.price, Quoted: dm.Price, Capacity: dm.Capacity, Watts: DIMMWatts(dm.DIMM)},
+					DIMMCount:       count,
+					MemorySpeed:     pl.MemorySpeed(dm.DIMM, count),
+					DIMMsPerChannel: count / pl.Memory.Channels,
+					Installed:       installed,
+					Usable:          installed - pl.Reserve,
 				}
 				if base.Usable <= 0 {
 					res.Rejected["OS reserve larger than installed memory"]++
@@ -406,6 +421,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return res, nil
 	}
 	rank(res, ev.configs, w)
+	res.Mirror = ev.mirrorOffer(res.Recommended, platforms, drives)
 	if err := checkMoneyRange(res, w); h.plain() && err != nil {
 		return nil, err
 	}
@@ -795,7 +811,13 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		}
 		part := &Part{SKU: d.SKU, Model: d.Model, Catalog: d.Catalog, Price: d.price, Quoted: d.Price, Capacity: d.Capacity, Watts: DriveWatts(d.Drive)}
 		for n := 1; n <= maxN; n++ {
-			s := Swap{Kind: SwapDrive, Drive: part, Drives: n, Class: d.class, Capacity: units.Bytes(n) * d.Capacity}
+			s := driveSwap(part, d, n, false)
+			if e.w.Options.MirrorSwap {
+				if n%2 != 0 {
+					continue
+				}
+				s = driveSwap(part, d, n/2, true)
+			}
 			e.addDrive(base, s, d)
 			if pl.HasSoftware("zswap") {
 				s.Kind, s.Algorithm = SwapZswap, "lz4"
@@ -803,6 +825,76 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 			}
 		}
 	}
+}
+
+// driveSwap is swap on stripes drives of one model, or, mirrored, on
+// twice as many holding two copies of every page.
+func driveSwap(part *Part, d *pricedDrive, stripes int, mirrored bool) Swap {
+	n := stripes
+	if mirrored {
+		n *= 2
+	}
+	return Swap{Kind: SwapDrive, Drive: part, Drives: n, Mirrored: mirrored, Class: d.class, Capacity: units.Bytes(stripes) * d.Capacity}
+}
+
+// MirrorOffer is the recommended configuration with its swap drives
+// mirrored: the same platform and DIMMs, twice the drives.
+type MirrorOffer struct {
+	Config *Config // evaluated like any configuration, not ranked; nil when there is none
+	Reason string  // why there is none: no bays for the second copy, or it cannot run the jobs
+}
+
+// mirrorOffer evaluates r with its swap drives mirrored (see
+// Result.Mirror).
+func (e *evaluator) mirrorOffer(r *Config, platforms []prices.Platform, drives []pricedDrive) *MirrorOffer {
+	if r == nil || r.Swap.Drive == nil || r.Swap.Mirrored || (r.Swap.Kind != SwapDrive && r.Swap.Kind != SwapZswap) {
+		return nil
+	}
+	var pl *prices.Platform
+	for i := range platforms {
+		if platforms[i].SKU == r.Platform.SKU && platforms[i].Catalog == r.Platform.Catalog {
+			pl = &platforms[i]
+		}
+	}
+	var d *pricedDrive
+	for i := range drives {
+		if drives[i].SKU == r.Swap.Drive.SKU && drives[i].Catalog == r.Swap.Drive.Catalog {
+			d = &drives[i]
+		}
+	}
+	if pl == nil || d == nil {
+		return nil
+	}
+	s := driveSwap(r.Swap.Drive, d, r.Swap.Drives, true)
+	s.Kind, s.Algorithm = r.Swap.Kind, r.Swap.Algorithm
+	switch m := e.w.Options.MaxDrives; {
+	case s.Drives > pl.Bays:
+		return &MirrorOffer{Reason: fmt.Sprintf("%s has %d drive bays for swap, and the mirror needs %d", pl.SKU, pl.Bays, s.Drives)}
+	case m > 0 && s.Drives > m:
+		return &MirrorOffer{Reason: fmt.Sprintf("options.max_swap_drives is %d, and the mirror needs %d", m, s.Drives)}
+	}
+	base := Config{Platform: r.Platform, Cores: r.Cores, DIMM: r.DIMM, DIMMCount: r.DIMMCount, MemorySpeed: r.MemorySpeed, DIMMsPerChannel: r.DIMMsPerChannel, Installed: r.Installed, Usable: r.Usable}
+	x := &evaluator{in: e.in, w: e.w, res: e.res, h: e.h, elec: e.elec, rejected: map[string]int{}, notes: map[string]rejectNote{}}
+	x.addDrive(base, s, d)
+	if len(x.configs) == 0 {
+		why := "it cannot run the jobs"
+		for k := range x.rejected {
+			why = k
+		}
+		return &MirrorOffer{Reason: why}
+	}
+	c := x.configs[0]
+	c.ID, c.Label = configID(c), configLabel(c)
+	return &MirrorOffer{Config: c}
+}
+
+// stripes is how many drives' worth of capacity and writes a swap
+// arrangement has: every drive, or half of them when mirrored.
+func (s Swap) stripes() int {
+	if s.Mirrored {
+		return s.Drives / 2
+	}
+	return s.Drives
 }
 
 // add evaluates a configuration without swap drives.
@@ -815,6 +907,9 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	var dev Device
 	if d != nil {
 		dev = CatalogDevice(d.Drive, d.class, s.Drives)
+		if s.Mirrored {
+			dev.Copies = 2
+		}
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
@@ -890,7 +985,8 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	if d != nil {
 		c.Cost.Drives = s.Drive.Price.Mul(int64(s.Drives))
 		endurance := d.Endurance()
-		perDrive := writesPerDay / float64(s.Drives) * 365 * e.w.HorizonYears()
+		// A mirror writes every page to both copies.
+		perDrive := writesPerDay / float64(s.stripes()) * 365 * e.w.HorizonYears()
 		wr := &Wear{WritesPerDay: units.Bytes(writesPerDay), HorizonWrites: units.Bytes(perDrive), Endurance: endurance}
 		if endurance > 0 {
 			wr.LifeUsed = perDrive / float64(endurance)
@@ -1070,9 +1166,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		}
 		jr.InRAM = units.Bytes(jr.Fit * F)
 	}
-	rt := float64(j.Runtime) * jr.Estimate.Slowdown
+	// The in-RAM runtime at this configuration's memory speed; the
+	// slowdown multiplies it.
+	inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(c.MemorySpeed)
+	rt := inRAM * jr.Estimate.Slowdown
 	jr.Runtime = units.Duration(rt)
-	jr.RuntimeHigh = units.Duration(float64(j.Runtime) * jr.Estimate.High)
+	jr.RuntimeHigh = units.Duration(inRAM * jr.Estimate.High)
 	jr.Meets = jr.Runtime <= j.Deadline
 	// A deadline met only on the central estimate, or only by extrapolating
 	// beyond the measured fit ratios, is not one to sign a purchase on.
@@ -1195,9 +1294,9 @@ func configID(c *Config) string {
 	case SwapZram:
 		return id + "/zram-" + c.Swap.Algorithm + "-" + strconv.FormatFloat(c.Swap.ZramShare*100, 'f', 0, 64) + "pct"
 	case SwapZswap:
-		return id + "/zswap-" + c.Swap.Algorithm + "+" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU
+		return id + "/zswap-" + c.Swap.Algorithm + "+" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU + mirrorID(c.Swap)
 	}
-	return id + "/" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU
+	return id + "/" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU + mirrorID(c.Swap)
 }
 
 func configLabel(c *Config) string {
@@ -1213,11 +1312,33 @@ func configLabel(c *Config) string {
 	return mem + " + " + driveLabel(c.Swap)
 }
 
+func mirrorID(s Swap) string {
+	if s.Mirrored {
+		return "-mirror"
+	}
+	return ""
+}
+
 func driveLabel(s Swap) string {
 	if s.Drives == 1 {
 		return s.Drive.Model
 	}
-	return fmt.Sprintf("%d x %s RAID 0", s.Drives, s.Drive.Model)
+	return fmt.Sprintf("%d x %s %s", s.Drives, s.Drive.Model, s.RAID())
+}
+
+// RAID names how the swap drives are combined: RAID 0 (striped), RAID 1
+// (two drives, mirrored) or RAID 10 (mirrored pairs, striped); "" for
+// one drive.
+func (s Swap) RAID() string {
+	switch {
+	case s.Mirrored && s.Drives == 2:
+		return "RAID 1"
+	case s.Mirrored:
+		return "RAID 10"
+	case s.Drives > 1:
+		return "RAID 0"
+	}
+	return ""
 }
 
 // rank orders the evaluated configurations into res.Configs by the

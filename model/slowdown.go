@@ -26,6 +26,10 @@ type Device struct {
 	// rotating disk only (DefaultSeqReadLatency).
 	SeqReadLatency time.Duration
 	Drives         int
+	// Copies is how many drives hold each page (2: mirrored, 0 or 1:
+	// striped): reads go to any of the Drives, writes to every copy, so
+	// writes are spread over Drives/Copies.
+	Copies int
 	// Memory marks compressed RAM (zram): the faulting task decompresses
 	// and reclaim compresses in the task's own time, and the kernel reads
 	// no pages ahead. Otherwise it is a block device: writes are queued

@@ -54,6 +54,29 @@ type JobClass struct {
 	// Access names the job's curve-shape family (uniform, cold-tail,
 	// sweep); left out, predictions span every family.
 	Access string `yaml:"access,omitempty"`
+	// MemorySpeed says how the in-RAM runtime depends on the memory's
+	// speed; left out, it does not.
+	MemorySpeed *MemorySpeed `yaml:"memory_speed,omitempty"`
+}
+
+// MemorySpeed is a job class's sensitivity to memory speed: a share of
+// its in-RAM runtime (Sensitivity) scales with MeasuredAt / the speed a
+// configuration's memory runs at, the rest does not. A job bound by
+// memory bandwidth is near 1, one that computes in cache near 0.
+type MemorySpeed struct {
+	MeasuredAt  int         `yaml:"measured_at"` // MT/s the runtime was measured at
+	Sensitivity units.Ratio `yaml:"sensitivity"`
+}
+
+// RuntimeFactor is how much longer (above 1) or shorter the in-RAM
+// runtime is with memory at speed MT/s; 1 without a sensitivity or a
+// known speed.
+func (m *MemorySpeed) RuntimeFactor(speed int) float64 {
+	if m == nil || m.Sensitivity == 0 || speed <= 0 || m.MeasuredAt <= 0 {
+		return 1
+	}
+	s := float64(m.Sensitivity)
+	return (1 - s) + s*float64(m.MeasuredAt)/float64(speed)
 }
 
 // Options restrict or widen the search.
@@ -66,7 +89,12 @@ type Options struct {
 	MaxDrives    int         `yaml:"max_swap_drives,omitempty"` // cap on swap drives per server
 	ZswapPool    units.Ratio `yaml:"zswap_pool,omitempty"`      // zswap max_pool_percent as a share
 	NoSwap       bool        `yaml:"dram_only,omitempty"`       // consider only all-DRAM configurations
-	RankBy       string      `yaml:"rank_by,omitempty"`         // capital (default) or tco
+	// MirrorSwap puts swap on mirrored drives only (two copies of every
+	// page), so that a dead drive kills no job; without it swap drives
+	// are striped and the recommendation is offered mirrored as well
+	// (Result.Mirror).
+	MirrorSwap bool   `yaml:"mirror_swap,omitempty"`
+	RankBy     string `yaml:"rank_by,omitempty"` // capital (default) or tco
 }
 
 // Defaults applied when a field is left out.
@@ -237,6 +265,22 @@ func (w *Workload) validate() error {
 		}
 		if j.DirtyShare == 0 && !given(p+".dirty_share") {
 			j.DirtyShare = DefaultDirtyShare
+		}
+		if ms := j.MemorySpeed; ms != nil {
+			const mtsHint = "the memory speed in MT/s of the server the runtime was measured on, e.g. 4800"
+			const shareHint = "the share of the in-RAM runtime that scales with 1/memory speed: 0 for none, 1 for a job bound by memory bandwidth"
+			if !given(p + ".memory_speed.measured_at") {
+				return d.Errorf(p+".memory_speed.measured_at", mtsHint, "missing")
+			}
+			if !given(p + ".memory_speed.sensitivity") {
+				return d.Errorf(p+".memory_speed.sensitivity", shareHint, "missing")
+			}
+			if ms.MeasuredAt <= 0 || ms.MeasuredAt > 100000 {
+				return d.Errorf(p+".memory_speed.measured_at", mtsHint, "got %d, expected MT/s such as 4800", ms.MeasuredAt)
+			}
+			if ms.Sensitivity < 0 || ms.Sensitivity > 1 {
+				return d.Errorf(p+".memory_speed.sensitivity", shareHint, "got %g, expected a share between 0 and 1 such as 30%%", float64(ms.Sensitivity))
+			}
 		}
 		if j.Access != "" && !knownShape(j.Access) {
 			return d.Errorf(p+".access", "leave it out when not known: predictions then span every shape", "got %q, expected one of %s", j.Access, strings.Join(ShapeNames(), ", "))

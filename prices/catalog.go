@@ -140,6 +140,25 @@ type MemoryRules struct {
 	MaxDIMM     units.Bytes `yaml:"max_dimm_capacity,omitempty" json:"max_dimm_capacity_bytes,omitempty"`
 	MaxCapacity units.Bytes `yaml:"max_capacity,omitempty" json:"max_capacity_bytes,omitempty"`
 	MinSpeed    int         `yaml:"min_speed,omitempty" json:"min_speed_mts,omitempty"`
+	// DIMMSpeed is the speed (MT/s) the board runs its memory at, by DIMMs
+	// per channel: {1: 5600, 2: 4400}. Optional; given, it lists every
+	// count the slots allow (1 to slots/channels). A DIMM rated slower
+	// runs at its own speed.
+	DIMMSpeed map[int]int `yaml:"dimm_speed,omitempty" json:"dimm_speed_mts,omitempty"`
+}
+
+// MemorySpeed is the speed (MT/s) count DIMMs of d run at on the
+// platform: the DIMM's rated speed, or the board's for that many DIMMs
+// per channel when it is lower (or the DIMM's is not given). 0 when
+// neither is known.
+func (p Platform) MemorySpeed(d DIMM, count int) int {
+	s := d.Speed
+	if p.Memory.Channels > 0 {
+		if b, ok := p.Memory.DIMMSpeed[count/p.Memory.Channels]; ok && (s <= 0 || b < s) {
+			s = b
+		}
+	}
+	return s
 }
 
 // Accepts reports whether the platform can take the DIMM, and if not why.
@@ -452,6 +471,9 @@ func (c *Catalog) validate() error {
 		if m.Slots <= 0 || m.Slots%m.Channels != 0 {
 			return d.Errorf(p+".memory.slots", "total DIMM slots, a multiple of channels", "got %d slots for %d channels, expected a positive multiple of the channel count", m.Slots, m.Channels)
 		}
+		if err := dimmSpeeds(d, p+".memory.dimm_speed", m); err != nil {
+			return err
+		}
 		// Left out, these would silently mean "no swap drives" and "no memory
 		// for the OS", both of which skew the answer; make the writer say so.
 		if d.Line(p+".drive_bays") == 0 {
@@ -696,4 +718,41 @@ func (s *Set) Currencies() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// maxMTs bounds a memory speed: DDR5 runs up to about 8,800 MT/s today;
+// ten times that is a typing error.
+const maxMTs = 100000
+
+// dimmSpeeds checks a platform's memory speeds by DIMMs per channel:
+// every count the slots allow, each a speed, none faster than with
+// fewer DIMMs per channel (a board never speeds up as it is filled).
+func dimmSpeeds(d *yamlx.Doc, path string, m MemoryRules) error {
+	if len(m.DIMMSpeed) == 0 {
+		return nil
+	}
+	most := m.Slots / m.Channels
+	keys := make([]int, 0, len(m.DIMMSpeed))
+	for k := range m.DIMMSpeed {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		if k < 1 || k > most {
+			return d.Errorf(fmt.Sprintf("%s.%d", path, k), fmt.Sprintf("the keys are DIMMs per channel, 1 to %d here (%d slots, %d channels)", most, m.Slots, m.Channels),
+				"got %d DIMMs per channel, expected 1 to %d", k, most)
+		}
+		if v := m.DIMMSpeed[k]; v <= 0 || v > maxMTs {
+			return d.Errorf(fmt.Sprintf("%s.%d", path, k), "the speed in MT/s the board runs that many DIMMs per channel at, e.g. 4400", "got %d, expected MT/s such as 4400", v)
+		}
+	}
+	for k := 1; k <= most; k++ {
+		if _, ok := m.DIMMSpeed[k]; !ok {
+			return d.Errorf(path, fmt.Sprintf("list every count the slots allow, 1 to %d, e.g. {1: 5600, 2: 4400}", most), "no speed for %d DIMMs per channel", k)
+		}
+		if k > 1 && m.DIMMSpeed[k] > m.DIMMSpeed[k-1] {
+			return d.Errorf(fmt.Sprintf("%s.%d", path, k), "more DIMMs per channel load the channel: the speed stays or falls", "got %d MT/s for %d DIMMs per channel, faster than %d for %d", m.DIMMSpeed[k], k, m.DIMMSpeed[k-1], k-1)
+		}
+	}
+	return nil
 }

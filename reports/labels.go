@@ -42,10 +42,20 @@ func memoryLabel(c Configuration) string {
 	s := fmt.Sprintf("%dx%s", c.DIMMCount, units.Bytes(c.DIMM.CapacityBytes))
 	for _, t := range []string{c.DIMM.Model, c.DIMM.SKU} {
 		if g := generationRE.FindString(t); g != "" {
-			return s + " " + strings.ToUpper(g)
+			return s + " " + strings.ToUpper(g) + slowedSpeed(c)
 		}
 	}
-	return s
+	return s + slowedSpeed(c)
+}
+
+// slowedSpeed is "@4400" when the platform runs the DIMMs below the
+// speed their name gives (more DIMMs per channel), "" otherwise.
+func slowedSpeed(c Configuration) string {
+	s := c.MemorySpeedMTs
+	if s <= 0 || strings.Contains(c.DIMM.Model+" "+c.DIMM.SKU, strconv.Itoa(s)) {
+		return ""
+	}
+	return "@" + strconv.Itoa(s)
 }
 
 // swapLabel is "none", "zram 50% lz4", "X25-E 64GB", "4x X25-M 80GB" or
@@ -65,6 +75,9 @@ func swapLabel(c Configuration) string {
 	if s.Drives > 1 {
 		d = fmt.Sprintf("%dx %s", s.Drives, d)
 	}
+	if s.Mirrored {
+		d += " mirrored"
+	}
 	if s.Kind == model.SwapZswap {
 		d = "zswap+" + d
 	}
@@ -81,6 +94,9 @@ func fullSwapLabel(c Configuration) string {
 	d := s.Drive.Model
 	if s.Drives > 1 {
 		d = fmt.Sprintf("%dx %s", s.Drives, d)
+	}
+	if s.Mirrored {
+		d += " mirrored"
 	}
 	if s.Kind == model.SwapZswap {
 		d = "zswap+" + d

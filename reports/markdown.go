@@ -376,10 +376,24 @@ func orDash(s string) string {
 	return s
 }
 
-// mdText keeps prose from being read as Markdown markup.
+// mdText keeps prose from being read as Markdown markup. A `code span`
+// is left as written: Markdown shows a backslash there literally, so
+// `options.mirror_swap` must not become `options.mirror\_swap`.
 func mdText(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "<", "&lt;", "\n", " ")
-	return r.Replace(s)
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		// An unpaired backtick: no code span to keep.
+		return r.Replace(s)
+	}
+	for i := range parts {
+		if i%2 == 0 {
+			parts[i] = r.Replace(parts[i])
+		} else {
+			parts[i] = strings.ReplaceAll(parts[i], "\n", " ")
+		}
+	}
+	return strings.Join(parts, "`")
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(mdText(s), "|", `\|`) }

@@ -78,7 +78,10 @@ type Output struct {
 	// and misses only at the top of a band that is wide because no job
 	// states its access pattern: measuring the jobs could make it the
 	// answer. Null when there is none.
-	CheaperIfMeasured   *Configuration  `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
+	CheaperIfMeasured *Configuration `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
+	// Mirror is the recommendation with its swap drives mirrored, when it
+	// puts swap on drives that are not; null otherwise.
+	Mirror              *Mirror         `json:"mirror" yaml:"mirror"`
 	TCO                 *TCO            `json:"tco" yaml:"tco"`
 	BreakEven           *BreakEven      `json:"break_even" yaml:"break_even"`
 	Uncertainty         *Uncertainty    `json:"uncertainty" yaml:"uncertainty"`
@@ -99,6 +102,13 @@ type layout struct {
 	// whole; breakEven shows the break-even prices without it (asked for
 	// with --break-even).
 	explain, breakEven bool
+}
+
+// Mirror is the recommended configuration with its swap drives mirrored
+// (model.MirrorOffer): evaluated like the others, not ranked (rank 0).
+type Mirror struct {
+	Configuration *Configuration `json:"configuration" yaml:"configuration"` // null when there is none
+	Reason        string         `json:"reason" yaml:"reason"`               // why there is none
 }
 
 // Savings of the recommended configuration against the baseline.
@@ -210,6 +220,8 @@ type Configuration struct {
 	Platform         Part       `json:"platform" yaml:"platform"`
 	DIMM             Part       `json:"dimm" yaml:"dimm"`
 	DIMMCount        int        `json:"dimm_count" yaml:"dimm_count"`
+	MemorySpeedMTs   int        `json:"memory_speed_mts" yaml:"memory_speed_mts"`
+	DIMMsPerChannel  int        `json:"dimms_per_channel" yaml:"dimms_per_channel"`
 	InstalledRAMGiB  float64    `json:"installed_ram_gib" yaml:"installed_ram_gib"`
 	UsableRAMGiB     float64    `json:"usable_ram_gib" yaml:"usable_ram_gib"`
 	Swap             Swap       `json:"swap" yaml:"swap"`
@@ -258,10 +270,13 @@ type Part struct {
 
 // Swap is a configuration's swap arrangement.
 type Swap struct {
-	Kind        string  `json:"kind" yaml:"kind"`
-	DeviceClass string  `json:"device_class" yaml:"device_class"`
-	Drive       *Part   `json:"drive" yaml:"drive"`
-	Drives      int     `json:"drives" yaml:"drives"`
+	Kind        string `json:"kind" yaml:"kind"`
+	DeviceClass string `json:"device_class" yaml:"device_class"`
+	Drive       *Part  `json:"drive" yaml:"drive"`
+	Drives      int    `json:"drives" yaml:"drives"`
+	// Mirrored: two copies of every page (RAID 1, RAID 10 from four
+	// drives); Drives counts both copies.
+	Mirrored    bool    `json:"mirrored" yaml:"mirrored"`
 	ZramShare   float64 `json:"zram_share" yaml:"zram_share"`
 	Algorithm   string  `json:"algorithm" yaml:"algorithm"`
 	CapacityGiB float64 `json:"capacity_gib" yaml:"capacity_gib"`
@@ -439,6 +454,13 @@ func NewOutput(res *model.Result, opts Options) Output {
 		x := conv(c)
 		out.CheaperIfMeasured = &x
 	}
+	if m := res.Mirror; m != nil {
+		out.Mirror = &Mirror{Reason: m.Reason}
+		if m.Config != nil {
+			x := conv(m.Config)
+			out.Mirror.Configuration = &x
+		}
+	}
 	if s := res.Savings; s != nil {
 		out.Savings = &Savings{PerServer: s.PerServer, Fleet: s.Fleet, Percent: r4(s.Percent),
 			TCOPerServer: s.TCOPerServer, TCOFleet: s.TCOFleet, TCOPercent: r4(s.TCOPercent)}
@@ -612,10 +634,10 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 	out := Configuration{
 		Rank: c.Rank, ID: c.ID, Label: c.Label,
 		Recommended: c.ID == recID, Baseline: c.ID == baseID, AllDRAM: c.AllDRAM(),
-		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount,
+		Platform: newPart(c.Platform), DIMM: newPart(c.DIMM), DIMMCount: c.DIMMCount, MemorySpeedMTs: c.MemorySpeed, DIMMsPerChannel: c.DIMMsPerChannel,
 		InstalledRAMGiB: gib(c.Installed), UsableRAMGiB: gib(c.Usable),
 		Swap: Swap{
-			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives,
+			Kind: c.Swap.Kind, DeviceClass: c.Swap.Class, Drives: c.Swap.Drives, Mirrored: c.Swap.Mirrored,
 			ZramShare: r4(c.Swap.ZramShare), Algorithm: c.Swap.Algorithm, CapacityGiB: gib(c.Swap.Capacity),
 		},
 		MeetsDeadlines: c.Meets, AtRisk: c.AtRisk, Extrapolated: c.Extrapolated,
@@ -663,7 +685,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 // from the reported figures exactly as the model computed it
 // (model.Config.RankKey): the workbook ranks by it.
 func (c Configuration) RankKey() model.RankKey {
-	k := model.RankKey{Tier: model.RankTier(c.MeetsDeadlines, c.AtRisk), Slowdown: c.MaxSlowdown, ID: c.ID}
+	k := model.RankKey{Tier: model.RankTier(c.MeetsDeadlines, c.AtRisk), Replaced: c.Wear != nil && c.Wear.ReplacementsPerServer > 0, Slowdown: c.MaxSlowdown, ID: c.ID}
 	if k.Tier == model.TierMisses {
 		for _, j := range c.Jobs {
 			k.Miss = math.Max(k.Miss, model.MissRatio(j.RuntimeHours, j.DeadlineHours))

@@ -356,7 +356,14 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 		priced += fmt.Sprintf(" Converted at 1 %s = %s %s (%s).", r.From, strconv.FormatFloat(r.Rate, 'f', -1, 64), r.To, r.Source)
 	}
 	para(priced, "")
-	para("Legend: * recommended, B all-DRAM baseline, ~ at risk (misses at the high end of its slowdown range), ^ extrapolated, MISS misses a deadline.", "")
+	legend := "Legend: * recommended, B all-DRAM baseline, ~ at risk (misses at the high end of its slowdown range), ^ extrapolated, MISS misses a deadline."
+	for _, c := range rs {
+		if slowedSpeed(c) != "" {
+			legend += fmt.Sprintf(" %s: the platform runs the DIMMs at %d MT/s, below their rating (more DIMMs per channel).", slowedSpeed(c), c.MemorySpeedMTs)
+			break
+		}
+	}
+	para(legend, "")
 	max := maxWearNotes
 	if l.explain {
 		max = 0

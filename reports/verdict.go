@@ -52,6 +52,7 @@ func briefLines(out Output) []briefLine {
 	add("Saves", savesText(out, r))
 	add("Deadlines", deadlinesText(r))
 	add("Wear", wearText(r, out.HorizonYears, out.Currency))
+	add("Drive failure", driveFailureText(out, r))
 	add("Risk", riskText(r))
 	sure, cmd := sureText(out, r)
 	add("How sure", sure)
@@ -113,7 +114,7 @@ func gibText(g float64) string {
 func buyText(c *Configuration) string {
 	parts := []string{
 		platformName(c.Platform),
-		fmt.Sprintf("%d x %s", c.DIMMCount, partName(c.DIMM)),
+		fmt.Sprintf("%d x %s%s", c.DIMMCount, partName(c.DIMM), runsAt(*c)),
 	}
 	if d := c.Swap.Drive; d != nil && c.Swap.Drives > 0 {
 		parts = append(parts, fmt.Sprintf("%d x %s for swap", c.Swap.Drives, partName(*d)))
@@ -129,6 +130,15 @@ func buyText(c *Configuration) string {
 	return fmt.Sprintf("per server: %s.", strings.Join(parts, "; "))
 }
 
+// runsAt is ", running at 4400 MT/s" when the platform runs the DIMMs
+// slower than their name says.
+func runsAt(c Configuration) string {
+	if slowedSpeed(c) == "" {
+		return ""
+	}
+	return fmt.Sprintf(", which the platform runs at %d MT/s (%s)", c.MemorySpeedMTs, plural(c.DIMMsPerChannel, "DIMM per channel", "DIMMs per channel"))
+}
+
 // configureText says which kernel settings the configuration assumes.
 func configureText(c *Configuration) string {
 	s := c.Swap
@@ -138,7 +148,10 @@ func configureText(c *Configuration) string {
 			return "the swap drive"
 		}
 		d := compactDrive(s.Drive.Model)
-		if s.Drives > 1 {
+		switch {
+		case s.Mirrored:
+			return fmt.Sprintf("the %d x %s mirrored as %s", s.Drives, d, raid(s))
+		case s.Drives > 1:
 			return fmt.Sprintf("the %d x %s striped as RAID 0", s.Drives, d)
 		}
 		return "the " + d
@@ -303,6 +316,54 @@ func wearText(c *Configuration, yearsH float64, cur string) string {
 		what = fmt.Sprintf("the %d x %s wear out under swap writes: %d replacement drives per server %s", s.Drives, d, w.ReplacementsPerServer, over)
 	}
 	return fmt.Sprintf("%s, %s per server, included in the cost.", what, moneyCur(c.ReplacementsCost.Float(), cur))
+}
+
+// raid names a mirrored arrangement: RAID 1 on two drives, RAID 10 on
+// more.
+func raid(s Swap) string {
+	if s.Drives > 2 {
+		return "RAID 10"
+	}
+	return "RAID 1"
+}
+
+// driveFailureText says what a dead swap drive does to the jobs and what
+// the mirror that prevents it costs; "" without swap drives.
+func driveFailureText(out Output, r *Configuration) string {
+	s := r.Swap
+	if s.Drive == nil || s.Drives < 1 || (s.Kind != model.SwapDrive && s.Kind != model.SwapZswap) {
+		return ""
+	}
+	d := compactDrive(s.Drive.Model)
+	if s.Mirrored {
+		return fmt.Sprintf("swap is mirrored (%s): a dead drive kills no job; replace it and the mirror rebuilds.", raid(s))
+	}
+	text := "swap lives on the " + d + " alone: if it dies, every job with pages on it dies too."
+	if s.Drives > 1 {
+		text = fmt.Sprintf("swap is striped over the %d x %s (RAID 0): if one dies, every job with pages on the array dies too.", s.Drives, d)
+	}
+	m := out.Mirror
+	if m == nil {
+		return text
+	}
+	c := m.Configuration
+	if c == nil {
+		return text + " No mirror: " + m.Reason + "."
+	}
+	cur := out.Currency
+	cost := fmt.Sprintf("%s per server (%s more)", moneyCur(c.CostPerServer.Float(), cur), moneyCur(c.CostPerServer.Sub(r.CostPerServer).Float(), cur))
+	if c.Servers != r.Servers || c.Servers > 1 {
+		cost += fmt.Sprintf(", %s for %s", moneyCur(c.FleetCost.Float(), cur), plural(c.Servers, "server", "servers"))
+	}
+	meets := "and still meets every deadline"
+	switch {
+	case !c.MeetsDeadlines:
+		meets = "but misses a deadline"
+	case c.AtRisk:
+		meets = "and meets every deadline on its central slowdown, not at the top of its range"
+	}
+	return fmt.Sprintf("%s Mirrored (%d x %s, %s): %s, %s; `options.mirror_swap: true` ranks mirrored swap only.",
+		text, c.Swap.Drives, d, raid(c.Swap), cost, meets)
 }
 
 // riskText warns when the recommendation is at risk or extrapolated.

@@ -32,6 +32,7 @@ type recommendOptions struct {
 	Explain bool
 
 	RankBy      string // "" keeps the workload's options.rank_by
+	MirrorSwap  bool   // as the workload's options.mirror_swap: true
 	MaxPriceAge string // a duration; "0" turns the stale-price warning off
 	BreakEven   bool
 	Uncertainty bool
@@ -73,6 +74,7 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.XLSX, "xlsx", "", "also write an Excel workbook with live cost formulas to `FILE` (.xlsx, atomically; every configuration)")
 	f.BoolVar(&o.Force, "force", false, "overwrite the --out and --xlsx files if they exist")
 	f.StringVar(&o.RankBy, "rank-by", "", "what the ranking compares, `capital|tco`: the purchase, or purchase + power over the horizon (default: the workload's options.rank_by, else capital)")
+	f.BoolVar(&o.MirrorSwap, "mirror-swap", false, "put swap on mirrored drives only (RAID 1, RAID 10 from four drives: twice the drives, a dead drive kills no job), as the workload's options.mirror_swap: true")
 	f.StringVar(&o.MaxPriceAge, "max-price-age", "90d", "warn when a price behind the recommendation is older than this (`AGE` such as 90d, 6w; 0 turns the warning off)")
 	f.BoolVar(&o.BreakEven, "break-even", false, "compute the DRAM and swap-drive prices at which another configuration would win (default: on when the search evaluated at most 5,000 configurations)")
 	f.BoolVar(&o.Uncertainty, "uncertainty", false, "re-run the ranking with prices and slowdowns drawn from their ranges and report how often each configuration wins")
@@ -111,6 +113,13 @@ deadlines, how sure the slowdowns are and the command that would make them
 surer; then the warnings and the ranked table. --explain adds the basis of
 each slowdown, baseline and savings, total cost of ownership, break-even
 prices, prices and what was not evaluated.
+
+Swap drives are striped (RAID 0) unless --mirror-swap (or the workload's
+options.mirror_swap: true) asks for mirrored ones (RAID 1, RAID 10 from four
+drives): twice the drives, each written as much as one of a stripe, reads
+from either copy. When the recommendation puts swap on striped drives, its
+"Drive failure" line says that a dead drive kills every job with pages on
+it, and prices the same server with the drives mirrored next to it.
 
 How robust the answer is (see docs/robustness.md):
   - the total cost of ownership over the horizon (purchase + power) is always
@@ -156,7 +165,7 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	in.RankBy = o.RankBy
+	in.RankBy, in.MirrorSwap = o.RankBy, o.MirrorSwap
 	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
 	res, err := model.Recommend(in)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
@@ -51,8 +52,33 @@ type Plan struct {
 	Changes []string
 	// Skipped says what will not be measured and why.
 	Skipped []string
-	Runs    int
+	// Notes qualify what will be measured.
+	Notes []string
+	Runs  int
+	// Wall is the estimated wall time of the runs (EstimateWall).
+	Wall WallTime
 }
+
+// WallTime is a range for the probe's wall time: Low with every run as
+// fast as in RAM on a fast host, High on a slow host with every run that
+// swaps stopped at --max-slowdown (and every swapdemo run at its
+// budget). Left out names what the range does not count.
+type WallTime struct {
+	Low, High time.Duration
+	LeftOut   []string
+}
+
+// The in-RAM time of a page visit, from this project's recorded probes:
+// 814 ns on a 2-core test host (reports/measured/testdata/probe.json) and
+// 1674 ns on a small VM (reports/xlsx/testdata/probe-quick-vm.json); and
+// what a run costs besides its timed visits (a cgroup, a process start,
+// the warm-up: the first host's in-RAM runs took 0.21 s for 0.11 s of
+// visits).
+const (
+	FastVisit   = 800 * time.Nanosecond
+	SlowVisit   = 1700 * time.Nanosecond
+	runOverhead = 100 * time.Millisecond
+)
 
 // Emulation is a catalog drive the probe stands in for by throttling the
 // swap file's disk to the drive's IOPS.
@@ -174,6 +200,7 @@ func MakePlan(h host.Host, o Options) (*Plan, error) {
 		p.planStages(h)
 	}
 	p.describe()
+	p.Wall = p.estimateWall()
 	return p, nil
 }
 
@@ -326,6 +353,7 @@ func (p *Plan) planStages(h host.Host) {
 			p.skip("emulated drives: no block device found under %s to throttle", o.SwapDir)
 		} else {
 			p.Emulations = emulations(o.Emulate, p.DeviceClass, &p.Skipped)
+			p.Notes = append(p.Notes, sameThrottle(p.Emulations)...)
 			for i := range p.Emulations {
 				e := &p.Emulations[i]
 				p.Stages = append(p.Stages, Stage{Name: "emulated " + e.Class, Backend: measure.BackendEmulated, Class: e.Class,
@@ -393,6 +421,27 @@ func emulations(want []string, present string, skipped *[]string) []Emulation {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RIOPS < out[j].RIOPS })
 	return out
+}
+
+// sameThrottle says which emulated drives get one and the same IOPS
+// throttle: the X25-E and the X25-M are both rated 35,000 read / 3,300
+// write IOPS (Intel data sheets, as in the intel-2009 catalog) and differ
+// in latency and write bandwidth, which throttling does not imitate, so
+// their curves measure one emulated device twice.
+func sameThrottle(em []Emulation) []string {
+	var notes []string
+	for i := range em {
+		for j := i + 1; j < len(em); j++ {
+			a, b := em[i], em[j]
+			if a.RIOPS != b.RIOPS || a.WIOPS != b.WIOPS {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("emulated %s (%s) and %s (%s) get the same throttle, %d read / %d write IOPS, as their data sheets rate both; they differ in 4 KiB latency (%v/%v against %v/%v read/write) and sustained writes (%.0f against %.0f MB/s), which an IOPS throttle does not imitate, so their two curves measure one emulated device; --emulate-latency gives each its own latency",
+				a.Class, a.Drive.Model, b.Class, b.Drive.Model, a.RIOPS, a.WIOPS,
+				a.Drive.ReadLatency, a.Drive.WriteLatency, b.Drive.ReadLatency, b.Drive.WriteLatency, float64(a.Drive.WriteBandwidth)/1e6, float64(b.Drive.WriteBandwidth)/1e6))
+		}
+	}
+	return notes
 }
 
 // emulationCeiling is the highest IOPS an emulation may ask for: beyond it a
@@ -533,4 +582,51 @@ func intList(v []int) string {
 		s = append(s, fmt.Sprint(x))
 	}
 	return strings.Join(s, ", ")
+}
+
+// estimateWall is the plan's wall time range (WallTime): each run's timed
+// visits at FastVisit or SlowVisit a page, plus runOverhead; a run that
+// swaps takes up to --max-slowdown times its in-RAM time.
+func (p *Plan) estimateWall() WallTime {
+	o := p.Options
+	visits := time.Duration(max(p.Workload.Visits, 1))
+	fast, slow := visits*FastVisit+runOverhead, visits*SlowVisit+runOverhead
+	capped := time.Duration(float64(visits*SlowVisit)*o.MaxSlowdown) + runOverhead
+	var w WallTime
+	inRAM := func(n int) { w.Low += time.Duration(n) * fast; w.High += time.Duration(n) * slow }
+	swapped := func(n int) { w.Low += time.Duration(n) * fast; w.High += time.Duration(n) * capped }
+	base := o.Reps
+	if !p.needsBaseline() {
+		base = 0
+	}
+	inRAM(base)
+	if !p.Root {
+		return w
+	}
+	for _, s := range p.Stages {
+		n, in := len(s.Fits)*s.Reps, s.Reps+1
+		inRAM(in)
+		swapped(n)
+	}
+	if o.Precision > 0 {
+		w.LeftOut = append(w.LeftOut, "the rounds --precision adds")
+	}
+	if o.scenario(ScenarioSwappiness) {
+		swapped((len(o.Swappiness) + 1) * max(o.Reps/2, 1))
+	}
+	if o.scenario(ScenarioPageCache) {
+		swapped(p.pageCacheRuns())
+		w.LeftOut = append(w.LeftOut, "the page-cache writer's files")
+	}
+	if sd := p.Swapdemo; sd != nil {
+		n := len(o.swapdemoSettings()) * max(sd.Reps, 1)
+		w.High += time.Duration(n) * sd.Budget
+	}
+	if p.Copy != nil {
+		w.LeftOut = append(w.LeftOut, "the copy workloads")
+	}
+	if o.DeviceProfile {
+		w.LeftOut = append(w.LeftOut, "the device profile")
+	}
+	return w
 }

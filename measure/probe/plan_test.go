@@ -238,3 +238,75 @@ func TestPlanLatencyStagesFirst(t *testing.T) {
 		t.Errorf("latency stages alone make a swap file:\n%s", text)
 	}
 }
+
+// TestPlanEstimatesWallTime: the plan's wall time runs from every run at
+// FastVisit a page visit to SlowVisit with every run that swaps stopped
+// at --max-slowdown, and says what it leaves out.
+func TestPlanEstimatesWallTime(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	o := planOpts(t)
+	o.Quick = true
+	o.Scenarios = []string{ScenarioCurves}
+	p, err := MakePlan(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visits := time.Duration(p.Workload.Visits)
+	fast, slow := visits*FastVisit+runOverhead, visits*SlowVisit+runOverhead
+	capped := time.Duration(float64(visits*SlowVisit)*p.Options.MaxSlowdown) + runOverhead
+	inRAM, swapped := p.Options.Reps, 0 // the baseline
+	for _, s := range p.Stages {
+		inRAM += s.Reps + 1
+		swapped += len(s.Fits) * s.Reps
+	}
+	if inRAM+swapped != p.Runs {
+		t.Fatalf("test premise: %d + %d runs counted, the plan has %d:\n%s", inRAM, swapped, p.Runs, strings.Join(p.Changes, "\n"))
+	}
+	if want := time.Duration(p.Runs) * fast; p.Wall.Low != want {
+		t.Errorf("low end %v, want %d runs x %v = %v", p.Wall.Low, p.Runs, fast, want)
+	}
+	if want := time.Duration(inRAM)*slow + time.Duration(swapped)*capped; p.Wall.High != want {
+		t.Errorf("high end %v, want %v", p.Wall.High, want)
+	}
+	if p.Wall.Low <= 0 || p.Wall.High <= p.Wall.Low {
+		t.Errorf("range %v to %v", p.Wall.Low, p.Wall.High)
+	}
+	if got := strings.Join(p.Wall.LeftOut, ", "); got != "the device profile" {
+		t.Errorf("left out %q, want the device profile", got)
+	}
+}
+
+// TestX25EAndX25MShareAThrottleSaysSo: emulated by IOPS, the X25-E and
+// the X25-M get one throttle (both rated 35,000/3,300 IOPS); the plan says
+// so, with the latencies it does not imitate.
+func TestX25EAndX25MShareAThrottleSaysSo(t *testing.T) {
+	em := emulations([]string{"sata-ssd-slc", "sata-ssd-mlc", "hdd"}, "nvme-ssd-tlc", new([]string))
+	notes := sameThrottle(em)
+	if len(notes) != 1 {
+		t.Fatalf("want one note (X25-E and X25-M), got %q", notes)
+	}
+	for _, want := range []string{"sata-ssd-slc (Intel X25-E 64GB (SLC)) and sata-ssd-mlc (Intel X25-M 80GB (MLC)) get the same throttle, 35000 read / 3300 write IOPS",
+		"75us/85us against 85us/115us", "170 against 40 MB/s", "--emulate-latency"} {
+		if !strings.Contains(notes[0], want) {
+			t.Errorf("note lacks %q:\n%s", want, notes[0])
+		}
+	}
+}
+
+// TestPlanNotesTheSharedThrottle: a full plan that emulates the SATA SSDs
+// by throttling carries the note.
+func TestPlanNotesTheSharedThrottle(t *testing.T) {
+	h := hosttest.NewFake(t, hosttest.V1Fixture())
+	o := planOpts(t)
+	o.Emulate = []string{"sata-ssd-slc", "sata-ssd-mlc"}
+	p, err := MakePlan(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Emulations) != 2 {
+		t.Fatalf("test premise: both SATA SSDs emulated by throttling, got %+v (skipped %q)", p.Emulations, p.Skipped)
+	}
+	if n := strings.Join(p.Notes, "\n"); !strings.Contains(n, "get the same throttle, 35000 read / 3300 write IOPS") {
+		t.Errorf("notes %q", p.Notes)
+	}
+}

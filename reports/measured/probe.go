@@ -36,7 +36,34 @@ func WritePlan(w io.Writer, p *probe.Plan) {
 			fmt.Fprintf(w, "  - %s\n", s)
 		}
 	}
+	if len(p.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, s := range p.Notes {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+	}
 	fmt.Fprintf(w, "\n%d runs in all\n", p.Runs)
+	if p.Wall.High > 0 {
+		// A plan recorded before the estimate existed has none.
+		fmt.Fprintf(w, "estimated wall time: %s\n", wallText(p))
+	}
+}
+
+// wallText words the plan's wall time estimate: the range, what its ends
+// assume and what it leaves out.
+func wallText(p *probe.Plan) string {
+	wt := p.Wall
+	d := func(x time.Duration) string { return units.Duration(x.Round(time.Second)).String() }
+	s := fmt.Sprintf("%s to %s (from every run as fast as in RAM at %v a page visit, to %v a page visit with every run that swaps stopped at --max-slowdown %g",
+		d(wt.Low), d(wt.High), units.Duration(probe.FastVisit), units.Duration(probe.SlowVisit), p.Options.MaxSlowdown)
+	if p.Swapdemo != nil {
+		s += " and every swapdemo run at its budget"
+	}
+	s += ")"
+	if len(wt.LeftOut) > 0 {
+		s += "; not counting " + strings.Join(wt.LeftOut, ", ")
+	}
+	return s
 }
 
 func cgroupName(l *host.CgroupLayout) string {

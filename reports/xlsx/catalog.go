@@ -216,8 +216,13 @@ func swapText(c reports.Configuration) string {
 		return "none"
 	case model.SwapZram:
 		return fmt.Sprintf("zram %.0f%% (%s)", s.ZramShare*100, s.Algorithm)
-	case model.SwapZswap:
-		return fmt.Sprintf("zswap (%s) + %d drive(s)", s.Algorithm, s.Drives)
 	}
-	return fmt.Sprintf("%d drive(s)", s.Drives)
+	d := fmt.Sprintf("%d drive(s)", s.Drives)
+	if s.Mirrored {
+		d += " mirrored"
+	}
+	if s.Kind == model.SwapZswap {
+		return fmt.Sprintf("zswap (%s) + %s", s.Algorithm, d)
+	}
+	return d
 }

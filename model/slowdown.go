@@ -96,6 +96,14 @@ type Estimate struct {
 	// Shape is the shape family of the central figure: how the job's page
 	// rate grows as less of it is resident.
 	Shape string
+	// Dirty is the share of the pages read back that must be written again
+	// as the curves behind the figure imply it: the central run's reference
+	// dirty share, where the references state theirs only as a range and
+	// their agreement narrows it (0: they imply nothing). DirtyLow and
+	// DirtyHigh span the combinations under which they agree; DirtyFrom
+	// names those curves.
+	Dirty, DirtyLow, DirtyHigh float64
+	DirtyFrom                  string
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.
@@ -224,6 +232,10 @@ type prepared struct {
 	// shapeUnknown: the band spans shapes the sources' agreement rules out
 	// (Estimate.ShapeUnknown).
 	shapeUnknown bool
+	// dirtyLo, dirtyHi and dirtyFrom: Estimate.DirtyLow, DirtyHigh and
+	// DirtyFrom (0, 0, "": the sources imply no dirty share).
+	dirtyLo, dirtyHi float64
+	dirtyFrom        string
 }
 
 // shapesFor lists the families a prediction spans.
@@ -587,6 +599,12 @@ func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
 	}
 	r := p.joint[med]
 	est.Shape = r.s.shape.Name
+	if p.dirtyFrom != "" {
+		if d, ok := impliedDirty(r.src, r.s); ok {
+			est.Dirty = min(max(d, p.dirtyLo), p.dirtyHi)
+			est.DirtyLow, est.DirtyHigh, est.DirtyFrom = p.dirtyLo, p.dirtyHi, p.dirtyFrom
+		}
+	}
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
 	est.FaultTime = faultTime(r.pts, f)
 	return est
@@ -847,6 +865,18 @@ func (fs *Factors) refScenario(c *Curve, s scenario) Path {
 		p.Dev.WriteBW = math.Exp(l)
 	}
 	return p
+}
+
+// impliedDirty is the dirty share of c's jobs under s where c's reference
+// states it only as a range (false where it states one figure or none: the
+// curves then say nothing of it beyond what was stated).
+func impliedDirty(c *Curve, s scenario) (float64, bool) {
+	r := c.Reference
+	d := r.DirtyShareRange
+	if len(d) != 2 {
+		return 0, false
+	}
+	return towards(float64(r.DirtyShare), float64(d[0]), float64(d[1]), s.dirtyPos), true
 }
 
 // towards is nominal moved a share pos of the way to high (pos > 0) or to

@@ -54,6 +54,9 @@ type JobClass struct {
 	// Access names the job's curve-shape family (uniform, cold-tail,
 	// sweep); left out, predictions span every family.
 	Access string `yaml:"access,omitempty"`
+	// DirtyStated: the workload gives dirty_share; otherwise DirtyShare is
+	// the default and wear is priced at what the curves imply (wearDirty).
+	DirtyStated bool `yaml:"-"`
 }
 
 // Options restrict or widen the search.
@@ -235,7 +238,8 @@ func (w *Workload) validate() error {
 		if j.Compressibility < 1 {
 			return d.Errorf(p+".compressibility", "1 means incompressible (random data); 2.6 is typical lz4 on program data", "got %g, expected a compression ratio of 1 or more", float64(j.Compressibility))
 		}
-		if j.DirtyShare == 0 && !given(p+".dirty_share") {
+		j.DirtyStated = given(p + ".dirty_share")
+		if j.DirtyShare == 0 && !j.DirtyStated {
 			j.DirtyShare = DefaultDirtyShare
 		}
 		if j.Access != "" && !knownShape(j.Access) {

@@ -296,16 +296,19 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 		}
 		derived = true
 	}
-	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived)
+	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived, fs.targetOverhead(class))
 	return p, nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
 // curve of its own, and joint lets it come from every curve of c's file at
 // once (prepareJoint) where there are several to check each other.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool) prepared {
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool, soft *TargetOverhead) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
-		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores}}
+		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
+	if soft != nil {
+		p.target.Overhead = soft.Overhead.D()
+	}
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	if joint && fs.prepareJoint(&p, shapeName, shapes) {
 		p.provenance = Derived
@@ -842,6 +845,9 @@ func positions(n int) []float64 {
 // block device whose readahead was not measured, its shape's readahead.
 func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 	p.Overhead = s.overhead
+	if p.soft != nil {
+		p.Overhead = p.soft.at(fs.overheadPos(s.overhead))
+	}
 	if !p.Dev.Memory {
 		p.Locality = s.shape.locality(s.localityPos)
 		if !fs.Readahead.measured() && s.shape.Readahead > 0 {

@@ -55,6 +55,10 @@ type JobResult struct {
 	AtRisk        bool // meets on the estimate, not on its upper bound
 	JobsPerServer float64
 	SwapWrites    units.Bytes
+	// WearDirty is the dirty share SwapWrites is priced at, and
+	// WearDirtyFrom where it comes from (WearDirty's doc).
+	WearDirty     float64
+	WearDirtyFrom string
 }
 
 // Wear is the swap drives' write load against their rated endurance.

@@ -101,7 +101,7 @@ func CrossValidate(fs *Factors) Crossval {
 			}
 			src := fs.Curves[from]
 			ref := fs.refPath(c)
-			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, false)
+			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, false, nil)
 			for _, pt := range c.Points {
 				if pt.Slowdown <= 1 {
 					continue

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/inputfile"
@@ -47,6 +48,10 @@ type FactorFile struct {
 	// FaultOverheadRange is what fault_overhead may really be when it was
 	// not measured; predictions span it.
 	FaultOverheadRange []units.Duration `yaml:"fault_overhead_range,omitempty" json:"fault_overhead_range,omitempty"`
+	// TargetOverhead is the software cost per page on the devices a
+	// prediction is for, by class: fault_overhead is that of the file's
+	// own curves (their reference paths) and does not move it.
+	TargetOverhead []TargetOverhead `yaml:"target_overhead,omitempty" json:"target_overhead,omitempty"`
 	// Shapes are the curve-shape families the model extrapolates with.
 	Shapes []Shape `yaml:"shapes,omitempty" json:"shapes,omitempty"`
 	// Readahead is a profiled job's faults and pages read on a block device
@@ -232,6 +237,21 @@ func (f *FactorFile) validate() error {
 			return d.Errorf("fault_overhead_range", "[low, high] around fault_overhead, e.g. [10us, 50us]", "got %v", r)
 		}
 	}
+	for i, t := range f.TargetOverhead {
+		p := fmt.Sprintf("target_overhead[%d]", i)
+		if strings.TrimSpace(t.Class) == "" {
+			return d.Errorf(p+".class", "a device class or the start of one, e.g. nvme-ssd or zram", "missing")
+		}
+		if t.Overhead <= 0 {
+			return d.Errorf(p+".overhead", "the software cost of one page swapped in, e.g. 20us", "got %s, expected more than 0", t.Overhead)
+		}
+		if r := t.OverheadRange; len(r) != 0 && (len(r) != 2 || r[0] <= 0 || r[0] > t.Overhead || t.Overhead > r[1]) {
+			return d.Errorf(p+".overhead_range", "[low, high] around overhead, e.g. [10us, 50us]", "got %v for overhead %s", r, t.Overhead)
+		}
+		if strings.TrimSpace(t.Source) == "" {
+			return d.Errorf(p+".source", "say where the figure comes from", "missing")
+		}
+	}
 	for i, sh := range f.Shapes {
 		p := fmt.Sprintf("shapes[%d]", i)
 		if strings.TrimSpace(sh.Name) == "" {
@@ -403,9 +423,12 @@ type Factors struct {
 	FaultOverhead units.Duration
 	// FaultOverheadRange is [low, high] when the overhead was not measured.
 	FaultOverheadRange [2]units.Duration
-	Shapes             []Shape
-	Readahead          Readahead
-	Origin             map[string]string // class -> file it came from
+	// TargetOverhead: by class, a later file's entry replacing an
+	// earlier one's for the same class.
+	TargetOverhead []TargetOverhead
+	Shapes         []Shape
+	Readahead      Readahead
+	Origin         map[string]string // class -> file it came from
 
 	transfer *transferCache
 	rates    *rateCache
@@ -421,6 +444,54 @@ type prepCache struct {
 	m  map[prepKey]prepared
 	// ests are the predictions of the repeated searches (evaluator.predict).
 	ests map[estKey]Estimate
+}
+
+// TargetOverhead is the software cost of one page swapped in on the
+// devices of a class (Class is a class name or its start: nvme-ssd covers
+// nvme-ssd-tlc), with the range it may really lie in.
+type TargetOverhead struct {
+	Class         string           `yaml:"class" json:"class"`
+	Overhead      units.Duration   `yaml:"overhead" json:"overhead"`
+	OverheadRange []units.Duration `yaml:"overhead_range,omitempty" json:"overhead_range,omitempty"`
+	Source        string           `yaml:"source" json:"source"`
+}
+
+// at is the overhead moved a share pos of the way through its range
+// (-1 its low end, +1 its high end).
+func (t TargetOverhead) at(pos float64) time.Duration {
+	o := t.Overhead.D()
+	if r := t.OverheadRange; len(r) == 2 && pos != 0 {
+		return time.Duration(towards(float64(o), float64(r[0]), float64(r[1]), pos))
+	}
+	return o
+}
+
+// targetOverhead is the software cost of class's devices as a prediction's
+// target: the entry whose class is the longest start of it (nil: none, and
+// the target takes the factor set's fault_overhead, as its references do).
+func (fs *Factors) targetOverhead(class string) *TargetOverhead {
+	var best *TargetOverhead
+	for i, t := range fs.TargetOverhead {
+		if strings.HasPrefix(class, t.Class) && (best == nil || len(t.Class) > len(best.Class)) {
+			best = &fs.TargetOverhead[i]
+		}
+	}
+	return best
+}
+
+// overheadPos is where overhead o lies in the factor set's fault_overhead
+// range: -1 its low end, 0 the stated figure, +1 its high end.
+func (fs *Factors) overheadPos(o time.Duration) float64 {
+	n, lo, hi := fs.FaultOverhead.D(), fs.FaultOverheadRange[0].D(), fs.FaultOverheadRange[1].D()
+	switch {
+	case o == n || lo <= 0 || hi <= 0:
+		return 0
+	case o < n && n > lo:
+		return -float64(n-o) / float64(n-lo)
+	case o > n && hi > n:
+		return float64(o-n) / float64(hi-n)
+	}
+	return 0
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.
@@ -445,6 +516,17 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 			fs.FaultOverheadRange = [2]units.Duration{}
 			if r := f.FaultOverheadRange; len(r) == 2 {
 				fs.FaultOverheadRange = [2]units.Duration{r[0], r[1]}
+			}
+		}
+		for _, t := range f.TargetOverhead {
+			replaced := false
+			for i := range fs.TargetOverhead {
+				if fs.TargetOverhead[i].Class == t.Class {
+					fs.TargetOverhead[i], replaced = t, true
+				}
+			}
+			if !replaced {
+				fs.TargetOverhead = append(fs.TargetOverhead, t)
 			}
 		}
 		for _, sh := range f.Shapes {

@@ -345,3 +345,81 @@ func TestParseFactorsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A factor file's fault_overhead is the software cost on its own curves'
+// paths; the device a prediction is for keeps its class's target_overhead.
+// A curve measured with 5 us of software per page, carried to NVMe, implies
+// more pages than the same curve at 20 us, and each costs the NVMe path
+// its own 20 us: lowering the source's overhead raises the prediction and
+// leaves the target's time per page where it was (before, both moved
+// down together, and the time per page fell by the 15 us).
+func TestSourceOverheadDoesNotMoveTheTargets(t *testing.T) {
+	file := func(overhead string) *model.Factors {
+		t.Helper()
+		f, err := model.ParseFactors("fast.yaml", []byte(`
+name: fast host
+date: 2026-12-01
+source: test
+transfer_from: fast-ssd
+fault_overhead: `+overhead+`
+curves:
+  - class: fast-ssd
+    provenance: measured
+    host: test box
+    source: test
+    reference: {device: fast SSD, read_latency: 75us, write_latency: 85us, read_iops: 35000, write_iops: 3300, write_bandwidth: 170MB, drives: 1, concurrency: 4}
+    points:
+      - {fit: 0.6, slowdown: 1.2}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := model.MergeFactors(model.DefaultFactors(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	nvme := model.Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	predict := func(fs *model.Factors) model.Estimate {
+		t.Helper()
+		est, err := fs.PredictShape("nvme-ssd-tlc", nvme, 1, 0.5, 0.6, "uniform")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return est
+	}
+	at20, at5 := predict(file("20us")), predict(file("5us"))
+	if d := math.Abs(at5.FaultTime-at20.FaultTime) / at20.FaultTime; d > 0.01 {
+		t.Errorf("time per page on the NVMe: %.1f us with the source at 5 us, %.1f us at 20 us; want the target's own cost either way (within 1%%)", at5.FaultTime*1e6, at20.FaultTime*1e6)
+	}
+	if at20.FaultTime < 20e-6 {
+		t.Errorf("time per page on the NVMe %.1f us, below its 20 us software cost alone", at20.FaultTime*1e6)
+	}
+	if !(at5.Slowdown > at20.Slowdown) {
+		t.Errorf("slowdown %.4f with the source at 5 us, %.4f at 20 us; want more: the same slowdown at a lower cost per page means more pages", at5.Slowdown, at20.Slowdown)
+	}
+}
+
+// A target_overhead entry needs its class, a positive overhead with a range
+// around it, and a source; the error names the file, line and field.
+func TestTargetOverheadErrors(t *testing.T) {
+	for _, c := range []struct{ entry, field string }{
+		{"{overhead: 20us, source: s}", "target_overhead[0].class"},
+		{"{class: nvme-ssd, overhead: 0us, source: s}", "target_overhead[0].overhead"},
+		{"{class: nvme-ssd, overhead: 20us, overhead_range: [30us, 50us], source: s}", "target_overhead[0].overhead_range"},
+		{"{class: nvme-ssd, overhead: 20us}", "target_overhead[0].source"},
+	} {
+		_, err := model.ParseFactors("t.yaml", []byte(`name: t
+date: 2026-12-01
+source: test
+target_overhead:
+  - `+c.entry+`
+software:
+  - {name: zram-lz4, latency: 1.7us, ratio: 2.6, source: s}
+`))
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:5") || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: error %v, want one naming t.yaml:5 and %s", c.entry, err, c.field)
+		}
+	}
+}

@@ -419,6 +419,17 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 			keptShapes = append(keptShapes, s)
 		}
 	}
+	// The dirty share the sources' jobs had under the combinations they
+	// agree under: what their curves imply for a job that states none.
+	dLo, dHi := math.Inf(1), math.Inf(-1)
+	for _, i := range a.kept {
+		if d, ok := impliedDirty(p.curve, a.grid[i]); ok {
+			dLo, dHi = math.Min(dLo, d), math.Max(dHi, d)
+		}
+	}
+	if dLo <= dHi {
+		p.dirtyLo, p.dirtyHi, p.dirtyFrom = dLo, dHi, strings.Join(names, ", ")
+	}
 	idleLo, idleHi := math.Inf(1), 0.0
 	for _, i := range a.kept {
 		t := fs.scenarioPath(p.target, a.grid[i]).IdleTime()

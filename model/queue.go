@@ -84,6 +84,11 @@ type Path struct {
 	// page lets another compute, and the software cost of each page takes
 	// a core (cpuBound).
 	Cores int
+	// soft is a prediction target's own software cost (its class's
+	// target_overhead): the scenarios move it through its own range, at
+	// the position they move the references' fault_overhead to. nil on a
+	// reference path.
+	soft *TargetOverhead
 }
 
 // cpuBound reports whether the jobs outnumber the cores.

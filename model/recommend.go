@@ -1047,6 +1047,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			}
 			est = e.h.adjust(drawKey(fs, s.Class, est), est)
 			jr.Estimate = est
+			dirty = wearDirty(j, est)
 			flashWrites = faultsPerJob(est, j) * pageSize * dirty
 		case SwapZram:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
@@ -1161,7 +1162,10 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Inferred:     pe.Inferred || de.Inferred,
 				ShapeUnknown: pe.ShapeUnknown || de.ShapeUnknown,
 				Shape:        de.Shape,
+				// Only the drive's part is written: its dirty share.
+				Dirty: de.Dirty, DirtyLow: de.DirtyLow, DirtyHigh: de.DirtyHigh, DirtyFrom: de.DirtyFrom,
 			}
+			dirty = wearDirty(j, de)
 			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + dc*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
 		}
 		jr.InRAM = units.Bytes(jr.Fit * F)
@@ -1186,7 +1190,40 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		jr.JobsPerServer = float64(j.Concurrency) * waves
 	}
 	jr.SwapWrites = units.Bytes(flashWrites)
+	if flashWrites > 0 {
+		jr.WearDirty = dirty
+		if e.h == nil || !e.h.lean {
+			jr.WearDirtyFrom = wearDirtyFrom(j, jr.Estimate)
+		}
+	}
 	return jr, flashWrites, ""
+}
+
+// wearDirty is the dirty share job j's swap writes are priced at: the
+// workload's dirty_share where it states one; else the share the curves
+// behind est imply (their jobs' own, under the combinations of the
+// unknowns under which those curves agree), since the central figure
+// assumes the job behaves as theirs did; else the default.
+func wearDirty(j JobClass, est Estimate) float64 {
+	if !j.DirtyStated && est.DirtyFrom != "" {
+		return est.Dirty
+	}
+	return float64(j.DirtyShare)
+}
+
+// wearDirtyFrom says where wearDirty's figure comes from.
+func wearDirtyFrom(j JobClass, est Estimate) string {
+	switch {
+	case j.DirtyStated:
+		return "the workload's dirty_share"
+	case est.DirtyFrom != "":
+		from := fmt.Sprintf("implied by the %s curves", est.DirtyFrom)
+		if est.DirtyHigh > est.DirtyLow+1e-9 {
+			from += fmt.Sprintf(" (%.2g-%.2g where they agree)", est.DirtyLow, est.DirtyHigh)
+		}
+		return from + "; the workload states none"
+	}
+	return "the default dirty_share; the workload states none"
 }
 
 // plain reports whether the hooks change nothing (none, or only the

@@ -462,10 +462,16 @@ func TestCatalogCoresBelowSocketsIsAnInputError(t *testing.T) {
 // adding a 40 MB/s TLC drive at 250 USD to the list prices leaves the
 // recommendation for eda.yaml with access: sweep where it was (512 GiB +
 // 1.92 TB TLC, 18,520 USD; with the old pruning both TLC drives were
-// dropped and QLC at 18,980 USD won).
+// dropped and QLC at 18,980 USD won). The jobs state dirty_share: 0.5, at
+// which the 1.92 TB drive lasts the horizon (at the 0.75-1 the anchors
+// imply it wears out and the 3.84 TB drive is cheaper: a matter of wear,
+// not of pruning).
 func TestPruneKeepsDrivesThatWriteFaster(t *testing.T) {
 	eda := edaSweep(t)
 	w, fs := eda.Workload, eda.Factors
+	for i := range w.Jobs {
+		w.Jobs[i].DirtyShare, w.Jobs[i].DirtyStated = 0.5, true
+	}
 	recommend := func(cur *prices.Catalog) *model.Result {
 		t.Helper()
 		set, err := prices.Merge(cur)
@@ -544,4 +550,65 @@ func TestZswapDriveShareFollowsTheShape(t *testing.T) {
 		slowdown[c.shape] = j.Estimate.Slowdown
 	}
 	t.Logf("regression on zswap + 1.92 TB TLC: %v", slowdown)
+}
+
+// TestWearIsPricedAtTheDirtyShareTheCurvesImply: a job that states no
+// dirty_share is derived from the Intel curves, which agree only with
+// their jobs rewriting 0.75-1 of what they read back; its swap writes are
+// priced at that share, not the workload default of 0.5. A drive rated
+// for 1.3 times what the job writes at 0.5 lasts when the workload states
+// 0.5 and wears out when it states nothing.
+func TestWearIsPricedAtTheDirtyShareTheCurvesImply(t *testing.T) {
+	job := func(dirty string) string {
+		return `
+name: wear
+horizon: 5y
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 160GiB, runtime: 10h, deadline: 24h, compressibility: 1` + dirty + `}
+`
+	}
+	catalog := func(tbw string) string {
+		return strings.Replace(smallCatalog, "tbw: 20TB", "tbw: "+tbw, 1)
+	}
+	run := func(workload, cat string) *model.Config {
+		t.Helper()
+		res, err := model.Recommend(input(t, workload, cat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return configByID(t, res, "8xD16/1xTINY")
+	}
+	// At 0.5 stated, on a drive that never wears out: what 0.5 writes.
+	at05 := run(job(", dirty_share: 0.5"), catalog("100PB"))
+	j := at05.Jobs[0]
+	if j.WearDirty != 0.5 || !strings.Contains(j.WearDirtyFrom, "workload's dirty_share") {
+		t.Fatalf("stated 0.5: wear priced at %g (%s)", j.WearDirty, j.WearDirtyFrom)
+	}
+	perDrive := float64(at05.Wear.HorizonWrites)
+	if perDrive <= 0 {
+		t.Fatalf("no swap writes at fit %.2f", j.Fit)
+	}
+	tbw := units.Bytes(1.3 * perDrive).String()
+	stated := run(job(", dirty_share: 0.5"), catalog(tbw))
+	if stated.Wear.WearsOut {
+		t.Errorf("stated 0.5 on a drive rated for %s: life used %.2f, want it to last", tbw, stated.Wear.LifeUsed)
+	}
+	implied := run(job(""), catalog(tbw))
+	ij := implied.Jobs[0]
+	if !(ij.WearDirty >= 0.75 && ij.WearDirty <= 1) {
+		t.Errorf("no dirty_share: wear priced at %g, want the 0.75-1 the Intel curves imply", ij.WearDirty)
+	}
+	for _, want := range []string{"implied by the", "sata-ssd-slc", "0.75-1", "workload states none"} {
+		if !strings.Contains(ij.WearDirtyFrom, want) {
+			t.Errorf("where the dirty share comes from: %q lacks %q", ij.WearDirtyFrom, want)
+		}
+	}
+	if !implied.Wear.WearsOut || implied.Wear.Replacements < 1 {
+		t.Errorf("no dirty_share on a drive rated for %s: life used %.2f, want it worn out and replaced", tbw, implied.Wear.LifeUsed)
+	}
+	// The slowdown is the same: only the writes change.
+	if implied.Jobs[0].Estimate.Slowdown != stated.Jobs[0].Estimate.Slowdown {
+		t.Errorf("slowdown %.4f vs %.4f: the dirty share for wear moved the speed", implied.Jobs[0].Estimate.Slowdown, stated.Jobs[0].Estimate.Slowdown)
+	}
 }

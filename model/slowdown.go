@@ -100,6 +100,14 @@ type Estimate struct {
 	// Shape is the shape family of the central figure: how the job's page
 	// rate grows as less of it is resident.
 	Shape string
+	// Dirty is the share of the pages read back that must be written again
+	// as the curves behind the figure imply it: the central run's reference
+	// dirty share, where the references state theirs only as a range and
+	// their agreement narrows it (0: they imply nothing). DirtyLow and
+	// DirtyHigh span the combinations under which they agree; DirtyFrom
+	// names those curves.
+	Dirty, DirtyLow, DirtyHigh float64
+	DirtyFrom                  string
 }
 
 // Uncertainty added when a figure is carried beyond what was measured.
@@ -228,6 +236,10 @@ type prepared struct {
 	// shapeUnknown: the band spans shapes the sources' agreement rules out
 	// (Estimate.ShapeUnknown).
 	shapeUnknown bool
+	// dirtyLo, dirtyHi and dirtyFrom: Estimate.DirtyLow, DirtyHigh and
+	// DirtyFrom (0, 0, "": the sources imply no dirty share).
+	dirtyLo, dirtyHi float64
+	dirtyFrom        string
 }
 
 // shapesFor lists the families a prediction spans.
@@ -288,16 +300,19 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 		}
 		derived = true
 	}
-	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived)
+	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived, fs.targetOverhead(class))
 	return p, nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
 // curve of its own, and joint lets it come from every curve of c's file at
 // once (prepareJoint) where there are several to check each other.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool) prepared {
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool, soft *TargetOverhead) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
-		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores}}
+		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
+	if soft != nil {
+		p.target.Overhead = soft.Overhead.D()
+	}
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	if joint && fs.prepareJoint(&p, shapeName, shapes) {
 		p.provenance = Derived
@@ -591,6 +606,12 @@ func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
 	}
 	r := p.joint[med]
 	est.Shape = r.s.shape.Name
+	if p.dirtyFrom != "" {
+		if d, ok := impliedDirty(r.src, r.s); ok {
+			est.Dirty = min(max(d, p.dirtyLo), p.dirtyHi)
+			est.DirtyLow, est.DirtyHigh, est.DirtyFrom = p.dirtyLo, p.dirtyHi, p.dirtyFrom
+		}
+	}
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
 	est.FaultTime = faultTime(r.pts, f)
 	return est
@@ -828,6 +849,9 @@ func positions(n int) []float64 {
 // block device whose readahead was not measured, its shape's readahead.
 func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 	p.Overhead = s.overhead
+	if p.soft != nil {
+		p.Overhead = p.soft.at(fs.overheadPos(s.overhead))
+	}
 	if !p.Dev.Memory {
 		p.Locality = s.shape.locality(s.localityPos)
 		if !fs.Readahead.measured() && s.shape.Readahead > 0 {
@@ -851,6 +875,18 @@ func (fs *Factors) refScenario(c *Curve, s scenario) Path {
 		p.Dev.WriteBW = math.Exp(l)
 	}
 	return p
+}
+
+// impliedDirty is the dirty share of c's jobs under s where c's reference
+// states it only as a range (false where it states one figure or none: the
+// curves then say nothing of it beyond what was stated).
+func impliedDirty(c *Curve, s scenario) (float64, bool) {
+	r := c.Reference
+	d := r.DirtyShareRange
+	if len(d) != 2 {
+		return 0, false
+	}
+	return towards(float64(r.DirtyShare), float64(d[0]), float64(d[1]), s.dirtyPos), true
 }
 
 // towards is nominal moved a share pos of the way to high (pos > 0) or to

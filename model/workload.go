@@ -57,6 +57,9 @@ type JobClass struct {
 	// MemorySpeed says how the in-RAM runtime depends on the memory's
 	// speed; left out, it does not.
 	MemorySpeed *MemorySpeed `yaml:"memory_speed,omitempty"`
+	// DirtyStated: the workload gives dirty_share; otherwise DirtyShare is
+	// the default and wear is priced at what the curves imply (wearDirty).
+	DirtyStated bool `yaml:"-"`
 }
 
 // MemorySpeed is a job class's sensitivity to memory speed: a share of
@@ -263,7 +266,8 @@ func (w *Workload) validate() error {
 		if j.Compressibility < 1 {
 			return d.Errorf(p+".compressibility", "1 means incompressible (random data); 2.6 is typical lz4 on program data", "got %g, expected a compression ratio of 1 or more", float64(j.Compressibility))
 		}
-		if j.DirtyShare == 0 && !given(p+".dirty_share") {
+		j.DirtyStated = given(p + ".dirty_share")
+		if j.DirtyShare == 0 && !j.DirtyStated {
 			j.DirtyShare = DefaultDirtyShare
 		}
 		if ms := j.MemorySpeed; ms != nil {

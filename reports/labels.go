@@ -292,6 +292,23 @@ func basisText(j Job) string {
 	return j.Provenance + ": " + j.Basis
 }
 
+// wearDirtyText says what dirty share a job's swap writes are priced at
+// and where it comes from; "" for a job that writes nothing to a drive.
+func wearDirtyText(j Job) string {
+	if j.WearDirtyShareFrom == "" {
+		return ""
+	}
+	return fmt.Sprintf("swap writes priced at a dirty share of %s, %s", strconv.FormatFloat(j.WearDirtyShare, 'g', 3, 64), j.WearDirtyShareFrom)
+}
+
+// withWearDirty is basisText with wearDirtyText after it.
+func withWearDirty(j Job) string {
+	if w := wearDirtyText(j); w != "" {
+		return basisText(j) + "; " + w
+	}
+	return basisText(j)
+}
+
 // rejectionNote is a reject reason's specific case, introduced by the
 // reason's short form: "Far below the curves (N): nearest: ...".
 func rejectionNote(r Rejection) string {

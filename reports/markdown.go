@@ -360,7 +360,7 @@ func jobsTable(b *strings.Builder, c Configuration) {
 		fmt.Fprintf(b, "| %s | %s | %.2f | %.2f (%.2f-%.2f) | %s (%s) / %s | %s | %s |\n", mdCell(j.Name),
 			strconv.FormatFloat(j.TouchedGiB, 'f', -1, 64), j.FitRatio, j.Slowdown, j.SlowdownLow, j.SlowdownHigh,
 			duration(j.RuntimeHours), duration(j.RuntimeHighHours), duration(j.DeadlineHours),
-			strconv.FormatFloat(j.JobsPerServerDay, 'f', -1, 64), mdCell(basisText(j)))
+			strconv.FormatFloat(j.JobsPerServerDay, 'f', -1, 64), mdCell(withWearDirty(j)))
 	}
 	b.WriteString("\n")
 }

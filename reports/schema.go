@@ -316,6 +316,12 @@ type Job struct {
 	AtRisk              bool    `json:"at_risk" yaml:"at_risk"`
 	JobsPerServerDay    float64 `json:"jobs_per_server_day" yaml:"jobs_per_server_day"`
 	SwapWritesPerJobGiB float64 `json:"swap_writes_per_job_gib" yaml:"swap_writes_per_job_gib"`
+	// WearDirtyShare is the share of the pages read back that the swap
+	// writes are priced as writing again, and WearDirtyShareFrom where it
+	// comes from (the workload, the curves, the default); 0 and "" for a
+	// job that writes nothing to a drive.
+	WearDirtyShare     float64 `json:"wear_dirty_share" yaml:"wear_dirty_share"`
+	WearDirtyShareFrom string  `json:"wear_dirty_share_from" yaml:"wear_dirty_share_from"`
 }
 
 // Rejection counts configurations dropped before evaluation, by reason.
@@ -669,6 +675,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
 			MeetsDeadline: j.Meets, AtRisk: j.AtRisk,
 			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),
+			WearDirtyShare: r4(j.WearDirty), WearDirtyShareFrom: j.WearDirtyFrom,
 		})
 	}
 	if i := criticalJob(c.Jobs); i >= 0 {

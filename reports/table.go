@@ -176,7 +176,7 @@ func explainBlocks(line func(string), para func(string, string), out Output, rs 
 	}
 	if r := out.Recommended; r != nil && len(r.Jobs) > 0 {
 		for _, j := range tightest(r.Jobs) {
-			para(fmt.Sprintf("  Recommended, job class %s: %s, slowdown %.2f, range %.2f-%.2f; %s", j.Name, jobRun(j)[len(j.Name)+1:], j.Slowdown, j.SlowdownLow, j.SlowdownHigh, basisText(j)), "    ")
+			para(fmt.Sprintf("  Recommended, job class %s: %s, slowdown %.2f, range %.2f-%.2f; %s", j.Name, jobRun(j)[len(j.Name)+1:], j.Slowdown, j.SlowdownLow, j.SlowdownHigh, withWearDirty(j)), "    ")
 		}
 	}
 	if n := derivedRows(rs); n > 0 {

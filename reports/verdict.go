@@ -51,7 +51,7 @@ func briefLines(out Output) []briefLine {
 	add("Costs", costText(out, r))
 	add("Saves", savesText(out, r))
 	add("Deadlines", deadlinesText(r))
-	add("Wear", wearText(r, out.HorizonYears, out.Currency))
+	add("Wear", wearText(r, out.HorizonYears, out.Currency, true))
 	add("Drive failure", driveFailureText(out, r))
 	add("Risk", riskText(r))
 	sure, cmd := sureText(out, r)
@@ -298,8 +298,10 @@ func timesText(n int) string {
 }
 
 // wearText says in words that a configuration's swap drives wear out and
-// what replacing them costs; "" when they last the horizon.
-func wearText(c *Configuration, yearsH float64, cur string) string {
+// what replacing them costs, with (dirty) the dirty share the writes are
+// priced at where the workload does not state it; "" when they last the
+// horizon.
+func wearText(c *Configuration, yearsH float64, cur string, dirty bool) string {
 	w, s := c.Wear, c.Swap
 	if w == nil || w.ReplacementsPerServer <= 0 || s.Drive == nil {
 		return ""
@@ -315,7 +317,20 @@ func wearText(c *Configuration, yearsH float64, cur string) string {
 	default:
 		what = fmt.Sprintf("the %d x %s wear out under swap writes: %d replacement drives per server %s", s.Drives, d, w.ReplacementsPerServer, over)
 	}
-	return fmt.Sprintf("%s, %s per server, included in the cost.", what, moneyCur(c.ReplacementsCost.Float(), cur))
+	out := fmt.Sprintf("%s, %s per server, included in the cost.", what, moneyCur(c.ReplacementsCost.Float(), cur))
+	// The dirty share the writes are priced at, where the workload does
+	// not state it (once for jobs that share one).
+	seen := map[string]bool{}
+	for _, j := range c.Jobs {
+		if !dirty {
+			break
+		}
+		if t := wearDirtyText(j); t != "" && !strings.HasPrefix(j.WearDirtyShareFrom, "the workload") && !seen[t] {
+			seen[t] = true
+			out += " " + strings.ToUpper(t[:1]) + t[1:] + "."
+		}
+	}
+	return out
 }
 
 // raid names a mirrored arrangement: RAID 1 on two drives, RAID 10 on
@@ -477,7 +492,7 @@ func wearNotes(out Output, rs []Configuration, max int) []string {
 	var notes []string
 	more := 0
 	for _, c := range rs {
-		t := wearText(&c, out.HorizonYears, out.Currency)
+		t := wearText(&c, out.HorizonYears, out.Currency, false)
 		if t == "" {
 			continue
 		}

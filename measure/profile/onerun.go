@@ -867,6 +867,17 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 	byCycle := map[int]*cyc{}
 	var settleW, settleP, countW, countP float64
 	var totalWall, totalProg, inRAM, refW, refP float64
+	// The run-up, the slices without a limit before the one that precedes
+	// the first limit (while the command was still allocating), measured
+	// no fit: its progress does not weigh the first cycle's readings (a
+	// first drop that evicts the whole cold set at once would weigh as
+	// much as the run-up lasted). The reference just before the first
+	// limit weighs as every cycle's own does.
+	runUp := 0
+	for runUp < len(slices) && slices[runUp].Fit == 0 {
+		runUp++
+	}
+	runUp--
 	for i := range slices {
 		sl := &slices[i]
 		c := byCycle[sl.Cycle]
@@ -875,7 +886,9 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 			byCycle[sl.Cycle] = c
 			cycles = append(cycles, c)
 		}
-		c.progress += sl.Progress + sl.SetProg
+		if i >= runUp {
+			c.progress += sl.Progress + sl.SetProg
+		}
 		totalWall += sl.Wall + sl.SetWall
 		totalProg += sl.Progress + sl.SetProg
 		// Its progress at the pace of the references around it.

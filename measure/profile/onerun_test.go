@@ -303,3 +303,34 @@ func TestOneRunBudgetReadsPaceAndProgressOnOneClock(t *testing.T) {
 		t.Error("30% over the reference pace not read as over a 25% budget")
 	}
 }
+
+// The run-up (slices without a limit while the command still allocated)
+// does not weigh the first cycle: only the reference just before the
+// first limit does, as every cycle's own.
+func TestOneRunRunUpDoesNotWeighTheFirstCycle(t *testing.T) {
+	peak := units.GiB
+	var slices []OneRunSlice
+	for i := 0; i < 4; i++ {
+		slices = append(slices, OneRunSlice{Cycle: 0, Fit: 0, Wall: 1, Progress: 1})
+	}
+	// The first drop is slow (the whole cold set goes at once); later
+	// ones cost 1.1.
+	slices = append(slices, OneRunSlice{Cycle: 0, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 2, Progress: 1})
+	for c := 1; c <= 3; c++ {
+		slices = append(slices, OneRunSlice{Cycle: c, Fit: 0, Wall: 1, Progress: 1},
+			OneRunSlice{Cycle: c, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 1.1, Progress: 1})
+	}
+	for i := range slices {
+		slices[i].Footprint = peak
+	}
+	e := estimateOneRun(slices, []float64{0.9}, peak, 0.25, 0, []clock{{}}, nil)
+	// Each cycle weighs 2: (2 x 2 + 3 x 2 x 1.1) / 8 = 1.325; with the
+	// run-up weighing, cycle 0 would weigh 5 and the figure be 1.509.
+	if p := pointAt(t, e, 0.9); math.Abs(p.Slowdown.Mean-1.325) > 0.005 {
+		t.Errorf("slowdown %.3f, want 1.325", p.Slowdown.Mean)
+	}
+	// The run-up still counts towards the in-RAM estimate.
+	if math.Abs(e.InRAM-11) > 0.01 {
+		t.Errorf("in-RAM estimate %.2fs, want 11s: the run-up's 4s of progress, the cycles' 7s", e.InRAM)
+	}
+}

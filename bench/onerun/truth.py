@@ -86,6 +86,16 @@ def main():
             errs[l].append(est / true - 1)
             a[2][l] += s["wall_s"] / est
         print("%.2f %7.2f " % (s["fit"], true) + " ".join("%9.2f" % x for x in row))
+    # The run's cost: its wall time against its steps at the pace of the
+    # reference slices (what memplan estimates with the clock).
+    rw = sum(x["wall_s"] for x in sl if x["fit"] == 0 and x["wall_s"] > 0 and x["progress_s"] > 0)
+    rs = sum(steps(x) for x in sl if x["fit"] == 0 and x["wall_s"] > 0 and x["progress_s"] > 0)
+    end = [l for l in open(sys.argv[2]) if l.startswith("END")]
+    if rw > 0 and rs > 0 and end:
+        wall, total = float(end[0].split()[1]), float(end[0].split()[2])
+        inram = total / (rs / rw)
+        print("cost: %.1fs wall against %.1fs in RAM at the references' pace: %+.0f%% (memplan said %.1fs, %+.0f%%)"
+              % (wall, inram, 100 * (wall / inram - 1), rep.get("in_ram_estimate_s", 0), 100 * rep.get("extra_share", 0)))
     print("per fit, over its slices (wall over in-RAM time):")
     print("fit    true " + " ".join("leak=%.2f" % l for l in leaks))
     ferr = {l: [] for l in leaks}

@@ -5,10 +5,9 @@ package profile
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/memplan/memplan/measure/host"
 )
 
 // The one run's progress clock is user CPU time, and a kernel that splits
@@ -59,33 +58,11 @@ func (l *AccountingLeak) clocks() []clock {
 }
 
 func accountingLeak() (*AccountingLeak, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	mem, err := unix.Mmap(-1, 0, leakMiB<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	u, sy, faults, err := host.TimeFaultLoop(leakMiB<<20, leakFor)
 	if err != nil {
-		return nil, fmt.Errorf("mapping %d MiB to time page faults: %w", leakMiB, err)
+		return nil, fmt.Errorf("timing page faults in %d MiB: %w", leakMiB, err)
 	}
-	defer unix.Munmap(mem)
-	_ = unix.Madvise(mem, unix.MADV_NOHUGEPAGE)
-	var r0, r1 unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &r0); err != nil {
-		return nil, err
-	}
-	var faults int64
-	for start := time.Now(); time.Since(start) < leakFor; {
-		for off := 0; off < len(mem); off += 4096 {
-			mem[off] = 1
-		}
-		faults += int64(len(mem) / 4096)
-		if err := unix.Madvise(mem, unix.MADV_DONTNEED); err != nil {
-			return nil, err
-		}
-	}
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &r1); err != nil {
-		return nil, err
-	}
-	tv := func(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	l := &AccountingLeak{User: tv(r1.Utime) - tv(r0.Utime), Sys: tv(r1.Stime) - tv(r0.Stime), Faults: faults}
+	l := &AccountingLeak{User: u.Seconds(), Sys: sy.Seconds(), Faults: faults}
 	if l.User+l.Sys < 0.1*leakFor.Seconds() {
 		return nil, fmt.Errorf("the page-fault loop ran %.3fs of CPU time in %s: too little to read the split", l.User+l.Sys, leakFor)
 	}

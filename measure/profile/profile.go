@@ -874,7 +874,7 @@ func runningBaseline(runs []ProfileRun) float64 {
 
 func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 	base := ph.Baseline()
-	baseSeq, baseWall, baseIdle := inRAMSeries(ph)
+	baseSeq, baseWall, baseIdle := measure.InRAMSeries(ph.InRAMRuns)
 	// paired is a run's in-RAM time: its neighbours', else the phase's.
 	paired := func(r *ProfileRun) (wall, idle float64) {
 		wall, idle = measure.PairedBase(r.Seq, baseSeq, baseWall), measure.PairedBase(r.Seq, baseSeq, baseIdle)
@@ -953,17 +953,10 @@ func firstFailure(runs []ProfileRun) string {
 	return ""
 }
 
-// inRAMSeries lists a phase's good in-RAM runs in order: their places in
-// the session, wall times and idle-host wall times.
-func inRAMSeries(ph *ProfilePhase) (seq []int, wall, idle []float64) {
-	for _, r := range ph.InRAMRuns {
-		if r.ok() {
-			seq = append(seq, r.Seq)
-			wall = append(wall, r.Wall)
-			idle = append(idle, r.Contention.IdleWall)
-		}
-	}
-	return seq, wall, idle
+// AsBase is the run as an in-RAM base (measure.InRAMSeries): a run that
+// finished, its wall time and its idle-host wall time.
+func (r ProfileRun) AsBase() measure.BaseRun {
+	return measure.BaseRun{Seq: r.Seq, OK: r.ok(), Time: r.Wall, Idle: r.Contention.IdleWall}
 }
 
 // contentions lists the runs' contention records.
@@ -997,20 +990,13 @@ func (ps *profileSession) rule() measure.RoundRule {
 // widest is the largest relative 95% half-width of the phase's points so
 // far (slowdowns over the in-RAM runs next to them), and its fit ratio.
 func (ps *profileSession) widest(ph *ProfilePhase) (float64, float64) {
-	seq, wall, _ := inRAMSeries(ph)
-	samples := make([][]float64, len(ph.Points))
-	for i, pt := range ph.Points {
-		for _, r := range pt.Runs {
-			if b := measure.PairedBase(r.Seq, seq, wall); b > 0 && (r.ok() || r.Censored) {
-				samples[i] = append(samples[i], r.Wall/b)
-			}
-		}
-	}
-	w, at := measure.Widest(samples)
-	if at < 0 {
-		return w, 0
-	}
-	return w, ph.Points[at].Fit
+	seq, wall, _ := measure.InRAMSeries(ph.InRAMRuns)
+	return measure.WidestPoint(ph.Points,
+		func(p ProfilePoint) (float64, []ProfileRun) { return p.Fit, p.Runs },
+		func(r ProfileRun) (float64, bool) {
+			b := measure.PairedBase(r.Seq, seq, wall)
+			return r.Wall / b, b > 0 && (r.ok() || r.Censored)
+		})
 }
 
 // run runs the command once in a fresh cgroup below the profile's with the

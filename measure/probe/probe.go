@@ -678,7 +678,7 @@ func (s *session) rounds(ctx context.Context, st *Stage, run runFunc) error {
 	rec.Rounds = rep - 1
 	var timed []float64
 	for _, r := range rec.InRAMRuns {
-		if goodInRAM(r) {
+		if r.AsBase().OK {
 			timed = append(timed, r.Timed)
 		}
 	}
@@ -701,32 +701,10 @@ func (s *session) inRAMRun(st *Stage, slot measure.Slot) runSpec {
 		Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
 }
 
-// goodInRAM says whether an in-RAM run can be a constrained run's base.
-func goodInRAM(r measure.RunResult) bool { return r.Failed == "" && !r.Censored && r.Rate > 0 }
-
-// inRAMSeries lists a stage's good in-RAM runs in order: their places in
-// the session, seconds per page visit, and idle-host seconds per visit (0
-// when the run reported no contention, which measure.PairedBase skips).
-func inRAMSeries(rec *StageRounds) (seq []int, spv, idle []float64) {
-	for _, r := range rec.InRAMRuns {
-		if !goodInRAM(r) {
-			continue
-		}
-		seq = append(seq, r.Seq)
-		spv = append(spv, 1/r.Rate)
-		i := 0.0
-		if c := r.Contention; c != nil && r.Visits > 0 {
-			i = c.IdleWall / float64(r.Visits)
-		}
-		idle = append(idle, i)
-	}
-	return seq, spv, idle
-}
-
 // pairedBase is a constrained run's in-RAM seconds per page visit: the
 // mean of the stage's in-RAM runs next to it, else the baseline's.
 func (s *session) pairedBase(r *measure.RunResult, rec *StageRounds) float64 {
-	seq, spv, _ := inRAMSeries(rec)
+	seq, spv, _ := measure.InRAMSeries(rec.InRAMRuns)
 	if b := measure.PairedBase(r.Seq, seq, spv); b > 0 {
 		return b
 	}
@@ -756,20 +734,12 @@ func (s *session) scorePaired(res *measure.RunResult, rec *StageRounds) {
 // widest is the largest relative 95% half-width of the stage's points so
 // far (paired slowdowns) and its fit ratio.
 func (s *session) widest(rec *StageRounds, pts []PointResult) (float64, float64) {
-	samples := make([][]float64, len(pts))
-	for i := range pts {
-		for _, r := range pts[i].Runs {
+	return measure.WidestPoint(pts,
+		func(p PointResult) (float64, []measure.RunResult) { return p.Fit, p.Runs },
+		func(r measure.RunResult) (float64, bool) {
 			s.scorePaired(&r, rec)
-			if r.Failed == "" && r.Slowdown > 0 {
-				samples[i] = append(samples[i], r.Slowdown)
-			}
-		}
-	}
-	w, at := measure.Widest(samples)
-	if at < 0 {
-		return w, 0
-	}
-	return w, pts[at].Fit
+			return r.Slowdown, r.Failed == "" && r.Slowdown > 0
+		})
 }
 
 func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
@@ -812,7 +782,7 @@ func (s *session) finishPoint(pt *PointResult, rec *StageRounds) {
 	var t measure.Tally
 	var idle []float64
 	var touch measure.Hist
-	seq, _, idleSeries := inRAMSeries(rec)
+	seq, _, idleSeries := measure.InRAMSeries(rec.InRAMRuns)
 	for i := range pt.Runs {
 		s.scorePaired(&pt.Runs[i], rec)
 	}

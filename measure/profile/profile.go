@@ -593,7 +593,7 @@ func dirOrCwd(dir string) string {
 func (ps *profileSession) sizing(ctx context.Context) error {
 	ps.prog.Stage("sizing run (no memory limit)", 1)
 	timeout := 24 * time.Hour
-	r, err := ps.run(ctx, "sizing", 0, 1, -1, -1, timeout, -1)
+	r, err := ps.run(ctx, runSpec{Backend: "sizing", Rep: 1, Timeout: timeout})
 	if err != nil {
 		return err
 	}
@@ -699,7 +699,7 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	order := measure.NewOrder(profileOrderSeed, uint64(len(ps.rep.Phases)), len(ph.Points))
 	rule := ps.rule()
 	inRAM := func(rep int) error {
-		r, err := ps.run(ctx, ph.Name, 0, rep, -1, -1, timeout, -1)
+		r, err := ps.run(ctx, runSpec{Backend: ph.Name, Rep: rep, Timeout: timeout})
 		if err != nil {
 			return err
 		}
@@ -734,7 +734,8 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 				continue
 			}
 			pt := &ph.Points[slot.Point]
-			r, err := ps.run(ctx, ph.Name, pt.Fit, rep, pt.Limit, ps.memsw(pt.Limit), timeout, zramID)
+			r, err := ps.run(ctx, runSpec{Backend: ph.Name, Fit: pt.Fit, Rep: rep, Limit: pt.Limit, MemSw: ps.memsw(pt.Limit),
+				Timeout: timeout, Zram: zramName(zramID)})
 			if err != nil {
 				return err
 			}
@@ -874,7 +875,7 @@ func runningBaseline(runs []ProfileRun) float64 {
 
 func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 	base := ph.Baseline()
-	baseSeq, baseWall, baseIdle := inRAMSeries(ph)
+	baseSeq, baseWall, baseIdle := measure.InRAMSeries(ph.InRAMRuns)
 	// paired is a run's in-RAM time: its neighbours', else the phase's.
 	paired := func(r *ProfileRun) (wall, idle float64) {
 		wall, idle = measure.PairedBase(r.Seq, baseSeq, baseWall), measure.PairedBase(r.Seq, baseSeq, baseIdle)
@@ -953,17 +954,10 @@ func firstFailure(runs []ProfileRun) string {
 	return ""
 }
 
-// inRAMSeries lists a phase's good in-RAM runs in order: their places in
-// the session, wall times and idle-host wall times.
-func inRAMSeries(ph *ProfilePhase) (seq []int, wall, idle []float64) {
-	for _, r := range ph.InRAMRuns {
-		if r.ok() {
-			seq = append(seq, r.Seq)
-			wall = append(wall, r.Wall)
-			idle = append(idle, r.Contention.IdleWall)
-		}
-	}
-	return seq, wall, idle
+// AsBase is the run as an in-RAM base (measure.InRAMSeries): a run that
+// finished, its wall time and its idle-host wall time.
+func (r ProfileRun) AsBase() measure.BaseRun {
+	return measure.BaseRun{Seq: r.Seq, OK: r.ok(), Time: r.Wall, Idle: r.Contention.IdleWall}
 }
 
 // contentions lists the runs' contention records.
@@ -997,31 +991,53 @@ func (ps *profileSession) rule() measure.RoundRule {
 // widest is the largest relative 95% half-width of the phase's points so
 // far (slowdowns over the in-RAM runs next to them), and its fit ratio.
 func (ps *profileSession) widest(ph *ProfilePhase) (float64, float64) {
-	seq, wall, _ := inRAMSeries(ph)
-	samples := make([][]float64, len(ph.Points))
-	for i, pt := range ph.Points {
-		for _, r := range pt.Runs {
-			if b := measure.PairedBase(r.Seq, seq, wall); b > 0 && (r.ok() || r.Censored) {
-				samples[i] = append(samples[i], r.Wall/b)
-			}
-		}
+	seq, wall, _ := measure.InRAMSeries(ph.InRAMRuns)
+	return measure.WidestPoint(ph.Points,
+		func(p ProfilePoint) (float64, []ProfileRun) { return p.Fit, p.Runs },
+		func(r ProfileRun) (float64, bool) {
+			b := measure.PairedBase(r.Seq, seq, wall)
+			return r.Wall / b, b > 0 && (r.ok() || r.Censored)
+		})
+}
+
+// runSpec is one run of the command: what it measures and what it runs
+// under.
+type runSpec struct {
+	Backend string  // the phase's name; "sizing" and "readahead" for those runs
+	Fit     float64 // the fit ratio; 0 for an in-RAM run
+	Rep     int     // the round, from 1
+	// Limit and MemSw are the run cgroup's memory and memory+swap limits;
+	// 0 for none (an in-RAM run, held only by the profile's ceiling).
+	Limit, MemSw units.Bytes
+	Timeout      time.Duration // the run is stopped after this long
+	// Zram is the zram device ("zram0") the run swaps to, whose mm_stat
+	// it samples; "" when it swaps to a file or not at all.
+	Zram string
+}
+
+// zramName is the name of zram device id (setupBackend's number); "" for
+// -1, no zram device.
+func zramName(id int) string {
+	if id < 0 {
+		return ""
 	}
-	w, at := measure.Widest(samples)
-	if at < 0 {
-		return w, 0
+	return fmt.Sprintf("zram%d", id)
+}
+
+// noneIfZero is a limit as host.Cgroup.SetLimit takes it: -1 for none.
+func noneIfZero(b units.Bytes) units.Bytes {
+	if b <= 0 {
+		return -1
 	}
-	return w, ph.Points[at].Fit
+	return b
 }
 
 // run runs the command once in a fresh cgroup below the profile's with the
-// given memory and memory+swap limits (-1: none). Only infrastructure
-// failures and cancellation are errors; a command that fails is a result.
-func (ps *profileSession) run(ctx context.Context, backend string, fit float64, rep int, limit, memsw units.Bytes, timeout time.Duration, zramID int) (ProfileRun, error) {
+// spec's limits. Only infrastructure failures and cancellation are errors;
+// a command that fails is a result.
+func (ps *profileSession) run(ctx context.Context, rs runSpec) (ProfileRun, error) {
 	ps.seq++
-	res := ProfileRun{Backend: backend, Fit: fit, Rep: rep, Seq: ps.seq}
-	if limit > 0 {
-		res.Limit = limit
-	}
+	res := ProfileRun{Backend: rs.Backend, Fit: rs.Fit, Rep: rs.Rep, Seq: ps.seq, Limit: max(rs.Limit, 0)}
 	mark := ps.Journal.Len()
 	defer func() {
 		if err := ps.Journal.UndoTo(mark); err != nil {
@@ -1032,7 +1048,7 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	if err != nil {
 		return res, err
 	}
-	if err := cg.SetLimit(limit, memsw); err != nil {
+	if err := cg.SetLimit(noneIfZero(rs.Limit), noneIfZero(rs.MemSw)); err != nil {
 		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
 	}
 	stdout, stderr, keepOut, closeOut, err := ps.outputs()
@@ -1041,7 +1057,7 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 	}
 	defer closeOut()
 	var stopSampler func() (onepass.Samples, error)
-	if ps.o.OnePass && backend == "sizing" {
+	if ps.o.OnePass && rs.Backend == "sizing" {
 		if stopSampler, err = ps.startSampler(ctx, cg); err != nil {
 			return res, err
 		}
@@ -1066,13 +1082,13 @@ func (ps *profileSession) run(ctx context.Context, backend string, fit float64, 
 		if st, err := cg.Stat(); err == nil {
 			resident = max(resident, residentOf(st, cg.Version))
 		}
-		if zramID >= 0 {
-			if m, err := host.ReadMMStat(ps.Host, fmt.Sprintf("zram%d", zramID)); err == nil && m.OrigData >= res.ZramOrig {
+		if rs.Zram != "" {
+			if m, err := host.ReadMMStat(ps.Host, rs.Zram); err == nil && m.OrigData >= res.ZramOrig {
 				res.ZramOrig, res.ZramUsed, res.ZramRatio = m.OrigData, m.MemUsed, m.Ratio()
 			}
 		}
 	}
-	timedOut, err := r.wait(ctx, ps.Host, cg, timeout, sample)
+	timedOut, err := r.wait(ctx, ps.Host, cg, rs.Timeout, sample)
 	res.Wall = time.Since(r.started).Seconds()
 	if stopSampler != nil {
 		var serr error

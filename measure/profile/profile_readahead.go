@@ -71,7 +71,7 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 	timeout := ps.runTimeout()
 	for _, f := range o.Fits {
 		limit := limitAt(f, ps.rep.Footprint)
-		r, err := ps.run(ctx, "readahead", f, 1, limit, ps.memsw(limit), timeout, z.ID)
+		r, err := ps.run(ctx, runSpec{Backend: "readahead", Fit: f, Rep: 1, Limit: limit, MemSw: ps.memsw(limit), Timeout: timeout, Zram: zramName(z.ID)})
 		if err != nil {
 			return err
 		}

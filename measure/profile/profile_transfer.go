@@ -129,7 +129,7 @@ func phaseReadahead(ph *ProfilePhase) model.Readahead {
 // (major faults where the kernel counted no swap-ins): the cost of a fault
 // and of a page over all runs, so that no single point's mean sets it.
 func phaseFit(ph *ProfilePhase) (perFault, perPage measure.Regression) {
-	seq, wall, _ := inRAMSeries(ph)
+	seq, wall, _ := measure.InRAMSeries(ph.InRAMRuns)
 	var faults, pages, excess []float64
 	for _, pt := range ph.Points {
 		for _, r := range pt.Runs {

@@ -334,3 +334,27 @@ func TestOneRunRunUpDoesNotWeighTheFirstCycle(t *testing.T) {
 		t.Errorf("in-RAM estimate %.2fs, want 11s: the run-up's 4s of progress, the cycles' 7s", e.InRAM)
 	}
 }
+
+// The cost's upper reading counts no progress in the settling parts of
+// the constrained slices, and the budget goes by it.
+func TestOneRunCostCountsNoProgressWhileALimitSettles(t *testing.T) {
+	peak := units.GiB
+	var slices []OneRunSlice
+	for c := 0; c < 2; c++ {
+		slices = append(slices, OneRunSlice{Cycle: c, Fit: 0, Wall: 1, Progress: 1, Footprint: peak},
+			OneRunSlice{Cycle: c, Fit: 0.75, Limit: limitAt(0.75, peak), SetWall: 0.5, SetProg: 0.5, Wall: 1.2, Progress: 1, Footprint: peak})
+	}
+	e := estimateOneRun(slices, []float64{0.75}, peak, 0.25, 0, []clock{{}}, nil)
+	// Wall 5.4s; progress 5s at the references' pace, 4s without the
+	// settling parts' 1s.
+	if math.Abs(e.InRAM-5) > 0.01 || math.Abs(e.InRAMLeast-4) > 0.01 || math.Abs(e.ExtraShare-0.08) > 0.001 || math.Abs(e.ExtraMost-0.35) > 0.001 {
+		t.Errorf("in RAM %.3f (least %.3f), extra %.3f (most %.3f); want 5 (4), 0.08 (0.35)", e.InRAM, e.InRAMLeast, e.ExtraShare, e.ExtraMost)
+	}
+	t0 := time.Unix(1000, 0)
+	s := &stepper{budget: 0.25, started: t0, slices: slices[:2]}
+	// 2.7s of wall for 2.5s of user time: +8% by the clock, +35% with
+	// nothing made while the limit settled.
+	if !s.overBudget(orSample{at: t0.Add(2700 * time.Millisecond), progress: 2.5}) {
+		t.Error("the budget counted the settling part's progress")
+	}
+}

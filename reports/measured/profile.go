@@ -29,8 +29,8 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	if o := r.OneRun; o != nil {
 		fmt.Fprintf(w, "one run, stepped memory limit: %.2fs, exit status %d, footprint %s (resident and swapped; cgroup peak %s with page cache), %d major faults\n",
 			s.Wall, s.ExitCode, r.Footprint, r.PeakCharged, o.Faults)
-		fmt.Fprintf(w, "in RAM: about %.1fs (its progress at the pace of the %d slices without a limit); %d cycles; the run took %+.0f%% (budget %.0f%%)\n",
-			o.InRAM, a.InRAM.N, o.Cycles, 100*o.ExtraShare, 100*o.Budget)
+		fmt.Fprintf(w, "in RAM: about %.1fs (its progress at the pace of the %d slices without a limit); %d cycles; the run took %+.0f%%, at most %+.0f%% (budget %.0f%%)\n",
+			o.InRAM, a.InRAM.N, o.Cycles, 100*o.ExtraShare, 100*o.ExtraMost, 100*o.Budget)
 		fmt.Fprintf(w, "progress clock: %s\n", o.ProgressClock)
 	} else {
 		fmt.Fprintf(w, "unconstrained run: %.2fs, exit status %d, resident peak %s (cgroup peak %s with page cache), %d major faults\n",

@@ -75,10 +75,11 @@ type OneRunReport struct {
 	InRAM      float64   `json:"in_ram_estimate_s"` // the wall time the progress would have taken without a limit
 	ExtraShare float64   `json:"extra_share"`       // Wall / InRAM - 1
 	// InRAMLeast and ExtraMost count no progress in the settling parts of
-	// the constrained slices: right after a drop, the reclaim memplan's
-	// limit write does on another CPU interrupts the command, and a host
-	// that charges interrupts to the mode they interrupt adds user time
-	// no system time betrays. The budget goes by this reading.
+	// the constrained slices, where the clock reads about twice the
+	// progress a job that counts its steps made (most likely the reclaim
+	// memplan's limit write does on another CPU interrupts the command,
+	// and a host that charges interrupts to the mode they interrupt adds
+	// user time no system time betrays). The budget goes by this reading.
 	InRAMLeast float64 `json:"in_ram_least_s"`
 	ExtraMost  float64 `json:"extra_share_most"`
 	// Settle compares the excluded first part of the constrained slices

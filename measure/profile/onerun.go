@@ -902,7 +902,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 			byCycle[sl.Cycle] = c
 			cycles = append(cycles, c)
 		}
-		if i >= runUp {
+		if i >= runUp && i != runUp+1 {
 			c.progress += sl.Progress + sl.SetProg
 		}
 		totalWall += sl.Wall + sl.SetWall
@@ -925,6 +925,15 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 			continue
 		}
 		if sl.Limit <= 0 || peak <= 0 {
+			continue
+		}
+		if i == runUp+1 {
+			// The first drop evicts the whole cold set at once, a cost a
+			// whole run pays once spread over its length: read here, it
+			// would stand for its cycle's share of the run (3-4x where
+			// later cycles read 1.0-1.4 at the same fit, on a job that
+			// counts its own steps). It neither reads nor weighs; its
+			// time still counts in the cost.
 			continue
 		}
 		c.g = append(c.g, float64(sl.Limit)/float64(peak))

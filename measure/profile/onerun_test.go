@@ -15,15 +15,26 @@ import (
 // synthSlices builds the slices of a one run over a job whose wall time
 // per second of progress is slow[f] at fit f (1 at fit 0, without a
 // limit), the same in every cycle but for a multiplicative wobble, with a
-// constant footprint.
+// constant footprint. The first drop, right after the first reference, is
+// five times slower than slow[fits[0]] (the whole cold set evicted at
+// once) and is not to be read.
 func synthSlices(cycles int, fits []float64, slow map[float64]float64, peak units.Bytes, wobble func(c int) float64, faultsPerS float64) []OneRunSlice {
 	var out []OneRunSlice
 	at := 0.0
 	for c := 0; c < cycles; c++ {
-		for _, f := range append([]float64{0}, fits...) {
+		order := append([]float64{0}, fits...)
+		if c == 0 {
+			order = append([]float64{0, -fits[0]}, fits...)
+		}
+		for _, f := range order {
+			first := f < 0
+			f = math.Abs(f)
 			r := slow[f] * wobble(c)
 			if f == 0 {
 				r = wobble(c)
+			}
+			if first {
+				r *= 5
 			}
 			sl := OneRunSlice{Cycle: c, Fit: f, Start: at, Wall: 0.5 * r, Progress: 0.5, SetWall: 0.125 * r, SetProg: 0.125, Footprint: peak}
 			if f > 0 {
@@ -70,9 +81,10 @@ func TestOneRunEstimateRecoversASteadyJobsCurve(t *testing.T) {
 		}
 	}
 	// The run took the slices' wall time; in RAM its progress takes 1s a
-	// second: 6 cycles of 4 x 0.625s of progress.
-	if math.Abs(e.InRAM-15) > 0.5 {
-		t.Errorf("in-RAM estimate %.2fs, want about 15s", e.InRAM)
+	// second: 6 cycles of 4 x 0.625s of progress, and the first drop's
+	// 0.625s (not read, but made).
+	if math.Abs(e.InRAM-15.625) > 0.5 {
+		t.Errorf("in-RAM estimate %.2fs, want about 15.6s", e.InRAM)
 	}
 }
 
@@ -140,8 +152,10 @@ func TestOneRunEstimatePutsEarlyLimitsOverTheFinalFootprint(t *testing.T) {
 	peak := units.GiB
 	slices := []OneRunSlice{
 		// Cycle 0: footprint half the final; the slice at "0.5" of it is
-		// fit 0.25 of the final, and slow.
+		// fit 0.25 of the final, and slow. The first drop before it is
+		// not read.
 		{Cycle: 0, Fit: 0, Wall: 1, Progress: 1, Footprint: peak / 2},
+		{Cycle: 0, Fit: 0.5, Limit: peak / 4, Wall: 9, Progress: 1, Footprint: peak / 2},
 		{Cycle: 0, Fit: 0.5, Limit: peak / 4, Wall: 3, Progress: 1, Footprint: peak / 2},
 		// Cycle 1: the full footprint; fit 0.5 costs 1.5.
 		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1, Footprint: peak},
@@ -165,6 +179,7 @@ func TestOneRunEstimateTakesTheLeakOffTheProgress(t *testing.T) {
 	// user and 0.3s system time: the true slowdown is 1.5 / 1.
 	slices := []OneRunSlice{
 		{Cycle: 0, Fit: 0, Wall: 1, Progress: 1},
+		{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 9, Progress: 1.2, Sys: 0.3, MajFlt: 90000}, // the first drop, not read
 		{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1.2, Sys: 0.3, MajFlt: 20000},
 		{Cycle: 1, Fit: 0, Wall: 1, Progress: 1},
 		{Cycle: 1, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.5, Progress: 1.2, Sys: 0.3, MajFlt: 20000},
@@ -305,33 +320,41 @@ func TestOneRunBudgetReadsPaceAndProgressOnOneClock(t *testing.T) {
 }
 
 // The run-up (slices without a limit while the command still allocated)
-// does not weigh the first cycle: only the reference just before the
-// first limit does, as every cycle's own.
-func TestOneRunRunUpDoesNotWeighTheFirstCycle(t *testing.T) {
+// does not weigh the first cycle, and the first drop (the whole cold set
+// evicted at once) neither reads nor weighs: only the reference just
+// before the first limit weighs, as every cycle's own does.
+func TestOneRunRunUpAndFirstDropDoNotWeigh(t *testing.T) {
 	peak := units.GiB
 	var slices []OneRunSlice
 	for i := 0; i < 4; i++ {
 		slices = append(slices, OneRunSlice{Cycle: 0, Fit: 0, Wall: 1, Progress: 1})
 	}
-	// The first drop is slow (the whole cold set goes at once); later
-	// ones cost 1.1.
-	slices = append(slices, OneRunSlice{Cycle: 0, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 2, Progress: 1})
+	slices = append(slices,
+		OneRunSlice{Cycle: 0, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 3, Progress: 1},   // the first drop
+		OneRunSlice{Cycle: 0, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 2, Progress: 1}) // cycle 0's own reading
 	for c := 1; c <= 3; c++ {
 		slices = append(slices, OneRunSlice{Cycle: c, Fit: 0, Wall: 1, Progress: 1},
-			OneRunSlice{Cycle: c, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 1.1, Progress: 1})
+			OneRunSlice{Cycle: c, Fit: 0.9, Limit: limitAt(0.9, peak), Wall: 1.1, Progress: 1},
+			OneRunSlice{Cycle: c, Fit: 0.75, Limit: limitAt(0.75, peak), Wall: 1.1, Progress: 1})
 	}
 	for i := range slices {
 		slices[i].Footprint = peak
 	}
-	e := estimateOneRun(slices, []float64{0.9}, peak, 0.25, 0, []clock{{}}, nil)
-	// Each cycle weighs 2: (2 x 2 + 3 x 2 x 1.1) / 8 = 1.325; with the
-	// run-up weighing, cycle 0 would weigh 5 and the figure be 1.509.
-	if p := pointAt(t, e, 0.9); math.Abs(p.Slowdown.Mean-1.325) > 0.005 {
-		t.Errorf("slowdown %.3f, want 1.325", p.Slowdown.Mean)
+	e := estimateOneRun(slices, []float64{0.9, 0.75}, peak, 0.25, 0, []clock{{}}, nil)
+	// Cycle 0 weighs 2 (its last reference and its 0.75 slice), the
+	// others 3. At 0.75: (2 x 2 + 9 x 1.1) / 11 = 1.264 (1.421 with the
+	// run-up weighing). At 0.9 cycle 0 reads between 1 at its footprint
+	// and 2 at 0.75: 1.4; (2 x 1.4 + 9 x 1.1) / 11 = 1.155 (1.575 had the
+	// first drop's 3 been read and weighed).
+	if p := pointAt(t, e, 0.75); math.Abs(p.Slowdown.Mean-1.264) > 0.005 {
+		t.Errorf("fit 0.75: slowdown %.3f, want 1.264", p.Slowdown.Mean)
 	}
-	// The run-up still counts towards the in-RAM estimate.
-	if math.Abs(e.InRAM-11) > 0.01 {
-		t.Errorf("in-RAM estimate %.2fs, want 11s: the run-up's 4s of progress, the cycles' 7s", e.InRAM)
+	if p := pointAt(t, e, 0.9); math.Abs(p.Slowdown.Mean-1.155) > 0.005 {
+		t.Errorf("fit 0.9: slowdown %.3f, want 1.155", p.Slowdown.Mean)
+	}
+	// Both still count towards the in-RAM estimate: 15s of progress.
+	if math.Abs(e.InRAM-15) > 0.01 {
+		t.Errorf("in-RAM estimate %.2fs, want 15s", e.InRAM)
 	}
 }
 

@@ -28,7 +28,8 @@ def point(d, f):
     return None
 
 rows = []
-print("fit   whole runs        one run (band)           err    anchored (band)          err    clocks: raw / calibrated")
+CLOCKS = ("user time", "less the leak", "less more than the leak")
+print("fit   whole runs        one run (band)           err    anchored (band)          err    clocks: " + " / ".join(CLOCKS))
 for f in fits:
     t = statistics.mean(truth[f]) if truth[f] else float("nan")
     tr = "/".join(f"{x:.2f}" for x in truth[f])
@@ -49,7 +50,7 @@ for f in fits:
     for d in one:
         c = d["extra"]["one_run"].get("clocks", {})
         i = fits.index(f)
-        clocks.append("/".join(f"{c[k][i]:.2f}" for k in ("raw user time", "calibrated", "anchor") if k in c))
+        clocks.append("/".join(f"{c[k][i]:.2f}" for k in CLOCKS if k in c))
     print(f"{f:<5} {tr:<17} {cells[0][0]:<24} {cells[0][1]:<6} {cells[1][0]:<24} {cells[1][1]:<6} {'; '.join(clocks)}")
 for anchored in (False, True):
     r = [x for x in rows if x[0] == anchored]
@@ -58,6 +59,8 @@ for anchored in (False, True):
     e = [abs(x[2]) for x in r]
     print(f"{'anchored' if anchored else 'one run '}: mean |error| {100*statistics.mean(e):.0f}%, max {100*max(e):.0f}%; whole-run value inside the band at {sum(x[3] for x in r)} of {len(r)}; widest half-band {100*max(x[4] for x in r):.0f}%")
 for label, runs in (("one run", one), ("anchored", anch)):
+    if not runs:
+        continue
     ex = [d["extra"]["one_run"]["wall_s"] / base - 1 for d in runs]
-    cal = [d["extra"]["one_run"]["calibration"]["wall_s_in_ram"] + d["extra"]["one_run"]["calibration"]["wall_s_limited"] for d in runs]
-    print(f"{label}: extra wall time over the in-RAM runs {'/'.join(f'{100*x:+.0f}%' for x in ex)} (calibration {'/'.join(f'{c:.1f}s' for c in cal)} not included)")
+    said = [d["extra"]["one_run"].get("extra_share_most", d["extra"]["one_run"]["extra_share"]) for d in runs]
+    print(f"{label}: extra wall time over the in-RAM runs {'/'.join(f'{100*x:+.0f}%' for x in ex)}; memplan's account (at most) {'/'.join(f'{100*x:+.0f}%' for x in said)}")

@@ -87,7 +87,9 @@ func TestSlurmAccountingImport(t *testing.T) {
 	waitFile(t, sock)
 
 	// slurmdbd reads slurmdbd.conf from the directory of $SLURM_CONF; it
-	// must be the SlurmUser's and private.
+	// must be the SlurmUser's and private. Clients (sacctmgr, slurmctld)
+	// find the munge socket for slurmdbd in AccountingStoragePass, not
+	// AuthInfo: without it sacctmgr tries /run/munge/munge.socket.2.
 	dbdPort, ctld, slurmd := freePort(t), freePort(t), freePort(t)
 	conf := filepath.Join(w, "slurm/slurm.conf")
 	writeFile(t, filepath.Join(w, "slurm/slurmdbd.conf"), fmt.Sprintf(`AuthType=auth/munge
@@ -127,6 +129,7 @@ JobAcctGatherFrequency=task=1
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=%[6]d
+AccountingStoragePass=%[4]s
 SelectType=select/linear
 SchedulerType=sched/builtin
 MpiDefault=none

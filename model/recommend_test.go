@@ -127,7 +127,7 @@ options: {zram_sizes: ["75%"], zram_mem_limit: "`+limit+`"}
 		}
 		return res
 	}
-	const reason = "zram mem_limit too small for the compressed overflow"
+	reason := model.Reject{Code: model.RejectZramMemLimit}
 	tight := run("30%")
 	for _, c := range tight.Configs {
 		if strings.HasSuffix(c.ID, "8xD16/zram-lz4-75pct") {
@@ -160,7 +160,7 @@ jobs:
 			t.Errorf("zram offered for incompressible data: %s", c.Label)
 		}
 	}
-	if res.Rejected["data incompressible: zram cannot hold the overflow"] == 0 {
+	if res.Rejected[model.Reject{Code: model.RejectZramIncompressible}] == 0 {
 		t.Errorf("rejections %v lack the incompressible reason", res.Rejected)
 	}
 	// zswap rejects pages that do not compress: its pool holds nothing
@@ -171,7 +171,7 @@ jobs:
 			t.Errorf("zswap offered for incompressible data: %s", c.Label)
 		}
 	}
-	if res.Rejected["data too incompressible for zswap's pool: the drives alone do the same"] == 0 {
+	if res.Rejected[model.Reject{Code: model.RejectZswapIncompressible}] == 0 {
 		t.Errorf("rejections %v lack zswap's incompressible reason", res.Rejected)
 	}
 }

@@ -204,7 +204,7 @@ func noMeetResult() *model.Result {
 			{Name: "memplan-defaults", File: "embedded:factors", Date: "2026-11-29", Source: "published results", Curves: map[string]string{"sata-ssd-slc": model.Published, "hdd": model.Published}},
 		},
 		Evaluated: 3,
-		Rejected:  map[string]int{"does not fit in RAM without swap (would be OOM-killed or thrash)": 2, "swap space too small for the overflow": 1},
+		Rejected:  map[model.Reject]int{{Code: model.RejectNoFitWithoutSwap}: 2, {Code: model.RejectSwapTooSmall}: 1},
 		Configs:   configs,
 		Verdict:   "No configuration meets every deadline.",
 		Advice: []string{

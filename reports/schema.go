@@ -488,7 +488,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Configurations = append(out.Configurations, conv(&res.Configs[i]))
 	}
 	for reason, n := range res.Rejected {
-		out.Rejected = append(out.Rejected, Rejection{Reason: reason, Count: n, Note: res.RejectedNotes[reason]})
+		out.Rejected = append(out.Rejected, Rejection{Reason: reason.String(), Count: n, Note: res.RejectedNotes[reason]})
 		out.RejectedTotal += n
 	}
 	sort.Slice(out.Rejected, func(i, j int) bool {

@@ -1028,7 +1028,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	var flashWrites float64
 	if F <= R {
 		jr.InRAM, jr.Fit = t, 1
-		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: "fits in RAM"}
+		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: Basis{Kind: BasisInRAM}}
 	} else {
 		switch s.Kind {
 		case SwapNone:
@@ -1232,13 +1232,15 @@ func (h *hooks) plain() bool {
 	return h == nil || (h.price == nil && h.slowdown == nil && !h.lean)
 }
 
-// zswapBasis words a zswap estimate's basis; a lean search reads no
-// basis and skips it (it copies both parts' long bases).
-func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) string {
+// zswapBasis is a zswap estimate's basis: the pool's and the drive's,
+// the share of the overflow on the drives (wd) and of the faults that
+// reach them (dc). A lean search reads no basis and gets an empty one
+// (keeping both parts' would allocate for every configuration).
+func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) Basis {
 	if e.h != nil && e.h.lean {
-		return ""
+		return Basis{}
 	}
-	return fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s); %.0f%% of the faults reach the drives (%s shape)", (1-wd)*100, pe.Basis, wd*100, de.Basis, dc*100, cmp.Or(de.Shape, NominalShape))
+	return Basis{Kind: BasisZswap, Pool: &pe.Basis, Drive: &de.Basis, DriveShare: wd, DriveFaults: dc, Shape: de.Shape}
 }
 
 // rejectNote is one refused configuration's own account of a reason.

@@ -181,11 +181,11 @@ func TestRecommendLargeCatalogWallTime(t *testing.T) {
 	t.Logf("catalog: %d DIMMs, %d drives, %d platforms, %d bytes of YAML (generated in %v)", len(c.DIMMs), len(c.Drives), len(c.Platforms), len(src), gen)
 	t.Logf("prices.Parse: %v", parse)
 	t.Logf("model.Recommend: %v wall; %d configurations evaluated, %d candidates rejected", rec, res.Evaluated, qaRejected(res))
-	reasons := make([]string, 0, len(res.Rejected))
+	reasons := make([]model.Reject, 0, len(res.Rejected))
 	for reason := range res.Rejected {
 		reasons = append(reasons, reason)
 	}
-	sort.Strings(reasons)
+	sort.Slice(reasons, func(i, j int) bool { return reasons[i].String() < reasons[j].String() })
 	for _, reason := range reasons {
 		t.Logf("  rejected %6d: %s", res.Rejected[reason], reason)
 	}

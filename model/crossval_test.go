@@ -139,8 +139,8 @@ curves:
 		t.Fatal(err)
 	}
 	t.Logf("derived nvme: %.3f (%.3f-%.3f): %s", est.Slowdown, est.Low, est.High, est.Basis)
-	if est.Provenance != model.Derived || !strings.Contains(est.Basis, "derived jointly from the hdd, sata-ssd-slc, zram-lz4 curves (measured)") ||
-		!strings.Contains(est.Basis, "they agree under none of the") || !strings.Contains(est.Basis, "the model's prior error, ln 1.5") {
+	if est.Provenance != model.Derived || !strings.Contains(est.Basis.Text, "derived jointly from the hdd, sata-ssd-slc, zram-lz4 curves (measured)") ||
+		!strings.Contains(est.Basis.Text, "they agree under none of the") || !strings.Contains(est.Basis.Text, "the model's prior error, ln 1.5") {
 		t.Errorf("derived from contradicting curves: %s (%s)", est.Basis, est.Provenance)
 	}
 	if !(est.Low < est.Slowdown && est.Slowdown < est.High) || (est.High-1)/(est.Slowdown-1) < 1.5 {
@@ -168,7 +168,7 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	t.Logf("access: sweep: %.4f (%.4f-%.4f): %s", est.Slowdown, est.Low, est.High, est.Basis)
 	for _, want := range []string{"derived jointly from the hdd, sata-ssd-mlc, sata-ssd-slc curves (published)",
 		"the band spans the 28 of 4131 combinations of the unknowns under which they agree"} {
-		if !strings.Contains(est.Basis, want) {
+		if !strings.Contains(est.Basis.Text, want) {
 			t.Errorf("basis %q lacks %q", est.Basis, want)
 		}
 	}
@@ -184,7 +184,7 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	t.Logf("no access: %.4f (%.4f-%.4f): %s", open.Slowdown, open.Low, open.High, open.Basis)
 	for _, want := range []string{"the central figure is the median of the 28 of 5049 combinations of the unknowns under which they agree",
 		"all with the sweep shape", "so the band spans every shape (uniform, cold-tail, sweep)"} {
-		if !strings.Contains(open.Basis, want) {
+		if !strings.Contains(open.Basis.Text, want) {
 			t.Errorf("basis %q lacks %q", open.Basis, want)
 		}
 	}
@@ -206,7 +206,7 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(single.Basis, "derived from the sata-ssd-slc curve (published) by the swap-path model") {
+	if b := single.Basis; b.Kind != model.BasisDerived || b.From != "sata-ssd-slc" || b.Provenance != model.Published {
 		t.Errorf("one curve: %s", single.Basis)
 	}
 }

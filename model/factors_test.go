@@ -192,7 +192,7 @@ func TestMergeProfile(t *testing.T) {
 		t.Errorf("transfer %q overhead %s readahead %+v", fs.TransferFrom, fs.FaultOverhead, fs.Readahead)
 	}
 	est, err := fs.Predict("hdd", model.Device{ReadLatency: 8 * time.Millisecond, WriteLatency: 8 * time.Millisecond, ReadIOPS: 150, WriteIOPS: 150, Drives: 2}, 1, 0.5, 0.5)
-	if err != nil || est.Provenance != model.Derived || !strings.Contains(est.Basis, "zram-lz4") {
+	if err != nil || est.Provenance != model.Derived || est.Basis.From != "zram-lz4" {
 		t.Errorf("hdd for the profiled job: %+v, %v; want derived from its zram curve", est, err)
 	}
 	// The readahead is the profile's own, never another file's.

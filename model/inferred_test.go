@@ -101,7 +101,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if est.Provenance != Inferred || !est.Inferred || !strings.HasPrefix(est.Basis, "inferred on box from one run by sampling") {
+		if est.Provenance != Inferred || !est.Inferred || est.Basis.Kind != BasisCurve || est.Basis.Provenance != Inferred || est.Basis.Host != "box" {
 			t.Errorf("fit %g: provenance %q (inferred %v), basis %q", pt.Fit, est.Provenance, est.Inferred, est.Basis)
 		}
 		if math.Abs(est.Slowdown-pt.Slowdown) > 1e-9 || math.Abs(est.Low-pt.CI[0]) > 1e-9 || math.Abs(est.High-pt.CI[1]) > 1e-9 {
@@ -113,7 +113,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if est.Provenance != Derived || !est.Inferred || !strings.Contains(est.Basis, "zram-lz4 curve (inferred)") {
+	if est.Provenance != Derived || !est.Inferred || est.Basis.Kind != BasisDerived || est.Basis.From != "zram-lz4" || est.Basis.Provenance != Inferred {
 		t.Errorf("derived from an inferred curve: %q, inferred %v, basis %q", est.Provenance, est.Inferred, est.Basis)
 	}
 	// Central 1 at fit 0.9 on the slower device as on zram; the top of

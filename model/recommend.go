@@ -118,12 +118,12 @@ type Result struct {
 	Catalogs     []CatalogInfo
 	Factors      []FactorInfo
 	Evaluated    int
-	Rejected     map[string]int // reason -> configurations not evaluated further
+	Rejected     map[Reject]int // reason -> configurations not evaluated further
 	// RejectedNotes gives a reason the specific case behind it, when the
 	// reason alone cannot say what to do: for a fit ratio far below the
 	// curves, the refused configuration nearest to what was measured and
 	// the memplan profile --fits run that would let memplan evaluate it.
-	RejectedNotes map[string]string
+	RejectedNotes map[Reject]string
 	Configs       []Config
 	Recommended   *Config
 	Baseline      *Config // cheapest all-DRAM configuration meeting every deadline
@@ -247,7 +247,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Workload: w.Name, WorkloadFile: w.File, Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[string]int{}}
+	res := &Result{Workload: w.Name, WorkloadFile: w.File, Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[Reject]int{}}
 	for _, c := range in.Prices.Catalogs {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}
@@ -313,7 +313,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	drives, dominated := pruneDrives(drives, w.Jobs)
 	if dominated > 0 {
-		res.Rejected["drive dominated by a cheaper one of the same class that is at least as large, fast and durable for this workload"] += dominated
+		res.Rejected[reject(RejectDriveDominated)] += dominated
 	}
 
 	// Converted once per DIMM, not once per platform that takes it: the
@@ -347,13 +347,13 @@ func recommend(in Input, h *hooks) (*Result, error) {
 			return nil, err
 		}
 		if dom > 0 {
-			res.Rejected["DIMM dominated by a cheaper one of the same capacity"] += dom
+			res.Rejected[reject(RejectDIMMDominated)] += dom
 		}
 		for _, dm := range dimms {
 			for count := pl.Memory.Channels; count <= pl.Memory.Slots; count += pl.Memory.Channels {
 				installed := units.Bytes(count) * dm.Capacity
 				if pl.Memory.MaxCapacity > 0 && installed > pl.Memory.MaxCapacity {
-					res.Rejected["above the platform's maximum memory"]++
+					res.Rejected[reject(RejectAboveMaxMemory)]++
 					continue
 				}
 				base := Config{
@@ -367,7 +367,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 					Usable:          installed - pl.Reserve,
 				}
 				if base.Usable <= 0 {
-					res.Rejected["OS reserve larger than installed memory"]++
+					res.Rejected[reject(RejectReserveExceedsRAM)]++
 					continue
 				}
 				pops = append(pops, population{base, pl})
@@ -381,7 +381,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	evs := make([]*evaluator, workers)
 	var wg sync.WaitGroup
 	for i := range evs {
-		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[string]int{}, notes: map[string]rejectNote{}}
+		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
 		evs[i] = ev
 		lo, hi := i*len(pops)/workers, (i+1)*len(pops)/workers
 		wg.Add(1)
@@ -394,7 +394,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	wg.Wait()
 	ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
-	notes := map[string]rejectNote{}
+	notes := map[Reject]rejectNote{}
 	for _, x := range evs {
 		ev.configs = append(ev.configs, x.configs...)
 		res.Evaluated += x.evaluated
@@ -409,7 +409,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	for k, n := range notes {
 		if res.RejectedNotes == nil {
-			res.RejectedNotes = map[string]string{}
+			res.RejectedNotes = map[Reject]string{}
 		}
 		res.RejectedNotes[k] = n.text
 	}
@@ -639,8 +639,8 @@ type evaluator struct {
 	configs   []*Config
 	preps     map[prepKey]prepared
 	ests      map[estKey]Estimate
-	rejected  map[string]int // reason -> count, merged into Result.Rejected
-	notes     map[string]rejectNote
+	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
+	notes     map[Reject]rejectNote
 	evaluated int
 	in        Input
 	w         *Workload
@@ -790,7 +790,7 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 		e.add(base, Swap{Kind: SwapNone})
 		return
 	}
-	e.rejected["does not fit in RAM without swap (would be OOM-killed or thrash)"]++
+	e.rejected[reject(RejectNoFitWithoutSwap)]++
 	if e.w.Options.NoSwap {
 		return
 	}
@@ -874,12 +874,12 @@ func (e *evaluator) mirrorOffer(r *Config, platforms []prices.Platform, drives [
 		return &MirrorOffer{Reason: fmt.Sprintf("options.max_swap_drives is %d, and the mirror needs %d", m, s.Drives)}
 	}
 	base := Config{Platform: r.Platform, Cores: r.Cores, DIMM: r.DIMM, DIMMCount: r.DIMMCount, MemorySpeed: r.MemorySpeed, DIMMsPerChannel: r.DIMMsPerChannel, Installed: r.Installed, Usable: r.Usable}
-	x := &evaluator{in: e.in, w: e.w, res: e.res, h: e.h, elec: e.elec, rejected: map[string]int{}, notes: map[string]rejectNote{}}
+	x := &evaluator{in: e.in, w: e.w, res: e.res, h: e.h, elec: e.elec, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
 	x.addDrive(base, s, d)
 	if len(x.configs) == 0 {
 		why := "it cannot run the jobs"
 		for k := range x.rejected {
-			why = k
+			why = k.String()
 		}
 		return &MirrorOffer{Reason: why}
 	}
@@ -929,7 +929,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Jobs = make([]JobResult, 0, len(e.w.Jobs))
 	for i, j := range e.w.Jobs {
 		jr, flashWrites, reason := e.job(c, s, j, dev)
-		if reason != "" {
+		if reason.Code != 0 {
 			e.rejected[reason]++
 			return
 		}
@@ -1018,7 +1018,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 
 // job evaluates one job class. It returns the job's result, the bytes one
 // job writes to flash, or a reason the configuration cannot run it.
-func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, float64, string) {
+func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, float64, Reject) {
 	fs := e.factorsFor(j.Name)
 	t := touched(j)
 	jr := JobResult{Name: j.Name, Touched: t, Deadline: j.Deadline}
@@ -1028,19 +1028,19 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	var flashWrites float64
 	if F <= R {
 		jr.InRAM, jr.Fit = t, 1
-		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: "fits in RAM"}
+		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: Basis{Kind: BasisInRAM}}
 	} else {
 		switch s.Kind {
 		case SwapNone:
-			return jr, 0, "does not fit in RAM without swap (would be OOM-killed or thrash)"
+			return jr, 0, reject(RejectNoFitWithoutSwap)
 		case SwapDrive:
 			if F-R > float64(s.Capacity) {
-				return jr, 0, "swap space too small for the overflow"
+				return jr, 0, reject(RejectSwapTooSmall)
 			}
 			jr.Fit = R / F
 			est, err := e.predict(fs, s.Class, dev, j, jr.Fit, c.Cores)
 			if err != nil {
-				return jr, 0, "no slowdown curve for " + s.Class
+				return jr, 0, Reject{Code: RejectNoCurve, Class: s.Class}
 			}
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
@@ -1052,10 +1052,10 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		case SwapZram:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
-				return jr, 0, "no zram backend " + s.Algorithm + " in the factor files"
+				return jr, 0, Reject{Code: RejectNoZramBackend, Class: s.Algorithm}
 			}
 			if ratio <= 1 {
-				return jr, 0, "data incompressible: zram cannot hold the overflow"
+				return jr, 0, reject(RejectZramIncompressible)
 			}
 			// zram allocates its slot table for the whole disk up front, and
 			// its allocator packs compressed pages with some waste: both come
@@ -1063,26 +1063,26 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// what is left.
 			ratio /= zsmallocOverhead
 			if ratio <= 1 {
-				return jr, 0, "data too incompressible for zram to hold the overflow in less RAM"
+				return jr, 0, reject(RejectZramTooIncompressible)
 			}
 			R -= float64(s.Capacity) * zramSlotBytes / pageSize
 			M := (R*ratio - F) / (ratio - 1)
 			if M <= 0 {
-				return jr, 0, "zram cannot hold the overflow even fully compressed"
+				return jr, 0, reject(RejectZramCannotHold)
 			}
 			if F-M > float64(s.Capacity) {
-				return jr, 0, "zram disk too small for the overflow"
+				return jr, 0, reject(RejectZramDiskTooSmall)
 			}
 			// mem_limit caps the compressed pool (zsmalloc's pages, its
 			// loss included; not the slot table). Beyond it zram refuses
 			// writes and the jobs cannot swap.
 			if lim := float64(e.w.Options.ZramMemLimit) * float64(c.Installed); lim > 0 && (F-M)/ratio > lim {
-				return jr, 0, "zram mem_limit too small for the compressed overflow"
+				return jr, 0, reject(RejectZramMemLimit)
 			}
 			jr.Fit = M / F
 			est, err := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, jr.Fit, c.Cores)
 			if err != nil {
-				return jr, 0, "no slowdown curve for zram"
+				return jr, 0, reject(RejectNoZramCurve)
 			}
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
@@ -1091,7 +1091,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		case SwapZswap:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
-				return jr, 0, "no zram backend " + s.Algorithm + " in the factor files"
+				return jr, 0, Reject{Code: RejectNoZramBackend, Class: s.Algorithm}
 			}
 			// max_pool_percent is a share of all of RAM, not of what is left
 			// after the OS reserve.
@@ -1101,7 +1101,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				// zswap rejects a page that does not compress below a page,
 				// and one that barely does costs more RAM than it frees: the
 				// pool stays empty and this is the drive alone.
-				return jr, 0, "data too incompressible for zswap's pool: the drives alone do the same"
+				return jr, 0, reject(RejectZswapIncompressible)
 			}
 			var M, inPool float64
 			if (F-R)*ratio/(ratio-1) <= pool*ratio {
@@ -1116,17 +1116,17 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// A page zswap holds keeps its slot on the swap device, so the
 			// drives must hold everything swapped out, pooled or not.
 			if F-M > float64(s.Capacity) {
-				return jr, 0, "swap space too small for the overflow"
+				return jr, 0, reject(RejectSwapTooSmall)
 			}
 			if onDrive <= 0 {
-				return jr, 0, "zswap pool holds all the overflow: the drives add nothing over zram"
+				return jr, 0, reject(RejectZswapPoolHoldsAll)
 			}
 			f := M / F
 			jr.Fit = f
 			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, f, c.Cores)
 			de, err2 := e.predict(fs, s.Class, dev, j, f, c.Cores)
 			if err1 != nil || err2 != nil {
-				return jr, 0, "no slowdown curve for zswap's parts"
+				return jr, 0, reject(RejectNoZswapCurve)
 			}
 			if why := cmp.Or(de.Unsupported, pe.Unsupported); why != "" {
 				return jr, 0, e.unsupported(&c, j, f, why)
@@ -1196,7 +1196,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			jr.WearDirtyFrom = wearDirtyFrom(j, jr.Estimate)
 		}
 	}
-	return jr, flashWrites, ""
+	return jr, flashWrites, Reject{}
 }
 
 // wearDirty is the dirty share job j's swap writes are priced at: the
@@ -1232,19 +1232,16 @@ func (h *hooks) plain() bool {
 	return h == nil || (h.price == nil && h.slowdown == nil && !h.lean)
 }
 
-// zswapBasis words a zswap estimate's basis; a lean search reads no
-// basis and skips it (it copies both parts' long bases).
-func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) string {
+// zswapBasis is a zswap estimate's basis: the pool's and the drive's,
+// the share of the overflow on the drives (wd) and of the faults that
+// reach them (dc). A lean search reads no basis and gets an empty one
+// (keeping both parts' would allocate for every configuration).
+func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) Basis {
 	if e.h != nil && e.h.lean {
-		return ""
+		return Basis{}
 	}
-	return fmt.Sprintf("zswap: %.0f%% of the overflow compressed in RAM (%s), %.0f%% on the drives (%s); %.0f%% of the faults reach the drives (%s shape)", (1-wd)*100, pe.Basis, wd*100, de.Basis, dc*100, cmp.Or(de.Shape, NominalShape))
+	return Basis{Kind: BasisZswap, Pool: &pe.Basis, Drive: &de.Basis, DriveShare: wd, DriveFaults: dc, Shape: de.Shape}
 }
-
-// errUnsupported is the reject reason of a fit ratio the curves do not
-// reach; the count of configurations behind it is reported, and the
-// nearest one's own advice (RejectedNotes).
-const errUnsupported = "fit ratio far below any measured point (measure the job there: memplan profile --fits)"
 
 // rejectNote is one refused configuration's own account of a reason.
 type rejectNote struct {
@@ -1268,15 +1265,16 @@ func (n rejectNote) closer(o rejectNote) bool {
 // how far below it, which memplan profile --fits run) of the refused
 // configuration nearest to the curve: measuring there lets memplan
 // evaluate it and every refused configuration with more of the job in RAM.
-func (e *evaluator) unsupported(c *Config, j JobClass, fit float64, why string) string {
+func (e *evaluator) unsupported(c *Config, j JobClass, fit float64, why string) Reject {
 	n := rejectNote{fit: fit, text: fmt.Sprintf("nearest: %s, job %s: %s", configLabel(c), j.Name, why)}
 	if e.notes == nil {
-		e.notes = map[string]rejectNote{}
+		e.notes = map[Reject]rejectNote{}
 	}
-	if old, ok := e.notes[errUnsupported]; !ok || n.closer(old) {
-		e.notes[errUnsupported] = n
+	r := reject(RejectUnsupportedFit)
+	if old, ok := e.notes[r]; !ok || n.closer(old) {
+		e.notes[r] = n
 	}
-	return errUnsupported
+	return r
 }
 
 // faultsPerJob turns excess runtime into a count of major faults: each fault
@@ -1701,7 +1699,7 @@ func (e *evaluator) nothingFits(platforms []prices.Platform) error {
 	}
 	var reasons []string
 	for k, v := range e.res.Rejected {
-		reasons = append(reasons, fmt.Sprintf("%s: %d", k, v))
+		reasons = append(reasons, fmt.Sprintf("%s: %d", k.String(), v))
 	}
 	sort.Strings(reasons)
 	return e.w.ErrorAt(fmt.Sprintf("jobs[%d].footprint", wi), "lower the footprint or concurrency, or add larger DIMMs, drives or platforms to the catalog",

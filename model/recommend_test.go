@@ -127,7 +127,7 @@ options: {zram_sizes: ["75%"], zram_mem_limit: "`+limit+`"}
 		}
 		return res
 	}
-	const reason = "zram mem_limit too small for the compressed overflow"
+	reason := model.Reject{Code: model.RejectZramMemLimit}
 	tight := run("30%")
 	for _, c := range tight.Configs {
 		if strings.HasSuffix(c.ID, "8xD16/zram-lz4-75pct") {
@@ -160,7 +160,7 @@ jobs:
 			t.Errorf("zram offered for incompressible data: %s", c.Label)
 		}
 	}
-	if res.Rejected["data incompressible: zram cannot hold the overflow"] == 0 {
+	if res.Rejected[model.Reject{Code: model.RejectZramIncompressible}] == 0 {
 		t.Errorf("rejections %v lack the incompressible reason", res.Rejected)
 	}
 	// zswap rejects pages that do not compress: its pool holds nothing
@@ -171,7 +171,7 @@ jobs:
 			t.Errorf("zswap offered for incompressible data: %s", c.Label)
 		}
 	}
-	if res.Rejected["data too incompressible for zswap's pool: the drives alone do the same"] == 0 {
+	if res.Rejected[model.Reject{Code: model.RejectZswapIncompressible}] == 0 {
 		t.Errorf("rejections %v lack zswap's incompressible reason", res.Rejected)
 	}
 }
@@ -198,7 +198,7 @@ options: {zswap_pool: "20%"}
 		t.Errorf("zswap (%.4f) should beat the bare drive (%.4f) when the pool absorbs part of the overflow",
 			z.Jobs[0].Estimate.Slowdown, d.Jobs[0].Estimate.Slowdown)
 	}
-	if !strings.Contains(z.Jobs[0].Estimate.Basis, "zswap") {
+	if b := z.Jobs[0].Estimate.Basis; b.Kind != model.BasisZswap || b.Pool == nil || b.Drive == nil || !(b.DriveShare > 0 && b.DriveShare < 1) {
 		t.Errorf("basis %q does not explain the split", z.Jobs[0].Estimate.Basis)
 	}
 }
@@ -444,7 +444,7 @@ jobs:
 	if !(s.Slowdown > 1 && s.Slowdown < o.Slowdown) {
 		t.Errorf("16 jobs on 4 cores: %.4f, want above 1 and below the core-each %.4f", s.Slowdown, o.Slowdown)
 	}
-	if !strings.Contains(s.Basis, "16 jobs share 4 cores") || strings.Contains(o.Basis, "share") {
+	if s.Basis.Jobs != 16 || s.Basis.Cores != 4 || o.Basis.Jobs != 0 {
 		t.Errorf("bases: %q / %q", s.Basis, o.Basis)
 	}
 }
@@ -527,7 +527,10 @@ func TestPruneKeepsDrivesThatWriteFaster(t *testing.T) {
 func TestZswapDriveShareFollowsTheShape(t *testing.T) {
 	const id = "2S-DDR5-32DIMM/16xDDR5-5600-RDIMM-32G/zswap-lz4+1xNVME-TLC-1T9"
 	slowdown := map[string]float64{}
-	for _, c := range []struct{ shape, share string }{{"uniform", "36%"}, {"sweep", "49%"}, {"cold-tail", "10%"}} {
+	for _, c := range []struct {
+		shape string
+		share float64 // percent of the faults on the drives, as printed
+	}{{"uniform", 36}, {"sweep", 49}, {"cold-tail", 10}} {
 		in := edaSweep(t)
 		for i := range in.Workload.Jobs {
 			in.Workload.Jobs[i].Access = c.shape
@@ -538,11 +541,12 @@ func TestZswapDriveShareFollowsTheShape(t *testing.T) {
 		}
 		cfg := configByID(t, res, id)
 		j := cfg.Jobs[0]
-		if want := "zswap: 64% of the overflow compressed in RAM"; !strings.Contains(j.Estimate.Basis, want) {
-			t.Errorf("%s: basis %q lacks %q", c.shape, j.Estimate.Basis, want)
+		b := j.Estimate.Basis
+		if b.Kind != model.BasisZswap || math.Round((1-b.DriveShare)*100) != 64 {
+			t.Errorf("%s: basis %q, want 64%% of the overflow compressed in RAM", c.shape, b)
 		}
-		if want := c.share + " of the faults reach the drives (" + c.shape + " shape)"; !strings.Contains(j.Estimate.Basis, want) {
-			t.Errorf("%s: basis %q lacks %q", c.shape, j.Estimate.Basis, want)
+		if math.Round(b.DriveFaults*100) != c.share || b.Shape != c.shape {
+			t.Errorf("%s: basis %q, want %.0f%% of the faults on the drives under %s", c.shape, b, c.share, c.shape)
 		}
 		if !(j.Estimate.Low <= j.Estimate.Slowdown && j.Estimate.Slowdown <= j.Estimate.High) {
 			t.Errorf("%s: %.4f outside its band %.4f-%.4f", c.shape, j.Estimate.Slowdown, j.Estimate.Low, j.Estimate.High)

@@ -81,7 +81,7 @@ type Estimate struct {
 	Low          float64
 	High         float64
 	Provenance   string // published, measured, emulated, inferred, derived
-	Basis        string // human-readable origin
+	Basis        Basis  // where the figure comes from
 	Extrapolated bool
 	// Unsupported says why no figure is given: the fit ratio is so far
 	// below anything measured that memplan will not pretend to know.
@@ -222,7 +222,7 @@ type prepared struct {
 	points     [][]pointModel // per scenario, sorted by fit descending
 	target     Path
 	provenance string
-	basis      string
+	basis      Basis
 	transfer   float64 // log error added by carrying the curve to another device
 	lowest     float64 // lowest fit ratio the curve stands on
 	lowestOf   string  // the curve it is (a joint prediction has several; "": curve)
@@ -370,17 +370,15 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 		p.points = append(p.points, fs.carry(c, p.target, s, same))
 	}
 	p.lowest = lowestFit(c)
+	p.basis = Basis{Kind: BasisCurve, Provenance: c.Provenance}
 	switch c.Provenance {
 	case Measured, Emulated:
-		p.basis = fmt.Sprintf("%s on %s", c.Provenance, c.Host)
-		if c.Method == OneRunMethod {
-			p.basis += " " + OneRunBasis
-		}
+		p.basis.Host, p.basis.OneRun = c.Host, c.Method == OneRunMethod
 	case Inferred:
 		p.inferred = true
-		p.basis = fmt.Sprintf("inferred on %s from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit; the band is the one-pass band", c.Host)
+		p.basis.Host = c.Host
 	default:
-		p.basis = "published: " + c.Source
+		p.basis.Source = c.Source
 	}
 	// The distance the transfer error is read at, and the times per page
 	// the basis prints, are those of the central scenario, as when the
@@ -391,19 +389,17 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	case derived:
 		p.provenance = Derived
 		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
-		p.basis = fmt.Sprintf("derived from the %s curve (%s) by the swap-path model, %.3gus vs %.3gus a page unloaded", c.Class, c.Provenance, tgt*1e6, refT*1e6)
+		p.basis = Basis{Kind: BasisDerived, Provenance: c.Provenance, From: c.Class, Idle: tgt, RefIdle: refT}
 	case !same:
 		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
-		p.basis += fmt.Sprintf("; carried to this device and load by the swap-path model, %.3gus vs %.3gus a page unloaded", tgt*1e6, refT*1e6)
+		p.basis.Carried, p.basis.Idle, p.basis.RefIdle = true, tgt, refT
 	}
-	if hasRates(c) && !same {
-		p.basis += " (pages counted per fit ratio)"
-	}
+	p.basis.PagesCounted = hasRates(c) && !same
 	if p.target.cpuBound() {
-		p.basis += fmt.Sprintf("; %d jobs share %d cores: a job waiting for a page lets another compute, and each page's software cost takes a core", p.target.jobs(), cores)
+		p.basis.Jobs, p.basis.Cores = p.target.jobs(), cores
 	}
 	if len(shapes) > 1 {
-		p.basis += "; access pattern not given: the band spans the " + shapeNames(shapes) + " shapes"
+		p.basis.Shapes = shapeNames(shapes)
 	}
 	return p
 }

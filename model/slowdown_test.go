@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -243,7 +242,7 @@ func TestPredictCountsPages(t *testing.T) {
 	// Fit 0.5: 2 / 100k pages = 20us a page, 2 + 1 x 3us of it zram's: 15us
 	// software; 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9.
 	est, err := fs.Predict("sata-ssd-tlc", disk, 1, 1, 0.5)
-	if err != nil || !near(est.Slowdown, 3.9, 1e-9) || est.Provenance != Derived || !strings.Contains(est.Basis, "counted") {
+	if err != nil || !near(est.Slowdown, 3.9, 1e-9) || est.Provenance != Derived || !est.Basis.PagesCounted {
 		t.Errorf("derived by counts: %+v, %v", est, err)
 	}
 	// Fit 0.9 shows no excess: the pooled 40us, 1000 x (40 + 0.5 x 50)us.

@@ -149,7 +149,7 @@ func noMeetResult() *model.Result {
 		rt := float64(h(runtime))
 		return model.JobResult{
 			Name: name, Touched: touched, InRAM: inRAM, Fit: float64(inRAM) / float64(touched),
-			Estimate: model.Estimate{Slowdown: s, Low: lo, High: hi, Provenance: prov, Basis: basis, Extrapolated: extra},
+			Estimate: model.Estimate{Slowdown: s, Low: lo, High: hi, Provenance: prov, Basis: model.Basis{Text: basis}, Extrapolated: extra},
 			Runtime:  units.Duration(rt * s), RuntimeHigh: units.Duration(rt * hi), Deadline: h(deadline),
 			Meets: rt*s <= float64(h(deadline)),
 		}
@@ -204,7 +204,7 @@ func noMeetResult() *model.Result {
 			{Name: "memplan-defaults", File: "embedded:factors", Date: "2026-11-29", Source: "published results", Curves: map[string]string{"sata-ssd-slc": model.Published, "hdd": model.Published}},
 		},
 		Evaluated: 3,
-		Rejected:  map[string]int{"does not fit in RAM without swap (would be OOM-killed or thrash)": 2, "swap space too small for the overflow": 1},
+		Rejected:  map[model.Reject]int{{Code: model.RejectNoFitWithoutSwap}: 2, {Code: model.RejectSwapTooSmall}: 1},
 		Configs:   configs,
 		Verdict:   "No configuration meets every deadline.",
 		Advice: []string{

@@ -488,7 +488,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Configurations = append(out.Configurations, conv(&res.Configs[i]))
 	}
 	for reason, n := range res.Rejected {
-		out.Rejected = append(out.Rejected, Rejection{Reason: reason, Count: n, Note: res.RejectedNotes[reason]})
+		out.Rejected = append(out.Rejected, Rejection{Reason: reason.String(), Count: n, Note: res.RejectedNotes[reason]})
 		out.RejectedTotal += n
 	}
 	sort.Slice(out.Rejected, func(i, j int) bool {
@@ -670,7 +670,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		out.Jobs = append(out.Jobs, Job{
 			Name: j.Name, TouchedGiB: gib(j.Touched), InRAMGiB: gib(j.InRAM), FitRatio: r4(j.Fit),
 			Slowdown: r4(j.Estimate.Slowdown), SlowdownLow: r4(j.Estimate.Low), SlowdownHigh: r4(j.Estimate.High),
-			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis, Extrapolated: j.Estimate.Extrapolated,
+			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis.String(), Extrapolated: j.Estimate.Extrapolated,
 			Shape: j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
 			MeetsDeadline: j.Meets, AtRisk: j.AtRisk,

@@ -98,7 +98,7 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	if est.Slowdown < 1.1 || math.Abs(est.Slowdown/mine-1) > 0.35 {
 		t.Errorf("derived hdd slowdown at 0.5: %.3f (%s), expected near 1 + rate x (20us + 36us) = %.3f", est.Slowdown, est.Basis, mine)
 	}
-	if est.Provenance != model.Derived || !est.Inferred || !strings.Contains(est.Basis, "(inferred)") {
+	if est.Provenance != model.Derived || !est.Inferred || est.Basis.Kind != model.BasisDerived || est.Basis.Provenance != model.Inferred {
 		t.Errorf("derived from a one-pass curve: provenance %q, inferred %v, basis %q; want derived, true, naming the inferred curve", est.Provenance, est.Inferred, est.Basis)
 	}
 }

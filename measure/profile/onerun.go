@@ -405,12 +405,36 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		}
 	}
 	if measured == 0 {
+		if grew := grewToTheEnd(ctl.slices, ps.rep.Footprint); grew != "" {
+			return fmt.Errorf("%w: the one run of %s measured no fit ratio: %s, so no limit it set was near a fit of its final footprint (%s in %.1fs); use the multi-run profile (drop --one-run), whose limits are fits of the footprint a first run measured",
+				ErrNoFit, name, grew, sliceCounts(ctl.slices), wall)
+		}
 		return fmt.Errorf("%w: the one run of %s measured no fit ratio (%s in %.1fs; %s): give it a longer input, fits nearer 1, or use the multi-run profile (drop --one-run)",
 			ErrTooShort, name, sliceCounts(ctl.slices), wall, ph.Points[0].Verdict)
 	}
 	ps.rep.OneRun = &rep.OneRunReport
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
+}
+
+// grewToTheEnd says how the command's footprint grew when its last
+// constrained slice held less than nine tenths of the final footprint:
+// every limit the run set was a fit of a footprint the command went on
+// to outgrow. "" otherwise.
+func grewToTheEnd(slices []OneRunSlice, final units.Bytes) string {
+	var first, last units.Bytes
+	for _, sl := range slices {
+		if sl.Fit > 0 && sl.Footprint > 0 {
+			if first == 0 {
+				first = sl.Footprint
+			}
+			last = sl.Footprint
+		}
+	}
+	if last == 0 || final <= 0 || float64(last) >= 0.9*float64(final) {
+		return ""
+	}
+	return fmt.Sprintf("its footprint grew until the end (%s at the first limit, %s at the last, %s in all)", first, last, final)
 }
 
 // sliceCounts says what the run's slices were, for an error.

@@ -381,3 +381,19 @@ func TestOneRunCostCountsNoProgressWhileALimitSettles(t *testing.T) {
 		t.Error("the budget counted the settling part's progress")
 	}
 }
+
+// A command that grows until its end gets an error that says so, not
+// "too short".
+func TestGrewToTheEndNamesTheGrowth(t *testing.T) {
+	gib := units.GiB
+	grew := []OneRunSlice{{Fit: 0, Footprint: gib}, {Fit: 0.9, Footprint: gib}, {Fit: 0, Footprint: 2 * gib}, {Fit: 0.9, Footprint: 2 * gib}}
+	if got := grewToTheEnd(grew, 3*gib); !strings.Contains(got, "1GiB at the first limit, 2GiB at the last, 3GiB in all") {
+		t.Errorf("grewToTheEnd = %q", got)
+	}
+	if got := grewToTheEnd(grew, 2*gib); got != "" {
+		t.Errorf("a command at its final footprint by its last limit: %q, want \"\"", got)
+	}
+	if got := grewToTheEnd(grew[:1], 3*gib); got != "" {
+		t.Errorf("no constrained slice: %q, want \"\"", got)
+	}
+}

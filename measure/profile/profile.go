@@ -405,6 +405,9 @@ var (
 	ErrTooShort  = errors.New("the command finishes too fast to measure")
 	ErrTooLittle = errors.New("the command uses too little memory to measure")
 	ErrTooBig    = errors.New("the command needs more memory than this host can give")
+	// ErrNoFit: a one run whose command grew until its end set no limit
+	// near a fit of its final footprint.
+	ErrNoFit = errors.New("the one run could not step this command's memory")
 )
 
 // profileMargin is the memory left to the host beyond MemAvailable.

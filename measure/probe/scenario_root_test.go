@@ -143,8 +143,10 @@ func TestRootSwapdemo(t *testing.T) {
 	// what zram still reports is its allocator's few pages for the rest of
 	// the process's memory (CI saw 1.3 MiB against random data's 64 MiB,
 	// and the limit follow it down by that much). Asserted against the
-	// random run, not an absolute size that depends on the kernel.
-	if !(zz.ZramUsed*16 < zr.ZramUsed && sd.Plan.Limit-zz.MinLimit <= zz.ZramUsed) {
+	// random run, not an absolute size that depends on the kernel. The
+	// limit and the zram figure are sampled at different moments, and the
+	// limit moves in steps of a MiB or more: it may lead by up to one.
+	if !(zz.ZramUsed*16 < zr.ZramUsed && sd.Plan.Limit-zz.MinLimit <= zz.ZramUsed+units.MiB) {
 		t.Errorf("zram with zeros: %s used (random data %s), limit down to %s from %s: zero pages should cost zram almost nothing", zz.ZramUsed, zr.ZramUsed, zz.MinLimit, sd.Plan.Limit)
 	}
 	t.Logf("control: the swap file with zero data %.3fs per iteration (zero pages are not written to any swap device on 6.12+)", fz.SecPerIter)

@@ -356,8 +356,8 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		return fmt.Errorf("%w: %s finished in %.3fs; below %gs start-up and scheduling noise swamp what swapping costs; give it a bigger input so that it runs for at least a few seconds",
 			ErrTooShort, name, wall, least)
 	}
-	if ps.rep.Footprint < 16*units.MiB {
-		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, ps.rep.Footprint)
+	if ctl.peak < 16*units.MiB { // the cgroup's reading: profile.go's sizing says why not MaxRSS
+		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, ctl.peak)
 	}
 	for _, n := range ctl.notes {
 		ps.note("%s", n)

@@ -621,8 +621,11 @@ func (ps *profileSession) sizing(ctx context.Context) error {
 	}
 	ps.rep.Footprint = max(r.Resident, r.MaxRSS)
 	ps.rep.PeakCharged = r.Peak
-	if ps.rep.Footprint < 16*units.MiB {
-		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, ps.rep.Footprint)
+	// The floor goes by what the cgroup saw the command hold: the rusage
+	// peak also holds the launcher's (memplan re-executed, 9-17 MiB before
+	// it execs the command; the kernel keeps the larger across exec).
+	if r.Resident < 16*units.MiB {
+		return fmt.Errorf("%w: %s used only %s of memory at its peak; with so little there is nothing to swap; give it a bigger input", ErrTooLittle, name, r.Resident)
 	}
 	// zram keeps what it holds in RAM, outside the cgroup: up to the
 	// non-resident share, uncompressed in the worst case.

@@ -141,40 +141,13 @@ memplan_become=false
 	// own, no cgroups (proctrack/linuxproc, task/none).
 	host, _ := os.Hostname()
 	host, _, _ = strings.Cut(host, ".")
-	runTool(t, w, nil, "mungekey", "-c", "-k", "munge/munge.key")
-	sock := filepath.Join(w, "munge/munge.sock")
-	daemon(t, w, "munged", nil, "munged", "-F", "-f", "--key-file="+filepath.Join(w, "munge/munge.key"), "--socket="+sock,
-		"--pid-file="+filepath.Join(w, "munge/munged.pid"), "--log-file="+filepath.Join(w, "munge/munged.log"), "--seed-file="+filepath.Join(w, "munge/seed"))
-	waitFile(t, sock)
+	sock := startMunge(t, w)
 	ctld, slurmd := freePort(t), freePort(t)
 	conf := filepath.Join(w, "slurm/slurm.conf")
-	writeFile(t, conf, fmt.Sprintf(`ClusterName=memplanci
-SlurmctldHost=%[1]s(127.0.0.1)
-SlurmctldPort=%[2]d
-SlurmdPort=%[3]d
-AuthType=auth/munge
-AuthInfo=socket=%[4]s
-CredType=cred/munge
-StateSaveLocation=%[5]s/slurm/state
-SlurmdSpoolDir=%[5]s/slurm/spool
-SlurmctldPidFile=%[5]s/slurm/slurmctld.pid
-SlurmdPidFile=%[5]s/slurm/slurmd.pid
-SlurmctldLogFile=%[5]s/slurm/slurmctld.log
-SlurmdLogFile=%[5]s/slurm/slurmd.log
-SlurmUser=root
-SlurmdUser=root
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
+	writeFile(t, conf, slurmConf(host, ctld, slurmd, sock, w, `JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-SelectType=select/linear
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
 KillWait=60
-NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
-PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
-`, host, ctld, slurmd, sock, w))
+`, ""))
 	slurmEnv := []string{"SLURM_CONF=" + conf}
 	daemon(t, w, "slurmctld", slurmEnv, "slurmctld", "-D", "-i", "-f", conf)
 	daemon(t, w, "slurmd", slurmEnv, "slurmd", "-D", "-f", conf)
@@ -225,6 +198,50 @@ PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 	}
 	hostUnchanged(t, before)
 	t.Logf("the fleet test took %s", time.Since(start).Round(time.Second))
+}
+
+// startMunge starts a munged of the test's own on dir/munge (key, socket,
+// log and seed there) and returns its socket.
+func startMunge(t *testing.T, dir string) string {
+	t.Helper()
+	runTool(t, dir, nil, "mungekey", "-c", "-k", "munge/munge.key")
+	sock := filepath.Join(dir, "munge/munge.sock")
+	daemon(t, dir, "munged", nil, "munged", "-F", "-f", "--key-file="+filepath.Join(dir, "munge/munge.key"), "--socket="+sock,
+		"--pid-file="+filepath.Join(dir, "munge/munged.pid"), "--log-file="+filepath.Join(dir, "munge/munged.log"), "--seed-file="+filepath.Join(dir, "munge/seed"))
+	waitFile(t, sock)
+	return sock
+}
+
+// slurmConf is the slurm.conf of a one-node cluster on host: slurmctld
+// and slurmd on the given ports, munge on sock, state, spool, pids and
+// logs under dir/slurm, no cgroups (proctrack/linuxproc, task/none).
+// own holds a test's own lines (job accounting, KillWait), node more of
+// the node's attributes ("RealMemory=N ").
+func slurmConf(host string, ctld, slurmd int, sock, dir, own, node string) string {
+	return fmt.Sprintf(`ClusterName=memplanci
+SlurmctldHost=%[1]s(127.0.0.1)
+SlurmctldPort=%[2]d
+SlurmdPort=%[3]d
+AuthType=auth/munge
+AuthInfo=socket=%[4]s
+CredType=cred/munge
+StateSaveLocation=%[5]s/slurm/state
+SlurmdSpoolDir=%[5]s/slurm/spool
+SlurmctldPidFile=%[5]s/slurm/slurmctld.pid
+SlurmdPidFile=%[5]s/slurm/slurmd.pid
+SlurmctldLogFile=%[5]s/slurm/slurmctld.log
+SlurmdLogFile=%[5]s/slurm/slurmd.log
+SlurmUser=root
+SlurmdUser=root
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/linear
+SchedulerType=sched/builtin
+MpiDefault=none
+ReturnToService=2
+%[6]sNodeName=%[1]s NodeAddr=127.0.0.1 CPUs=1 %[7]sState=UNKNOWN
+PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
+`, host, ctld, slurmd, sock, dir, own, node)
 }
 
 // oneAtATime checks that the probes of hosts did not overlap in time.

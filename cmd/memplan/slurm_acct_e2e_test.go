@@ -80,11 +80,7 @@ func TestSlurmAccountingImport(t *testing.T) {
 	runTool(t, w, nil, dbClient, "--no-defaults", "--socket="+dbSock, "-u", "root",
 		"-e", "CREATE USER 'slurm'@'%' IDENTIFIED BY 'memplan-ci'; GRANT ALL ON *.* TO 'slurm'@'%'; FLUSH PRIVILEGES;")
 
-	runTool(t, w, nil, "mungekey", "-c", "-k", "munge/munge.key")
-	sock := filepath.Join(w, "munge/munge.sock")
-	daemon(t, w, "munged", nil, "munged", "-F", "-f", "--key-file="+filepath.Join(w, "munge/munge.key"), "--socket="+sock,
-		"--pid-file="+filepath.Join(w, "munge/munged.pid"), "--log-file="+filepath.Join(w, "munge/munged.log"), "--seed-file="+filepath.Join(w, "munge/seed"))
-	waitFile(t, sock)
+	sock := startMunge(t, w)
 
 	// slurmdbd reads slurmdbd.conf from the directory of $SLURM_CONF; it
 	// must be the SlurmUser's and private. Clients (sacctmgr, slurmctld)
@@ -107,37 +103,14 @@ StorageUser=slurm
 StoragePass=memplan-ci
 StorageLoc=memplan_ci_acct
 `, sock, host, dbdPort, w, dbPort))
-	writeFile(t, conf, fmt.Sprintf(`ClusterName=memplanci
-SlurmctldHost=%[1]s(127.0.0.1)
-SlurmctldPort=%[2]d
-SlurmdPort=%[3]d
-AuthType=auth/munge
-AuthInfo=socket=%[4]s
-CredType=cred/munge
-StateSaveLocation=%[5]s/slurm/state
-SlurmdSpoolDir=%[5]s/slurm/spool
-SlurmctldPidFile=%[5]s/slurm/slurmctld.pid
-SlurmdPidFile=%[5]s/slurm/slurmd.pid
-SlurmctldLogFile=%[5]s/slurm/slurmctld.log
-SlurmdLogFile=%[5]s/slurm/slurmd.log
-SlurmUser=root
-SlurmdUser=root
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/linux
+	writeFile(t, conf, slurmConf(host, ctld, slurmd, sock, w, fmt.Sprintf(`JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=1
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
-AccountingStoragePort=%[6]d
-AccountingStoragePass=%[4]s
-SelectType=select/linear
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
+AccountingStoragePort=%d
+AccountingStoragePass=%s
 KillWait=30
-NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=1 RealMemory=%[7]d State=UNKNOWN
-PartitionName=ci Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
-`, host, ctld, slurmd, sock, w, dbdPort, halfMemoryMiB(t)))
+`, dbdPort, sock), fmt.Sprintf("RealMemory=%d ", halfMemoryMiB(t))))
 	slurmEnv := []string{"SLURM_CONF=" + conf}
 	daemon(t, w, "slurmdbd", slurmEnv, "slurmdbd", "-D")
 	// The first start creates the database's tables.

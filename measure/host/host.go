@@ -61,6 +61,9 @@ type Host interface {
 	Statfs(dir string) (free units.Bytes, fsType int64, err error)
 	// Kill sends SIGKILL to a process the probe started.
 	Kill(pid int) error
+	// Pause stops (SIGSTOP) or, with stop false, continues (SIGCONT) a
+	// process the probe started.
+	Pause(pid int, stop bool) error
 	// Lock makes the caller the only probe changing this host until the
 	// returned Closer is closed (or the process dies); it fails with
 	// ErrBusy, naming the holder, when another probe has it.
@@ -154,6 +157,13 @@ func (h *OSHost) DropCache(name string) error {
 }
 func (h *OSHost) IsRoot() bool       { return os.Geteuid() == 0 }
 func (h *OSHost) Kill(pid int) error { return unix.Kill(pid, unix.SIGKILL) }
+
+func (h *OSHost) Pause(pid int, stop bool) error {
+	if stop {
+		return unix.Kill(pid, unix.SIGSTOP)
+	}
+	return unix.Kill(pid, unix.SIGCONT)
+}
 
 func (h *OSHost) Statfs(dir string) (units.Bytes, int64, error) {
 	var st unix.Statfs_t

@@ -26,6 +26,7 @@ type Fake struct {
 	Free     units.Bytes
 	mu       sync.Mutex
 	Killed   []int
+	Paused   []int // Pause calls: pid stopped, -pid continued
 	Calls    []string
 	locked   bool
 }
@@ -100,6 +101,17 @@ func (c closerFunc) Close() error { return c() }
 func (f *Fake) Kill(pid int) error {
 	f.mu.Lock()
 	f.Killed = append(f.Killed, pid)
+	f.mu.Unlock()
+	return nil
+}
+
+// Pause records the stop (pid) or continue (-pid) in Paused.
+func (f *Fake) Pause(pid int, stop bool) error {
+	f.mu.Lock()
+	if !stop {
+		pid = -pid
+	}
+	f.Paused = append(f.Paused, pid)
 	f.mu.Unlock()
 	return nil
 }

@@ -618,3 +618,69 @@ func startProc(t *testing.T, cmd *exec.Cmd, state string) *probeProc {
 func fromOwnCurves(basis string) bool {
 	return strings.Contains(basis, "zram-lz4 curve (measured)") || strings.Contains(basis, "zram-lz4 curves (measured)")
 }
+
+// The one run stops the command while it writes a lower limit: on
+// SIGINT, SIGTERM and after kill -9 followed by cleanup, the host is as it
+// was and no process of the command is left, stopped or running.
+func TestProfileOneRunSignals(t *testing.T) {
+	requireRoot(t)
+	requireTool(t, "python3")
+	lockProbeTests(t)
+	for _, how := range []string{"SIGINT", "SIGTERM", "kill -9"} {
+		t.Run(how, func(t *testing.T) {
+			before := host.HostState(host.NewOSHost())
+			state := t.TempDir()
+			script := filepath.Join(t.TempDir(), "hog.py")
+			if err := os.WriteFile(script, []byte(hogScript), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(memplanBinary(t), "profile", "--one-run", "--fits", "0.6,0.4",
+				"--out", filepath.Join(t.TempDir(), "p.json"), "--", "python3", script, "256", "60")
+			cmd.Env = append(os.Environ(), host.StateDirEnv+"="+state)
+			p := startProc(t, cmd, state)
+			p.waitFor(t, "one run, stepped memory limit")
+			// Long enough for the first drops (0.5 s slices).
+			time.Sleep(4 * time.Second)
+			if n := len(procsRunning(script)); n == 0 {
+				t.Fatalf("the command is not running mid-run\n%s", p.output())
+			}
+			switch how {
+			case "kill -9":
+				p.kill9(t, state)
+				out := cleanup(t, state)
+				if !strings.Contains(out, "done: the host is as it was") {
+					t.Errorf("cleanup output:\n%s", out)
+				}
+			default:
+				sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM}[how]
+				if err := p.cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				if code := p.wait(t); code != exitInterrupted {
+					t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, p.output())
+				}
+			}
+			hostUnchanged(t, before)
+			if left := host.PendingChanges(host.NewOSHost(), state); len(left) != 0 {
+				t.Errorf("the journal still lists %q", left)
+			}
+			if pids := procsRunning(script); len(pids) != 0 {
+				t.Errorf("processes of the command left after %s: %v", how, pids)
+			}
+		})
+	}
+}
+
+// procsRunning lists the processes whose command line names arg (zombies
+// and exiting processes have none).
+func procsRunning(arg string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(arg)) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}

@@ -31,9 +31,10 @@ import (
 // docs/profile.md ("One run") gives the reasoning and its limits.
 //
 // A slice's first quarter of progress settles the transition and is not
-// counted: after a drop the kernel reclaims down to the new limit, and
-// after the rise to the reference the pages the command needs are faulted
-// back (a reference slice also waits until its major-fault rate is low).
+// counted: after a drop the kernel reclaims down to the new limit (the
+// command stopped while memplan writes it, pauseFor), and after the rise
+// to the reference the pages the command needs are faulted back (a
+// reference slice also waits until its major-fault rate is low).
 // The limit at fit f is f times the command's footprint so far (resident
 // plus swapped), re-set as it grows; at the end each slice's limit is put
 // over the final footprint, and a cycle's curve is interpolated at the
@@ -588,12 +589,39 @@ func (s *stepper) limitFor(f float64) units.Bytes {
 
 // setLimit writes the limit; a write the kernel refuses (v1 returns EBUSY
 // when it cannot reclaim down to it in time) is retried at the next tick.
+// A lower limit is written with the command stopped (pauseFor).
 func (s *stepper) setLimit(l units.Bytes) bool {
+	if s.applied > 0 && l < s.applied {
+		defer s.pauseFor()()
+	}
 	if s.cg.SetLimit(l, s.ceiling) != nil {
 		return false
 	}
 	s.applied = l
 	return true
+}
+
+// pauseFor stops every process in the command's cgroup and returns what
+// continues them. Writing a lower limit makes the kernel reclaim down to
+// it in this process; a command left running meanwhile faults back pages
+// as they are taken, which can stretch a write of a few hundred MiB from
+// a second or two to tens (a 512 MiB job dropped to 230 MiB on zram: 3-25
+// s running, 0.7-2.7 s stopped, bench/results/onerun-drop-2026-12-04.md),
+// and charges the host's time in that fight to the command's user time.
+// The stop falls in the slice's settling part, which is not counted.
+// After kill -9 of memplan the command may be left stopped: `memplan
+// probe cleanup` kills what is left in the cgroup, stopped or not.
+func (s *stepper) pauseFor() (resume func()) {
+	h := s.ps.Host
+	pids := host.ProcsIn(h, s.cg.Mem)
+	for _, pid := range pids {
+		_ = h.Pause(pid, true)
+	}
+	return func() {
+		for _, pid := range pids {
+			_ = h.Pause(pid, false)
+		}
+	}
 }
 
 // approach moves the limit towards want: at once upwards, downwards at
@@ -753,9 +781,13 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 				done = true // too slow to settle in time: count from here
 			}
 			if done {
-				cur.SetWall, cur.SetProg, cur.SetFlt = w, p, now.majflt-settleStart.majflt
-				cur.SetSys = now.sys - settleStart.sys
+				// Read after the limit's last write, which may have
+				// blocked for a while: the settling part runs to here.
 				begin = s.ps.orRead(s.cg, true)
+				cur.SetWall = begin.at.Sub(settleStart.at).Seconds()
+				cur.SetProg = begin.progress - settleStart.progress
+				cur.SetFlt = begin.majflt - settleStart.majflt
+				cur.SetSys = begin.sys - settleStart.sys
 				settled = true
 			}
 			continue

@@ -34,7 +34,9 @@ import (
 // counted: after a drop the kernel reclaims down to the new limit (the
 // command stopped while memplan writes it, pauseFor), and after the rise
 // to the reference the pages the command needs are faulted back (a
-// reference slice also waits until its major-fault rate is low).
+// reference slice also waits until its major-fault rate is low, and a
+// constrained one whose fault rate was still falling counts its second
+// half only, rampIn).
 // The limit at fit f is f times the command's footprint so far (resident
 // plus swapped), re-set as it grows; at the end each slice's limit is put
 // over the final footprint, and a cycle's curve is interpolated at the
@@ -61,7 +63,11 @@ const (
 	// command's major faults fall below this rate (per second of wall
 	// time), or after two slices' worth of wall time.
 	oneRunSettledFaults = 200.0
-	oneRunBootstrap     = 1000
+	// A constrained slice whose counted part faulted this many times
+	// faster in its first half than in its second counts the second half
+	// only (rampIn).
+	oneRunRamp      = 1.5
+	oneRunBootstrap = 1000
 )
 
 // OneRunReport is what the one run measured: every slice, and how the
@@ -129,6 +135,10 @@ type OneRunSlice struct {
 	Delays    SliceDelays `json:"delays"`
 	Footprint units.Bytes `json:"footprint_bytes"`
 	Cut       bool        `json:"cut,omitempty"` // ended by the command's exit
+	// Ramp: the counted part's first half still paid the drop's refault
+	// debt (major faults per second over oneRunRamp times the second
+	// half's) and was moved to the settling part.
+	Ramp bool `json:"ramp,omitempty"`
 }
 
 // ratio is wall time per second of progress in the counted part.
@@ -657,12 +667,14 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 	var target, settleTarget float64
 	var settleStart orSample
 	var sliceFoot units.Bytes // the footprint when the slice started
+	var mid orSample          // halfway through the counted part
+	haveMid := false
 	start := func(fit float64, pay bool, now orSample) {
 		s.slices = append(s.slices, OneRunSlice{Cycle: cycle, Fit: fit, Payback: pay, Start: now.at.Sub(s.started).Seconds()})
 		cur = &s.slices[len(s.slices)-1]
 		sliceFoot = now.footprint
 		settleStart, begin = now, now
-		settled = false
+		settled, haveMid = false, false
 		target = s.sliceLen(now.progress)
 		settleTarget = oneRunSettle * target
 		cur.Limit = 0
@@ -713,6 +725,16 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			cur.SetSys = now.sys - settleStart.sys
 			cur.Cut = cut
 			return
+		}
+		if cur.Fit > 0 && !cut && haveMid && rampIn(begin, mid, now) {
+			// Still paying the drop's refault debt: the first half
+			// settles, the second counts.
+			cur.SetWall += mid.at.Sub(begin.at).Seconds()
+			cur.SetProg += mid.progress - begin.progress
+			cur.SetFlt += mid.majflt - begin.majflt
+			cur.SetSys += mid.sys - begin.sys
+			cur.Ramp = true
+			begin = mid
 		}
 		cur.Wall = now.at.Sub(begin.at).Seconds()
 		cur.Progress = now.progress - begin.progress
@@ -794,6 +816,9 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		}
 		p := now.progress - begin.progress
 		w := now.at.Sub(begin.at).Seconds()
+		if cur.Fit > 0 && !haveMid && p >= target/2 {
+			mid, haveMid = s.ps.orRead(s.cg, true), true
+		}
 		r1 := math.Max(s.refRatio(), 1e-9)
 		switch {
 		case cur.Payback:
@@ -817,6 +842,22 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		}
 		next(end)
 	}
+}
+
+// rampIn reports whether the counted part from a to c, split at b, was
+// still settling in its first half: a drop's reclaim can take pages the
+// command uses often, and until they are back it faults far more than at
+// the limit in a steady state, which a whole run at the fit never does.
+// Its user time does not show it (on some hosts the fault path is charged
+// as user time), its major-fault rate does.
+func rampIn(a, b, c orSample) bool {
+	w1, w2 := b.at.Sub(a.at).Seconds(), c.at.Sub(b.at).Seconds()
+	if w1 <= 0 || w2 <= 0 {
+		return false
+	}
+	f1 := float64(b.majflt-a.majflt) / w1
+	f2 := float64(c.majflt-b.majflt) / w2
+	return f1 > oneRunSettledFaults && f1 > oneRunRamp*f2
 }
 
 // dropShort drops a last slice too short to count (the command ended in

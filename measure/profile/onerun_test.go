@@ -397,3 +397,30 @@ func TestGrewToTheEndNamesTheGrowth(t *testing.T) {
 		t.Errorf("no constrained slice: %q, want \"\"", got)
 	}
 }
+
+// The counted part of the run's c0 fit-0.45 slice (truth job, zram,
+// 2026-12-04): the first 0.3 s faulted at 7,200/s while the drop's
+// reclaim had taken the command's hot pages, the second at 2,700/s. A
+// steady slice (3,800/s then 3,600/s) and one whose rate rises are not
+// ramps, nor is a first half below the settled rate.
+func TestRampInMovesOnlyAFallingFaultRate(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64, flt int64) orSample {
+		return orSample{at: t0.Add(time.Duration(s * float64(time.Second))), majflt: flt}
+	}
+	for _, c := range []struct {
+		name     string
+		a, b, c  orSample
+		wantRamp bool
+	}{
+		{"refault debt then steady", at(0, 0), at(0.3, 2160), at(0.6, 2970), true},
+		{"steady", at(0, 0), at(0.3, 1140), at(0.6, 2220), false},
+		{"rising", at(0, 0), at(0.3, 600), at(0.6, 1800), false},
+		{"few faults", at(0, 0), at(0.3, 50), at(0.6, 55), false},
+		{"no second half", at(0, 0), at(0.3, 2160), at(0.3, 2160), false},
+	} {
+		if got := rampIn(c.a, c.b, c.c); got != c.wantRamp {
+			t.Errorf("%s: rampIn = %v, want %v", c.name, got, c.wantRamp)
+		}
+	}
+}

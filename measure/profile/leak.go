@@ -28,7 +28,7 @@ import (
 // kernel time gives about 0.
 
 const (
-	leakFor = 500 * time.Millisecond
+	leakFor = 2 * time.Second
 	leakMiB = 16
 )
 

@@ -3,7 +3,8 @@
 #   1. a multi-run profile with one run per fit (the whole-run truth, with
 #      its own in-RAM runs);
 #   2. the one run (memplan profile --one-run).
-# WHOLE=0 skips step 1 when OUTDIR already has it for this NAME and rep.
+# WHOLE=0 skips step 1 when OUTDIR already has it for this NAME and rep;
+# ONE_ARGS adds options to the one run only (e.g. ONE_ARGS="--peak 3GiB").
 # Then analyse.py prints the table. Needs root (memplan profile does).
 #
 #   sudo bench/onerun/compare.sh OUTDIR NAME [FITS] -- COMMAND [ARG...]
@@ -26,6 +27,7 @@ for rep in $(seq 1 "$reps"); do
 			--out "$out/$name.multi.$rep.json" -- "$@" >"$out/$name.multi.$rep.txt" 2>&1
 	fi
 	echo "== $name rep $rep: one run" >&2
-	"$memplan" profile "${common[@]}" --one-run --out "$out/$name.one.$rep.json" -- "$@" >"$out/$name.one.$rep.txt" 2>&1
+	# shellcheck disable=SC2086 # ONE_ARGS is a list of options
+	"$memplan" profile "${common[@]}" --one-run ${ONE_ARGS:-} --out "$out/$name.one.$rep.json" -- "$@" >"$out/$name.one.$rep.txt" 2>&1
 done
 python3 "$(dirname "$0")/analyse.py" "$out" "$name"

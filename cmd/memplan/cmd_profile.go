@@ -38,6 +38,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.Var(&ratioFlag{&o.Precision}, "precision", "repeat past --runs until every point's 95% interval is within this of its mean (e.g. 5%), --budget is spent, or 100 rounds ran")
 	f.Var(&budgetFlag{&o.Budget, &o.OneRunBudget}, "budget", "with --precision: wall-time budget for the rounds it adds (e.g. 2h; default none); with --one-run: the extra wall time over the command's time without a limit (default 25%)")
 	f.BoolVar(&o.OneRun, "one-run", false, "run the command once under a memory limit that steps through the fit ratios while it runs, and measure each fit's slowdown from the command's own progress (docs/profile.md, \"One run\"): for jobs too long to run at every fit ratio")
+	f.Var(&bytesFlag{&o.OneRunPeak}, "peak", "with --one-run: the footprint the command is known to reach (e.g. 3GiB, from sacct's MaxRSS or an earlier run); the limits are fits of it from the start, as in whole runs, so a command that grows until its end can be stepped")
 	f.BoolVar(&o.OnePass, "one-pass", false, "run the command once without a memory limit and infer its curve from the pages it references (docs/profile.md, \"One pass\"): for jobs too long to run at every fit ratio")
 	f.StringVar(&o.OverheadFrom, "fault-overhead-from", "", "with --one-pass: price each page needed back with the fault_overhead measured in FILE (a memplan probe or multi-run profile of this host) instead of the model's default 20us")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
@@ -77,7 +78,8 @@ With --one-run the command runs once: memplan steps its cgroup's memory
 limit through the fit ratios while it runs, cycle after cycle, and measures
 each fit's slowdown from the command's own progress (its user CPU time),
 within --budget extra wall time (default 25%). Fits past the command's knee
-are reported as not measured.
+are reported as not measured. A command whose footprint grows until its end
+needs --peak (the footprint it will reach).
 
 The command runs as it would from this shell (same directory and
 environment, standard input /dev/null); its output is passed through unless
@@ -229,3 +231,24 @@ func (f *ratioFlag) Set(s string) error {
 }
 
 func (f *ratioFlag) Type() string { return "share" }
+
+// bytesFlag is a size flag (3GiB, 512MiB).
+type bytesFlag struct{ v *units.Bytes }
+
+func (f *bytesFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return f.v.String()
+}
+
+func (f *bytesFlag) Set(s string) error {
+	b, err := units.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*f.v = b
+	return nil
+}
+
+func (f *bytesFlag) Type() string { return "size" }

@@ -338,7 +338,7 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		return err
 	}
 	ctl := &stepper{ps: ps, cg: cg, fits: sortedDesc(o.Fits), budget: o.OneRunBudget, ceiling: ceiling,
-		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2]}
+		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2], hint: o.OneRunPeak}
 	runErr := ctl.loop(ctx, r)
 	wall := time.Since(r.started).Seconds()
 	if runErr != nil {
@@ -417,8 +417,8 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	}
 	if measured == 0 {
 		if grew := grewToTheEnd(ctl.slices, ps.rep.Footprint); grew != "" {
-			return fmt.Errorf("%w: the one run of %s measured no fit ratio: %s, so no limit it set was near a fit of its final footprint (%s in %.1fs); use the multi-run profile (drop --one-run), whose limits are fits of the footprint a first run measured",
-				ErrNoFit, name, grew, sliceCounts(ctl.slices), wall)
+			return fmt.Errorf("%w: the one run of %s measured no fit ratio: %s, so no limit it set was near a fit of its final footprint (%s in %.1fs); give --peak %s (its footprint this time) so that the limits are fits of it from the start, or use the multi-run profile (drop --one-run), whose limits are fits of the footprint a first run measured",
+				ErrNoFit, name, grew, sliceCounts(ctl.slices), wall, ctl.peak)
 		}
 		return fmt.Errorf("%w: the one run of %s measured no fit ratio (%s in %.1fs; %s): give it a longer input, fits nearer 1, or use the multi-run profile (drop --one-run)",
 			ErrTooShort, name, sliceCounts(ctl.slices), wall, ph.Points[0].Verdict)
@@ -492,6 +492,7 @@ type stepper struct {
 	applied  units.Bytes // the limit in force
 	resident units.Bytes // what the command held at the last reading
 	clk      clock       // the progress clock the budget goes by
+	hint     units.Bytes // --peak: the footprint the command will reach (0: unknown)
 
 	slices  []OneRunSlice
 	peak    units.Bytes // the footprint so far
@@ -587,14 +588,16 @@ func (s *stepper) sliceLen(progress float64) float64 {
 	return math.Min(math.Max(oneRunMinSlice.Seconds(), progress/40), oneRunMaxSlice.Seconds())
 }
 
-// limitFor is the memory limit at fit f of the footprint so far.
+// limitFor is the memory limit at fit f of the footprint so far, or of
+// the footprint the command will reach when --peak gave it (then, as in a
+// whole run at f, the limit binds only once the command has grown to it).
 func (s *stepper) limitFor(f float64) units.Bytes {
 	if f <= 0 {
 		return s.ceiling
 	}
 	// Never more outside the limit than the backend holds (with room to
 	// spare): a full swap device would OOM-kill the command.
-	return max(limitAt(f, s.peak), s.peak-s.swapSize*9/10)
+	return max(limitAt(f, max(s.peak, s.hint)), s.peak-s.swapSize*9/10)
 }
 
 // setLimit writes the limit; a write the kernel refuses (v1 returns EBUSY
@@ -693,7 +696,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		// allocation burst measures the burst against a footprint it has
 		// not reached, and a whole run at that fit would not have been
 		// limited there yet.
-		if slot == 0 && cur != nil && cur.Fit == 0 && now.footprint > sliceFoot+sliceFoot/10 {
+		if slot == 0 && cur != nil && cur.Fit == 0 && s.hint == 0 && now.footprint > sliceFoot+sliceFoot/10 {
 			start(0, false, now)
 			return
 		}

@@ -424,3 +424,25 @@ func TestRampInMovesOnlyAFallingFaultRate(t *testing.T) {
 		}
 	}
 }
+
+// With --peak the limits are fits of the footprint the command will reach
+// from the start (a limit over what it holds now binds later, as in a
+// whole run at that fit); without it they are fits of the footprint so
+// far. Neither leaves more outside the limit than the backend holds.
+func TestOneRunLimitsAreFitsOfThePeakHint(t *testing.T) {
+	s := &stepper{peak: units.GiB, swapSize: 8 * units.GiB, ceiling: 20 * units.GiB}
+	if got, want := s.limitFor(0.6), limitAt(0.6, units.GiB); got != want {
+		t.Errorf("no hint: limit %s, want %s (0.6 of the footprint so far)", got, want)
+	}
+	s.hint = 3 * units.GiB
+	if got, want := s.limitFor(0.6), limitAt(0.6, 3*units.GiB); got != want || got <= s.peak {
+		t.Errorf("--peak 3GiB: limit %s, want %s (0.6 of the hint, above the 1GiB held now)", got, want)
+	}
+	s.peak, s.swapSize = 4*units.GiB, units.GiB // grew past the hint, a small backend
+	if got, want := s.limitFor(0.3), 4*units.GiB-units.GiB*9/10; got != want {
+		t.Errorf("small backend: limit %s, want %s (no more outside than nine tenths of the backend)", got, want)
+	}
+	if got := s.limitFor(0); got != s.ceiling {
+		t.Errorf("fit 0: limit %s, want the ceiling %s", got, s.ceiling)
+	}
+}

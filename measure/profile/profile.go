@@ -58,6 +58,11 @@ type ProfileOptions struct {
 	// OneRunBudget is the extra wall time the one run may take over the
 	// command's time without a limit, as a share (0.25: 25%).
 	OneRunBudget float64
+	// OneRunPeak (--peak) is the footprint the command is known to reach
+	// (from an accounting record or an earlier run): the one run's limits
+	// are fits of it from the start, as whole runs' are, instead of fits
+	// of the footprint so far. 0: the footprint so far.
+	OneRunPeak units.Bytes
 	// OverheadFrom (one pass only) is a factor file measured on this host
 	// (a probe's or a multi-run profile's) whose fault_overhead prices each
 	// page the one-pass curve needs back, instead of the model's default.
@@ -188,7 +193,13 @@ func (o *ProfileOptions) validate() error {
 		if o.Budget > 0 {
 			return measure.OptErr("budget", "with --one-run the budget is a share of the command's own time, e.g. 25%%, not a duration (%s)", o.Budget)
 		}
+		if o.OneRunPeak < 0 || o.OneRunPeak > 0 && o.OneRunPeak < 16*units.MiB {
+			return measure.OptErr("peak", "%s is too small a footprint to step a limit through; expected at least 16MiB", o.OneRunPeak)
+		}
 	} else {
+		if o.OneRunPeak != 0 {
+			return measure.OptErr("peak", "is the footprint --one-run steps its limits from; the multi-run profile measures it in its first run")
+		}
 		if o.OneRunBudget != 0 && o.OneRunBudget != DefaultOneRunBudget {
 			return measure.OptErr("budget", "a share (%g%%) bounds the extra time of --one-run; for --precision give a duration, e.g. 2h", 100*o.OneRunBudget)
 		}

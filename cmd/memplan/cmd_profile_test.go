@@ -620,13 +620,14 @@ func fromOwnCurves(basis string) bool {
 }
 
 // The one run stops the command while it writes a lower limit: on
-// SIGINT, SIGTERM and after kill -9 followed by cleanup, the host is as it
-// was and no process of the command is left, stopped or running.
+// SIGINT, SIGTERM, a second SIGTERM right after the first, and after
+// kill -9 followed by cleanup, the host is as it was and no process of
+// the command is left, stopped or running.
 func TestProfileOneRunSignals(t *testing.T) {
 	requireRoot(t)
 	requireTool(t, "python3")
 	lockProbeTests(t)
-	for _, how := range []string{"SIGINT", "SIGTERM", "kill -9"} {
+	for _, how := range []string{"SIGINT", "SIGTERM", "SIGTERM twice", "kill -9"} {
 		t.Run(how, func(t *testing.T) {
 			before := host.HostState(host.NewOSHost())
 			state := t.TempDir()
@@ -652,9 +653,16 @@ func TestProfileOneRunSignals(t *testing.T) {
 					t.Errorf("cleanup output:\n%s", out)
 				}
 			default:
-				sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM}[how]
+				sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT}[how]
+				if sig == 0 {
+					sig = syscall.SIGTERM
+				}
 				if err := p.cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
+				}
+				if how == "SIGTERM twice" {
+					time.Sleep(50 * time.Millisecond)
+					_ = p.cmd.Process.Signal(sig) // may have exited already
 				}
 				if code := p.wait(t); code != exitInterrupted {
 					t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, p.output())

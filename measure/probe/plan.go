@@ -527,7 +527,7 @@ func (p *Plan) describe() {
 
 // stageRuns counts a stage's runs and says what they are: --reps rounds of
 // an in-RAM run and every fit ratio, and a closing in-RAM run
-// (session.rounds); --precision may add rounds.
+// (measure.RunRounds); --precision may add rounds.
 func stageRuns(s Stage, o Options) (int, string) {
 	n, in := len(s.Fits)*s.Reps, s.Reps+1
 	what := fmt.Sprintf("%s at fit %s interleaved with %d in-RAM runs in a random order", nRuns(n), fitList(s.Fits), in)

@@ -25,6 +25,8 @@
 // measurements with their Student-t interval), the measurement design on a
 // noisy host (noise.go: Contention, PairedBase, Verdict; rounds.go: the
 // order of a session's runs and when --precision has had rounds enough),
+// the measuring loop both call (loop.go: RunRounds, through a Runner that
+// does one RunSpec and hears the progress),
 // the swap backend names,
 // OptionError (a mistake in how a measurement was asked for, returned
 // before the host is touched), the data contents the workload and the zram

@@ -18,17 +18,65 @@ type BaseRun struct {
 	Idle float64
 }
 
-// An InRAMRun is a run that can serve as an in-RAM base.
-type InRAMRun interface {
-	AsBase() BaseRun
+// Unit is what a session's in-RAM time is per: a page visit of the
+// probe's workload (its runs' visit counts differ, a capped run's most of
+// all), or the whole run of a command, which always does the same work.
+type Unit int
+
+const (
+	PerVisit Unit = iota // seconds per page visit (the probe)
+	PerRun               // wall seconds of the run (the profiler)
+)
+
+// Time is the run's seconds per unit, 0 when it measured none: the
+// inverse of its visit rate, or its wall time.
+func (u Unit) Time(r RunResult) float64 {
+	if u == PerRun {
+		return r.Wall
+	}
+	if r.Rate > 0 {
+		return 1 / r.Rate
+	}
+	return 0
 }
 
-// InRAMSeries lists the good in-RAM runs among runs in order: their places
-// in the session, their times and their idle-host times (BaseRun), the
-// series PairedBase takes.
-func InRAMSeries[R InRAMRun](runs []R) (seq []int, time, idle []float64) {
+// Seconds is the run's time as its in-RAM summary counts it: the
+// workload's timed phase, or the command's wall time.
+func (u Unit) Seconds(r RunResult) float64 {
+	if u == PerRun {
+		return r.Wall
+	}
+	return r.Timed
+}
+
+// idle is the run's idle-host time per unit (Contention.IdleWall), 0
+// without a contention record.
+func (u Unit) idle(r RunResult) float64 {
+	c := r.Contention
+	switch {
+	case c == nil:
+		return 0
+	case u == PerRun:
+		return c.IdleWall
+	case r.Visits > 0:
+		return c.IdleWall / float64(r.Visits)
+	}
+	return 0
+}
+
+// Base is the run as an in-RAM base: a run that neither failed nor hit
+// its time cap, with its time and idle-host time per unit.
+func (u Unit) Base(r RunResult) BaseRun {
+	t := u.Time(r)
+	return BaseRun{Seq: r.Seq, OK: r.Failed == "" && !r.Censored && t > 0, Time: t, Idle: u.idle(r)}
+}
+
+// Series lists the good in-RAM runs among runs in order: their places in
+// the session, their times and their idle-host times (Base), the series
+// PairedBase takes.
+func (u Unit) Series(runs []RunResult) (seq []int, time, idle []float64) {
 	for _, r := range runs {
-		b := r.AsBase()
+		b := u.Base(r)
 		if !b.OK {
 			continue
 		}
@@ -39,19 +87,8 @@ func InRAMSeries[R InRAMRun](runs []R) (seq []int, time, idle []float64) {
 	return seq, time, idle
 }
 
-// AsBase is a probe run as an in-RAM base: a run that neither failed nor
-// hit its time cap, its seconds per page visit, and its idle-host seconds
-// per visit.
-func (r RunResult) AsBase() BaseRun {
-	b := BaseRun{Seq: r.Seq, OK: r.Failed == "" && !r.Censored && r.Rate > 0}
-	if r.Rate > 0 {
-		b.Time = 1 / r.Rate
-	}
-	if c := r.Contention; c != nil && r.Visits > 0 {
-		b.Idle = c.IdleWall / float64(r.Visits)
-	}
-	return b
-}
+// AsBase is a probe run as an in-RAM base (PerVisit).
+func (r RunResult) AsBase() BaseRun { return PerVisit.Base(r) }
 
 // WidestPoint is the largest relative 95% half-width over a session's
 // points so far (Widest) and the fit ratio of that point, 0 when there are

@@ -29,10 +29,10 @@ func TestRunResultAsBase(t *testing.T) {
 	}
 }
 
-// TestInRAMSeries: the series keeps the good runs in their order and
+// TestPerVisitSeries: the series keeps the good runs in their order and
 // drops the others, so PairedBase pairs a constrained run with the good
 // runs around it.
-func TestInRAMSeries(t *testing.T) {
+func TestPerVisitSeries(t *testing.T) {
 	runs := []RunResult{
 		{Seq: 1, Rate: 2, Visits: 10, Contention: &Contention{IdleWall: 4}},
 		{Seq: 6, Rate: 2, Failed: "killed"},
@@ -40,7 +40,7 @@ func TestInRAMSeries(t *testing.T) {
 		{Seq: 16, Rate: 5, Censored: true},
 		{Seq: 21, Rate: 1, Visits: 20, Contention: &Contention{IdleWall: 10}},
 	}
-	seq, tm, idle := InRAMSeries(runs)
+	seq, tm, idle := PerVisit.Series(runs)
 	if want := []int{1, 11, 21}; !slices.Equal(seq, want) {
 		t.Errorf("seq = %v, want %v", seq, want)
 	}
@@ -55,8 +55,30 @@ func TestInRAMSeries(t *testing.T) {
 	if b := PairedBase(7, seq, tm); b != 0.375 {
 		t.Errorf("PairedBase(7) = %g, want 0.375, the mean of runs 1 and 11", b)
 	}
-	if s, _, _ := InRAMSeries([]RunResult{{Failed: "x"}}); s != nil {
+	if s, _, _ := PerVisit.Series([]RunResult{{Failed: "x"}}); s != nil {
 		t.Errorf("no good runs: seq = %v, want none", s)
+	}
+}
+
+// TestPerRunSeries: a command's in-RAM run is a base in wall seconds, its
+// idle-host wall time when it has a contention record; a run that failed
+// or hit its cap is none, though it has a wall time.
+func TestPerRunSeries(t *testing.T) {
+	runs := []RunResult{
+		{Seq: 1, Wall: 10, Contention: &Contention{IdleWall: 9}},
+		{Seq: 4, Wall: 12, Failed: "exit status 1"},
+		{Seq: 7, Wall: 30, Censored: true},
+		{Seq: 10, Wall: 11},
+	}
+	seq, tm, idle := PerRun.Series(runs)
+	if !slices.Equal(seq, []int{1, 10}) || !slices.Equal(tm, []float64{10, 11}) || !slices.Equal(idle, []float64{9, 0}) {
+		t.Errorf("series = %v %v %v, want seq [1 10], wall [10 11], idle [9 0]", seq, tm, idle)
+	}
+	if got := PerRun.Seconds(runs[0]); got != 10 {
+		t.Errorf("PerRun.Seconds = %g, want the wall time 10", got)
+	}
+	if got := PerVisit.Seconds(RunResult{Wall: 12, Timed: 8}); got != 8 {
+		t.Errorf("PerVisit.Seconds = %g, want the timed phase's 8", got)
 	}
 }
 

@@ -20,7 +20,7 @@
 // records what the rest of the host did (measure.Contention). A backend's
 // curve is measured in rounds of an in-RAM run and every fit ratio in a
 // random order, each constrained run over the in-RAM runs next to it
-// (session.rounds, measure.Order). The scenarios reproduce
+// (measure.RunRounds, the profiler's loop too). The scenarios reproduce
 // the source experiments: swappiness and swap off, a writer's page cache
 // with its remedies, swapdemo at its proportions, and the copy workloads.
 package probe

@@ -381,40 +381,22 @@ func (p *Plan) planStages(h host.Host) {
 // RAID 0. want, when set, restricts the classes.
 func emulations(want []string, present string, skipped *[]string) []Emulation {
 	var out []Emulation
-	seen := map[string]bool{present: true}
-	for _, name := range []string{"intel-2009", "current"} {
-		c, err := prices.Embedded(name)
-		if err != nil {
+	for _, cd := range prices.CatalogClasses() {
+		class, d := cd.Class, cd.Drive
+		if class == present || len(want) > 0 && !slices.Contains(want, class) && !slices.Contains(want, "all") {
 			continue
 		}
-		for _, d := range c.Drives {
-			class := d.FactorClass()
-			if seen[class] {
-				continue
-			}
-			seen[class] = true
-			if len(want) > 0 && !slices.Contains(want, class) && !slices.Contains(want, "all") {
-				continue
-			}
-			e := Emulation{Class: class, Drive: d, Count: 1}
-			if class == "hdd" {
-				e.Count = 2
-			}
-			e.RIOPS, e.WIOPS = int(d.ReadIOPS)*e.Count, int(d.WriteIOPS)*e.Count
-			e.Label = d.Model
-			if e.Count > 1 {
-				e.Label = fmt.Sprintf("%d x %s, RAID 0", e.Count, d.Model)
-			}
-			// Throttling can only slow the real disk down: a drive whose
-			// IOPS at the workload's queue depth exceed what a SATA SSD
-			// does cannot be told apart from the real device.
-			if min(e.RIOPS, e.WIOPS) > emulationCeiling {
-				*skipped = append(*skipped, fmt.Sprintf("emulated %s (%s): its IOPS (%d read, %d write) exceed what throttling this host's disk can imitate; the model derives it from the measured curve instead",
-					class, d.Model, e.RIOPS, e.WIOPS))
-				continue
-			}
-			out = append(out, e)
+		e := Emulation{Class: class, Drive: d, Count: cd.Count, Label: cd.Label}
+		e.RIOPS, e.WIOPS = int(d.ReadIOPS)*e.Count, int(d.WriteIOPS)*e.Count
+		// Throttling can only slow the real disk down: a drive whose
+		// IOPS at the workload's queue depth exceed what a SATA SSD
+		// does cannot be told apart from the real device.
+		if min(e.RIOPS, e.WIOPS) > emulationCeiling {
+			*skipped = append(*skipped, fmt.Sprintf("emulated %s (%s): its IOPS (%d read, %d write) exceed what throttling this host's disk can imitate; the model derives it from the measured curve instead",
+				class, d.Model, e.RIOPS, e.WIOPS))
+			continue
 		}
+		out = append(out, e)
 	}
 	if present != "" && (len(want) == 0 || slices.Contains(want, present)) {
 		*skipped = append(*skipped, fmt.Sprintf("emulated %s: not emulated because the swap file's own device is filed under that class (measured for real)", present))
@@ -527,7 +509,7 @@ func (p *Plan) describe() {
 
 // stageRuns counts a stage's runs and says what they are: --reps rounds of
 // an in-RAM run and every fit ratio, and a closing in-RAM run
-// (session.rounds); --precision may add rounds.
+// (measure.RunRounds); --precision may add rounds.
 func stageRuns(s Stage, o Options) (int, string) {
 	n, in := len(s.Fits)*s.Reps, s.Reps+1
 	what := fmt.Sprintf("%s at fit %s interleaved with %d in-RAM runs in a random order", nRuns(n), fitList(s.Fits), in)

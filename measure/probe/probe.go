@@ -403,8 +403,8 @@ func (s *session) baseline(ctx context.Context) error {
 	var timed, walls []float64
 	var peak units.Bytes
 	for r := 0; r < reps; r++ {
-		rs := runSpec{Backend: "baseline", Fit: 0, Rep: r + 1, Limit: -1, MemSw: -1, Spec: s.spec(uint64(r)),
-			Timeout: 10*time.Minute + time.Duration(p.Workload.DataSize/units.MiB)*time.Second, ZramID: -1}
+		rs := runSpec{RunSpec: measure.RunSpec{Backend: "baseline", Rep: r + 1,
+			Timeout: 10*time.Minute + time.Duration(p.Workload.DataSize/units.MiB)*time.Second}, Spec: s.spec(uint64(r))}
 		res, err := s.runOne(ctx, rs)
 		if err != nil {
 			return err
@@ -610,157 +610,77 @@ func (s *session) runStage(ctx context.Context, st *Stage) error {
 // runFunc runs one run (session.runOne; a fake in tests).
 type runFunc func(context.Context, runSpec) (measure.RunResult, error)
 
-// rounds runs a stage the way the profiler runs a phase (measure.Order,
-// measure.RoundRule): rounds of one in-RAM run and every fit ratio once in
-// a random order, --reps of them and more while --precision is not reached,
-// then a closing in-RAM run. Each constrained run's slowdown is over the
-// in-RAM runs next to it (measure.PairedBase), so a burst of load elsewhere
-// on the host, or drift over the session, does not bias one fit ratio or
-// every slowdown the way one baseline up front would.
+// stageRunner does a stage's runs for measure.RunRounds: the workload with
+// the round's seed, under the stage's backend.
+type stageRunner struct {
+	s   *session
+	st  *Stage
+	run runFunc
+}
+
+func (r stageRunner) Run(ctx context.Context, m measure.RunSpec) (measure.RunResult, error) {
+	s, st := r.s, r.st
+	rs := runSpec{RunSpec: m, Spec: s.spec(uint64(m.Rep - 1))}
+	if m.Limit > 0 {
+		switch st.Backend {
+		case measure.BackendZswap:
+			rs.Zswap = true
+		case measure.BackendEmulated:
+			if e := st.Emulation; e.Latency == "" {
+				rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
+			}
+		}
+	}
+	return r.run(ctx, rs)
+}
+
+func (r stageRunner) Stage(name string, runs int)   { r.s.prog.Stage(name, runs) }
+func (r stageRunner) RunDone(res measure.RunResult) { r.s.prog.RunDone(res) }
+func (r stageRunner) Note(msg string)               { r.s.note("%s", msg) }
+
+// rounds runs a stage the way the profiler runs a phase
+// (measure.RunRounds): rounds of one in-RAM run and every fit ratio once
+// in a random order, --reps of them and more while --precision is not
+// reached, then a closing in-RAM run. Each constrained run's slowdown is
+// over the in-RAM runs next to it (measure.PairedBase), so a burst of load
+// elsewhere on the host, or drift over the session, does not bias one fit
+// ratio or every slowdown the way one baseline up front would.
 func (s *session) rounds(ctx context.Context, st *Stage, run runFunc) error {
 	o := s.plan.Options
-	rule := measure.RoundRule{Runs: st.Reps, RunsFlag: "--reps", Precision: o.Precision, Budget: o.PrecisionBudget}
 	stream := len(s.rep.Stages)
-	order := measure.NewOrder(o.Seed, uint64(stream), len(st.Fits))
-	rec := StageRounds{Stage: st.Name, Seed: o.Seed, Stream: stream}
-	pts := make([]PointResult, len(st.Fits))
-	for i, fit := range st.Fits {
-		pts[i] = PointResult{Stage: st.Name, Backend: st.Backend, Class: st.Class, Provenance: st.Provenance, Fit: fit, Limit: s.limitFor(fit)}
+	c := measure.Session{Stage: st.Name, Name: st.Name, Backend: st.Name, InRAMBackend: st.Name + " in-RAM", Fits: st.Fits,
+		Timeout: runTimeout(s.baseWall, o.MaxSlowdown),
+		Rule:    measure.RoundRule{Runs: st.Reps, RunsFlag: "--reps", Precision: o.Precision, Budget: o.PrecisionBudget},
+		Seed:    o.Seed, Stream: uint64(stream), Unit: measure.PerVisit, Work: float64(s.plan.Workload.Visits), Cap: o.MaxSlowdown}
+	if s.rep.BaselineRate > 0 {
+		c.Fallback = 1 / s.rep.BaselineRate
 	}
-	s.prog.Stage(st.Name, st.Reps*(1+len(st.Fits))+1) // and the closing in-RAM run
-	inRAM := func(slot measure.Slot) error {
-		res, err := run(ctx, s.inRAMRun(st, slot))
-		if err != nil {
-			return err
+	for _, fit := range st.Fits {
+		limit := s.limitFor(fit)
+		memsw := s.memswFor(limit)
+		if st.Backend == measure.BackendNone {
+			memsw = limit
 		}
-		res.Seq = slot.Seq
-		if res.Failed != "" || res.Censored {
-			s.note("%s: the in-RAM run %d failed (%s); it does not count", st.Name, slot.Round, firstNonEmpty(res.Failed, "stopped at its time cap"))
-		}
-		s.score(&res) // against the baseline, for the progress line
-		s.prog.RunDone(res)
-		rec.InRAMRuns = append(rec.InRAMRuns, res)
-		return nil
+		c.Limits, c.MemSw = append(c.Limits, limit), append(c.MemSw, memsw)
 	}
-	started := time.Now()
-	rep := 1
-	for ; ; rep++ {
-		if rep > st.Reps {
-			widest, fit := s.widest(&rec, pts)
-			if stop, why := rule.Enough(rep-1, time.Since(started), widest, fit); stop {
-				rec.Repetitions = why
-				break
-			}
-			s.prog.Stage(fmt.Sprintf("%s: round %d (%s)", st.Name, rep, rule.State(widest, fit)), 1+len(st.Fits))
-		}
-		for _, slot := range order.Round(rep) {
-			if slot.Point == measure.InRAM {
-				if err := inRAM(slot); err != nil {
-					return err
-				}
-				continue
-			}
-			pt := &pts[slot.Point]
-			res, err := run(ctx, s.curveRun(st, pt.Fit, rep-1))
-			if err != nil {
-				return err
-			}
-			res.Seq = slot.Seq
-			// Against the in-RAM run before it until the one after is in.
-			s.scorePaired(&res, &rec)
-			s.prog.RunDone(res)
-			pt.Runs = append(pt.Runs, res)
-		}
+	if st.Backend == measure.BackendZram && s.zram != nil {
+		c.Zram = measure.ZramName(s.zram.ID)
 	}
-	if err := inRAM(order.Closing(rep)); err != nil {
+	rr, err := measure.RunRounds(ctx, stageRunner{s: s, st: st, run: run}, c)
+	if err != nil {
 		return err
 	}
-	rec.Rounds = rep - 1
-	var timed []float64
-	for _, r := range rec.InRAMRuns {
-		if r.AsBase().OK {
-			timed = append(timed, r.Timed)
-		}
-	}
-	rec.InRAM = measure.Summarize(timed)
+	rec := StageRounds{Stage: st.Name, Seed: o.Seed, Stream: stream, Rounds: rr.Rounds, Repetitions: rr.Repetitions,
+		InRAM: rr.InRAMSeconds, InRAMRuns: rr.InRAM}
 	if o.Precision > 0 {
 		s.note("%s: %s", st.Name, rec.Repetitions)
 	}
-	for i := range pts {
-		s.finishPoint(&pts[i], &rec)
+	for i, fit := range st.Fits {
+		pt := PointResult{Stage: st.Name, Backend: st.Backend, Class: st.Class, Provenance: st.Provenance, Fit: fit, Limit: c.Limits[i]}
+		s.finishPoint(&pt, &rec, rr, i)
 	}
 	s.rep.Stages = append(s.rep.Stages, rec)
-	s.rep.Points = append(s.rep.Points, pts...)
 	return nil
-}
-
-// inRAMRun is a stage's in-RAM run: no memory limit, the round's workload
-// seed.
-func (s *session) inRAMRun(st *Stage, slot measure.Slot) runSpec {
-	return runSpec{Backend: st.Name + " in-RAM", Rep: slot.Round, Limit: -1, MemSw: -1, Spec: s.spec(uint64(slot.Round - 1)),
-		Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
-}
-
-// pairedBase is a constrained run's in-RAM seconds per page visit: the
-// mean of the stage's in-RAM runs next to it, else the baseline's.
-func (s *session) pairedBase(r *measure.RunResult, rec *StageRounds) float64 {
-	seq, spv, _ := measure.InRAMSeries(rec.InRAMRuns)
-	if b := measure.PairedBase(r.Seq, seq, spv); b > 0 {
-		return b
-	}
-	if s.rep.BaselineRate > 0 {
-		return 1 / s.rep.BaselineRate
-	}
-	return 0
-}
-
-// scorePaired sets a constrained run's slowdown over its paired in-RAM
-// time, and records that time (Base, for the workload's visits).
-func (s *session) scorePaired(res *measure.RunResult, rec *StageRounds) {
-	b := s.pairedBase(res, rec)
-	if b <= 0 {
-		return
-	}
-	res.Base = b * float64(s.plan.Workload.Visits)
-	switch {
-	case res.Failed != "":
-	case res.LowerOnly:
-		res.Slowdown = s.plan.Options.MaxSlowdown
-	case res.Rate > 0:
-		res.Slowdown = 1 / (b * res.Rate)
-	}
-}
-
-// widest is the largest relative 95% half-width of the stage's points so
-// far (paired slowdowns) and its fit ratio.
-func (s *session) widest(rec *StageRounds, pts []PointResult) (float64, float64) {
-	return measure.WidestPoint(pts,
-		func(p PointResult) (float64, []measure.RunResult) { return p.Fit, p.Runs },
-		func(r measure.RunResult) (float64, bool) {
-			s.scorePaired(&r, rec)
-			return r.Slowdown, r.Failed == "" && r.Slowdown > 0
-		})
-}
-
-func (s *session) curveRun(st *Stage, fit float64, rep int) runSpec {
-	limit := s.limitFor(fit)
-	rs := runSpec{Backend: st.Name, Fit: fit, Rep: rep + 1, Limit: limit, MemSw: s.memswFor(limit),
-		Spec: s.spec(uint64(rep)), Timeout: runTimeout(s.baseWall, s.plan.Options.MaxSlowdown), ZramID: -1}
-	switch st.Backend {
-	case measure.BackendZram:
-		if s.zram != nil {
-			rs.ZramID = s.zram.ID
-		}
-	case measure.BackendZswap:
-		rs.Zswap = true
-	case measure.BackendNone:
-		rs.MemSw = limit
-	case measure.BackendEmulated:
-		if e := st.Emulation; e.Latency == "" {
-			rs.Throttle = &throttleSpec{Dev: s.plan.Swap.DiskDev, RIOPS: e.RIOPS, WIOPS: e.WIOPS}
-		}
-	}
-	return rs
 }
 
 // score turns a run's rate into a slowdown against the baseline (the
@@ -775,58 +695,36 @@ func (s *session) score(res *measure.RunResult) {
 	}
 }
 
-// finishPoint scores a point's runs against their paired in-RAM runs, now
-// that the stage's are all in, and sums the point up.
-func (s *session) finishPoint(pt *PointResult, rec *StageRounds) {
-	var excess, faults float64
-	var t measure.Tally
-	var idle []float64
-	var touch measure.Hist
-	seq, _, idleSeries := measure.InRAMSeries(rec.InRAMRuns)
-	for i := range pt.Runs {
-		s.scorePaired(&pt.Runs[i], rec)
-	}
+// finishPoint sums up the stage's point i, its runs scored against their
+// paired in-RAM runs (measure.Rounds), and adds it to the report.
+func (s *session) finishPoint(pt *PointResult, rec *StageRounds, rr *measure.Rounds, i int) {
+	pr := rr.Point(i)
+	pt.Runs = rr.Points[i]
 	pt.Repetitions = rec.Repetitions
+	pt.Samples, pt.Failed, pt.OOMKilled, pt.Censored, pt.Disturbed = pr.Samples, pr.Failed, pr.OOMKilled, pr.Censored, pr.Disturbed
+	t := pr.Tally
+	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
+	var excess, faults float64
+	var touch measure.Hist
 	for _, r := range pt.Runs {
-		switch {
-		case r.OOMKilled:
-			pt.OOMKilled++
-			pt.Failed++
-			continue
-		case r.Failed != "":
-			pt.Failed++
+		if r.Failed != "" || r.OOMKilled {
 			continue
 		}
-		pt.Samples = append(pt.Samples, r.Slowdown)
 		// The excess time per fault holds for a capped run too: its time and
 		// its faults cover the same visits.
 		if r.Timed > 0 && r.Visits > 0 && r.Base > 0 {
 			excess += r.Timed - r.Base*float64(r.Visits)/float64(s.plan.Workload.Visits)
 			faults += float64(r.MajFlt)
 		}
-		if r.Censored {
-			pt.Censored++
-			continue
-		}
-		if r.Touch != nil {
+		if r.Touch != nil && !r.Censored {
 			touch.Merge(r.Touch)
 		}
-		if c := r.Contention; c != nil && r.Visits > 0 {
-			if bi := measure.PairedBase(r.Seq, seq, idleSeries); bi > 0 {
-				idle = append(idle, c.IdleWall/float64(r.Visits)/bi)
-			}
-			if c.Disturbed {
-				pt.Disturbed++
-			}
-		}
-		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
 	}
-	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
 	if faults > 0 && excess > 0 {
 		pt.FaultTime = excess / faults
 	}
 	pt.Slowdown = measure.Summarize(pt.Samples)
-	pt.IdleHost = measure.Summarize(idle)
+	pt.IdleHost = measure.Summarize(pr.IdleHost)
 	if touch.Count() > 0 && s.rep.FaultThresholdUs > 0 {
 		all := touch.Summary()
 		pt.TouchLatency = &all
@@ -864,6 +762,7 @@ func (s *session) finishPoint(pt *PointResult, rec *StageRounds) {
 		s.note("%s at fit %g: %d run(s) hit the %gx time cap and were stopped; their slowdown is estimated from the rate they reached",
 			pt.Stage, pt.Fit, pt.Censored, s.plan.Options.MaxSlowdown)
 	}
+	s.rep.Points = append(s.rep.Points, *pt)
 }
 
 // swappinessScenario compares swappiness settings and swap off at one fit
@@ -879,8 +778,8 @@ func (s *session) swappinessScenario(ctx context.Context) error {
 	limit := s.limitFor(o.ScenarioFit)
 	for i := 0; i <= len(settings); i++ {
 		var res SwappinessResult
-		rs := runSpec{Fit: o.ScenarioFit, Limit: limit, MemSw: s.memswFor(limit),
-			Timeout: runTimeout(s.baseWall, o.MaxSlowdown), ZramID: -1}
+		rs := runSpec{RunSpec: measure.RunSpec{Fit: o.ScenarioFit, Limit: limit, MemSw: s.memswFor(limit),
+			Timeout: runTimeout(s.baseWall, o.MaxSlowdown)}}
 		mark := s.Journal.Len()
 		if i == len(settings) {
 			res.Setting = "swap off"

@@ -33,7 +33,7 @@ const fakeVisits = 100000
 func (f *fakeHost) run(_ context.Context, rs runSpec) (measure.RunResult, error) {
 	spv := 1e-6 * (1 + f.drift*float64(f.runs)) // seconds per visit in RAM now
 	f.runs++
-	if rs.Limit >= 0 {
+	if rs.Limit > 0 {
 		spv *= truth(rs.Fit)
 		f.order = append(f.order, fmt.Sprint(rs.Fit))
 	} else {

@@ -21,19 +21,15 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-// runSpec is one run to do.
+// runSpec is one run to do: the run (its limits are 0 for none, such as
+// the baseline's, still confined by the probe cgroup) and the workload's
+// parts of it.
 type runSpec struct {
-	Backend    string
-	Fit        float64
-	Rep        int
-	Limit      units.Bytes // -1: none (the baseline; still confined by the probe cgroup)
-	MemSw      units.Bytes // -1: none
+	measure.RunSpec
 	Swappiness *int
 	Throttle   *throttleSpec
 	Spec       WorkloadSpec
 	Writer     *WorkloadSpec
-	Timeout    time.Duration
-	ZramID     int // sample mm_stat of this device; -1 for none
 	Zswap      bool
 	// WriterLimit puts the writer in a cgroup of its own with this memory
 	// limit (the page-cache scenario's remedy); 0: the workload's cgroup.
@@ -190,7 +186,7 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (measure.RunResult, er
 			return res, err
 		}
 	}
-	if err := cg.SetLimit(rs.Limit, rs.MemSw); err != nil {
+	if err := cg.SetLimit(measure.NoneIfZero(rs.Limit), measure.NoneIfZero(rs.MemSw)); err != nil {
 		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
 	}
 	if rs.Swappiness != nil {
@@ -403,8 +399,8 @@ func (s *session) runOne(ctx context.Context, rs runSpec) (measure.RunResult, er
 
 // sample records zram and zswap occupancy at its highest during a run.
 func (s *session) sample(res *measure.RunResult, rs runSpec) {
-	if rs.ZramID >= 0 {
-		if m, err := host.ReadMMStat(s.Host, fmt.Sprintf("zram%d", rs.ZramID)); err == nil && m.OrigData >= res.ZramOrig {
+	if rs.Zram != "" {
+		if m, err := host.ReadMMStat(s.Host, rs.Zram); err == nil && m.OrigData >= res.ZramOrig {
 			res.ZramOrig, res.ZramCompr, res.ZramUsed, res.ZramSame = m.OrigData, m.ComprData, m.MemUsed, m.SamePages
 			res.ZramRatio = m.Ratio()
 		}

@@ -244,8 +244,8 @@ func (s *session) copyScenario(ctx context.Context) error {
 		for r := 0; r < cp.Runs; r++ {
 			dst := filepath.Join(cp.Dir, fmt.Sprintf("dst-%d-%d", i, r))
 			spec := WorkloadSpec{Role: roleCopy, CopySrc: []string{filepath.Join(src, dir)}, CopyDst: dst}
-			rs := runSpec{Backend: "copy " + set.name, Rep: r + 1, Limit: cp.Limit, MemSw: cp.Limit, Spec: spec, ZramID: -1,
-				Timeout: 2*time.Minute + time.Duration(total/(2*units.MiB))*time.Second}
+			rs := runSpec{RunSpec: measure.RunSpec{Backend: "copy " + set.name, Rep: r + 1, Limit: cp.Limit, MemSw: cp.Limit,
+				Timeout: 2*time.Minute + time.Duration(total/(2*units.MiB))*time.Second}, Spec: spec}
 			run, err := s.runOne(ctx, rs)
 			_ = host.RemoveTree(s.Host, dst)
 			dropFiles(s.Host, srcFiles)

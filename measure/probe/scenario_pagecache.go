@@ -141,8 +141,8 @@ func (s *session) pageCacheSize(ctx context.Context, remedy string, m float64, l
 	for r := 0; r < reps; r++ {
 		spec := s.spec(uint64(r))
 		spec.Duration = dur
-		rs := runSpec{Backend: fmt.Sprintf("pagecache %s %gx", remedy, m), Fit: 1, Rep: r + 1, Limit: limit, MemSw: s.memswFor(limit),
-			Spec: spec, Timeout: dur + 2*time.Duration(s.baseWall*float64(time.Second)) + time.Minute, ZramID: -1}
+		rs := runSpec{RunSpec: measure.RunSpec{Backend: fmt.Sprintf("pagecache %s %gx", remedy, m), Fit: 1, Rep: r + 1, Limit: limit, MemSw: s.memswFor(limit),
+			Timeout: dur + 2*time.Duration(s.baseWall*float64(time.Second)) + time.Minute}, Spec: spec}
 		if s.Layout.Version == 1 {
 			v := 60
 			if n, ok := strings.CutPrefix(remedy, "swappiness-"); ok {

@@ -252,8 +252,8 @@ func (s *session) swapdemoRun(ctx context.Context, run *SwapdemoRun, st swapdemo
 	spec := WorkloadSpec{Role: roleSwapdemo, CodeFile: code, CodeSize: sd.Code, DataSize: sd.Data, Chunk: sd.Chunk,
 		Content: st.content, Visits: int64(sd.Iterations), CodeReads: sd.CodeReads, Duration: sd.Budget,
 		Seed: s.plan.Options.Seed*1000 + seed}
-	rs := runSpec{Backend: "swapdemo " + st.name, Fit: 1, Rep: len(run.Runs) + 1, Limit: sd.Limit, MemSw: sd.Limit + sd.SwapFile + sd.ZramSize,
-		Spec: spec, Timeout: sd.Budget*3/2 + time.Minute + time.Duration(sd.Data/(20*units.MiB))*time.Second, ZramID: -1}
+	rs := runSpec{RunSpec: measure.RunSpec{Backend: "swapdemo " + st.name, Fit: 1, Rep: len(run.Runs) + 1, Limit: sd.Limit, MemSw: sd.Limit + sd.SwapFile + sd.ZramSize,
+		Timeout: sd.Budget*3/2 + time.Minute + time.Duration(sd.Data/(20*units.MiB))*time.Second}, Spec: spec}
 	if st.swapOff {
 		rs.MemSw = sd.Limit
 	}
@@ -275,7 +275,7 @@ func (s *session) swapdemoRun(ctx context.Context, run *SwapdemoRun, st swapdemo
 			s.note("swapdemo: %s cannot be applied: %s", st.name, run.Why)
 			return undo(nil)
 		}
-		rs.ZramID = z.ID
+		rs.Zram = measure.ZramName(z.ID)
 		// zram's memory is not charged to any cgroup, but on the
 		// experiment's laptop it came out of the same RAM: take what zram
 		// holds out of the workload's limit as it grows.

@@ -9,9 +9,10 @@
 // to other devices, validated on the second backend with --validate.
 //
 // Runs come in rounds (an in-RAM run and the fit ratios in a random order,
-// and a closing in-RAM run); each constrained run is compared with its
-// in-RAM neighbours, rounds repeat until Precision when asked, and every run
-// records what the rest of the host did (measure/noise.go). OnePass runs
+// and a closing in-RAM run) through measure.RunRounds, the probe's loop
+// too; each constrained run is compared with its in-RAM neighbours, rounds
+// repeat until Precision when asked, and every run records what the rest of
+// the host did (measure/noise.go). OnePass runs
 // the command once and infers the curve with measure/onepass instead.
 //
 // The command is started through a launcher (LauncherMain: memplan

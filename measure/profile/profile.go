@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -300,10 +299,10 @@ type ProfilePhase struct {
 	Device    string          `json:"device"`
 	Reference model.Reference `json:"reference"`
 	// RefSource says where the reference latencies come from.
-	RefSource string          `json:"reference_source"`
-	InRAM     measure.Summary `json:"in_ram_s"` // wall seconds of the in-RAM runs
-	InRAMRuns []ProfileRun    `json:"in_ram_runs"`
-	Points    []ProfilePoint  `json:"points"`
+	RefSource string              `json:"reference_source"`
+	InRAM     measure.Summary     `json:"in_ram_s"` // wall seconds of the in-RAM runs
+	InRAMRuns []measure.RunResult `json:"in_ram_runs"`
+	Points    []ProfilePoint      `json:"points"`
 	// Repetitions says how many rounds ran and why they stopped: the
 	// Runs asked for, the precision reached, or the budget spent.
 	Repetitions string `json:"repetitions"`
@@ -342,47 +341,19 @@ type ProfilePoint struct {
 	// from 1, or not a measurement (measure.Verdict).
 	Verdict string `json:"verdict,omitempty"`
 	// FaultTime is the extra wall time per major fault over the in-RAM run.
-	FaultTime float64      `json:"excess_s_per_major_fault,omitempty"`
-	Runs      []ProfileRun `json:"runs"`
+	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
+	Runs      []measure.RunResult `json:"runs"`
 }
 
-// ProfileRun is one run of the command.
-type ProfileRun struct {
-	Backend  string      `json:"backend"`
-	Fit      float64     `json:"fit,omitempty"` // 0: in RAM (no limit)
-	Rep      int         `json:"rep"`
-	Limit    units.Bytes `json:"limit_bytes,omitempty"`
-	Wall     float64     `json:"wall_s"`
-	User     float64     `json:"user_s"`
-	Sys      float64     `json:"sys_s"`
-	Slowdown float64     `json:"slowdown,omitempty"` // over the in-RAM runs next to it in time
-	// Seq is the run's place in the session's order: constrained runs are
-	// compared with the in-RAM runs just before and after them.
-	Seq        int                `json:"seq"`
-	Contention measure.Contention `json:"contention"`
-	IdleHost   float64            `json:"idle_host_slowdown,omitempty"`
+// ProfileRun is the sizing run, or the one run, as the report keeps it:
+// a measure.RunResult, the type every other run is, under a name of its own
+// for the methods below.
+type ProfileRun measure.RunResult
 
-	ExitCode  int    `json:"exit_code"`
-	Signal    string `json:"signal,omitempty"`
-	Failed    string `json:"failed,omitempty"`
-	OOMKilled bool   `json:"oom_killed,omitempty"`
-	Censored  bool   `json:"capped,omitempty"` // stopped at the time cap
-	Stderr    string `json:"stderr_tail,omitempty"`
-
-	MajFlt   int64       `json:"major_faults"`
-	MinFlt   int64       `json:"minor_faults"`
-	SwapIn   int64       `json:"swap_ins"`
-	SwapOut  int64       `json:"swap_outs"`
-	PSISome  float64     `json:"psi_some_s"`
-	PSIFull  float64     `json:"psi_full_s"`
-	PSIScope string      `json:"psi_scope,omitempty"`
-	Peak     units.Bytes `json:"peak_charged_bytes,omitempty"`
-	Resident units.Bytes `json:"resident_peak_bytes,omitempty"`
-	MaxRSS   units.Bytes `json:"max_rss_bytes,omitempty"`
-
-	ZramOrig  units.Bytes `json:"zram_orig_bytes,omitempty"`
-	ZramUsed  units.Bytes `json:"zram_mem_used_bytes,omitempty"`
-	ZramRatio float64     `json:"zram_ratio,omitempty"`
+// UnmarshalJSON reads the run with measure.RunResult's reader, which takes
+// the keys older files used too.
+func (r *ProfileRun) UnmarshalJSON(data []byte) error {
+	return (*measure.RunResult)(r).UnmarshalJSON(data)
 }
 
 // ok reports whether the run finished with exit status 0.
@@ -435,7 +406,6 @@ type profileSession struct {
 	// fileClass is the class the device profile's latency files the swap
 	// file under when the kernel's flags say otherwise (device.Classify).
 	fileClass string
-	seq       int // runs so far, for ProfileRun.Seq
 	// sampled is what the one-pass sampler saw during the sizing run.
 	sampled onepass.Samples
 	cap     units.Bytes // what the command may take at most (MemAvailable - margin)
@@ -607,17 +577,18 @@ func dirOrCwd(dir string) string {
 func (ps *profileSession) sizing(ctx context.Context) error {
 	ps.prog.Stage("sizing run (no memory limit)", 1)
 	timeout := 24 * time.Hour
-	r, err := ps.run(ctx, runSpec{Backend: "sizing", Rep: 1, Timeout: timeout})
+	run, err := ps.run(ctx, measure.RunSpec{Backend: "sizing", Rep: 1, Timeout: timeout})
 	if err != nil {
 		return err
 	}
+	r := ProfileRun(run)
 	// From now on runs may swap (each within its own memory+swap limit).
 	top := &host.Cgroup{Host: ps.Host, Version: ps.Layout.Version, Mem: ps.MemDir}
 	if err := top.SetLimit(ps.cap, -1); err != nil {
 		return fmt.Errorf("raising the memory+swap ceiling of %s: %w", ps.MemDir, err)
 	}
 	ps.rep.Sizing = r
-	ps.prog.RunDone(r.progress())
+	ps.prog.RunDone(progress(run))
 	name := measure.ShellQuote(ps.o.Command)
 	if r.OOMKilled {
 		return fmt.Errorf("%w: %s was killed when it reached %s, which is what the host has available (%s) minus %s memplan keeps for the host; profile it on a larger host or with a smaller input",
@@ -703,86 +674,29 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 	if len(ps.rep.Phases) > 0 {
 		stage = "validation on " + ph.Name
 	}
-	ps.prog.Stage(stage, o.Runs*(1+len(o.Fits))+1) // and the closing in-RAM run
-	timeout := ps.runTimeout()
-	ph.Points = make([]ProfilePoint, len(o.Fits))
-	for i, f := range o.Fits {
-		ph.Points[i] = ProfilePoint{Fit: f, Limit: limitAt(f, F)}
+	c := measure.Session{Stage: stage, Name: ph.Name, Backend: ph.Name, InRAMBackend: ph.Name, Fits: o.Fits,
+		Timeout: ps.runTimeout(), Zram: measure.ZramName(zramID), Rule: ps.rule(),
+		Seed: profileOrderSeed, Stream: uint64(len(ps.rep.Phases)), Unit: measure.PerRun, Work: 1, Cap: o.MaxSlowdown}
+	for _, f := range o.Fits {
+		l := limitAt(f, F)
+		c.Limits, c.MemSw = append(c.Limits, l), append(c.MemSw, ps.memsw(l))
 	}
-	// Each round is an in-RAM run and the fit ratios in a random order (so
-	// drift on the host is not confounded with the fit ratio); one more
-	// in-RAM run closes the session, so every constrained run has in-RAM
-	// neighbours on both sides.
-	order := measure.NewOrder(profileOrderSeed, uint64(len(ps.rep.Phases)), len(ph.Points))
-	rule := ps.rule()
-	inRAM := func(rep int) error {
-		r, err := ps.run(ctx, runSpec{Backend: ph.Name, Rep: rep, Timeout: timeout})
-		if err != nil {
-			return err
-		}
-		if !r.ok() {
-			ps.note("%s: the in-RAM run %d failed (%s); it does not count", ph.Name, rep, r.Failed)
-		}
-		ph.InRAMRuns = append(ph.InRAMRuns, r)
-		if base := runningBaseline(ph.InRAMRuns); base > 0 && r.ok() {
-			r.Slowdown = r.Wall / base
-		}
-		ps.prog.RunDone(r.progress())
-		return nil
-	}
-	started := time.Now()
-	rep := 1
-	for ; ; rep++ {
-		if rep > o.Runs {
-			widest, fit := ps.widest(&ph)
-			if stop, why := rule.Enough(rep-1, time.Since(started), widest, fit); stop {
-				ph.Repetitions = why
-				break
-			}
-			ps.prog.Stage(fmt.Sprintf("%s: round %d (%s)", stage, rep, rule.State(widest, fit)), 1+len(o.Fits))
-		}
-		var base float64
-		for _, slot := range order.Round(rep) {
-			if slot.Point == measure.InRAM {
-				if err := inRAM(rep); err != nil {
-					return err
-				}
-				base = runningBaseline(ph.InRAMRuns)
-				continue
-			}
-			pt := &ph.Points[slot.Point]
-			r, err := ps.run(ctx, runSpec{Backend: ph.Name, Fit: pt.Fit, Rep: rep, Limit: pt.Limit, MemSw: ps.memsw(pt.Limit),
-				Timeout: timeout, Zram: zramName(zramID)})
-			if err != nil {
-				return err
-			}
-			if base > 0 && r.ok() {
-				r.Slowdown = r.Wall / base
-			}
-			ps.prog.RunDone(r.progress())
-			pt.Runs = append(pt.Runs, r)
-		}
-	}
-	if err := inRAM(rep); err != nil {
+	rr, err := measure.RunRounds(ctx, phaseRunner{ps}, c)
+	if err != nil {
 		return err
 	}
-	var walls []float64
-	for _, r := range ph.InRAMRuns {
-		if r.ok() {
-			walls = append(walls, r.Wall)
-		}
+	ph.InRAMRuns, ph.Repetitions, ph.InRAM = rr.InRAM, rr.Repetitions, rr.InRAMSeconds
+	if ph.InRAM.N == 0 {
+		first := ph.InRAMRuns[0]
+		return &CommandError{Command: measure.ShellQuote(o.Command), Stage: "in-RAM runs on " + ph.Name, ExitCode: first.ExitCode,
+			Signal: first.Signal, Text: firstNonEmpty(first.Failed, "stopped at its time cap"), Stderr: first.Stderr}
 	}
-	if len(walls) == 0 {
-		return &CommandError{Command: measure.ShellQuote(o.Command), Stage: "in-RAM runs on " + ph.Name, ExitCode: ph.InRAMRuns[0].ExitCode,
-			Signal: ph.InRAMRuns[0].Signal, Text: ph.InRAMRuns[0].Failed, Stderr: ph.InRAMRuns[0].Stderr}
-	}
-	ph.InRAM = measure.Summarize(walls)
 	if ph.InRAM.Mean > 0 && ph.InRAM.SD/ph.InRAM.Mean > 0.1 {
 		ps.note("%s: the in-RAM runtime varies by %.0f%% between runs: the host is busy; slowdowns below %.2f are noise",
 			ph.Name, 100*ph.InRAM.SD/ph.InRAM.Mean, 1+2*ph.InRAM.SD/ph.InRAM.Mean)
 	}
 	for _, r := range ph.InRAMRuns {
-		if r.Contention.Disturbed {
+		if r.Contention != nil && r.Contention.Disturbed {
 			ph.DisturbedInRAM++
 		}
 	}
@@ -790,11 +704,33 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		ps.note("%s: %d of %d in-RAM runs were disturbed, %s (%s); each constrained run is compared with the in-RAM runs next to it, and the idle-host slowdown discounts the wait other work accounts for",
 			ph.Name, ph.DisturbedInRAM, len(ph.InRAMRuns), measure.DisturbedBy(contentions(ph.InRAMRuns)), firstDisturbance(ph.InRAMRuns))
 	}
-	for i := range ph.Points {
-		ps.finishPoint(&ph, &ph.Points[i])
+	ph.Points = make([]ProfilePoint, len(o.Fits))
+	for i, f := range o.Fits {
+		ph.Points[i] = ProfilePoint{Fit: f, Limit: c.Limits[i]}
+		ps.finishPoint(&ph, &ph.Points[i], rr, i)
 	}
 	ps.rep.Phases = append(ps.rep.Phases, ph)
 	return nil
+}
+
+// phaseRunner does a phase's runs for measure.RunRounds: the command in a
+// cgroup of its own, its progress on the profile's.
+type phaseRunner struct{ ps *profileSession }
+
+func (r phaseRunner) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResult, error) {
+	return r.ps.run(ctx, rs)
+}
+func (r phaseRunner) Stage(name string, runs int)   { r.ps.prog.Stage(name, runs) }
+func (r phaseRunner) RunDone(res measure.RunResult) { r.ps.prog.RunDone(progress(res)) }
+func (r phaseRunner) Note(msg string)               { r.ps.note("%s", msg) }
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // setupBackend makes backend the host's swap for a phase: a zram device of
@@ -874,75 +810,26 @@ func limitAt(fit float64, footprint units.Bytes) units.Bytes {
 	return l / units.Bytes(host.PageSize) * units.Bytes(host.PageSize)
 }
 
-// runningBaseline is the median wall time of the successful in-RAM runs so
-// far, for the slowdowns progress shows before all runs are in.
-func runningBaseline(runs []ProfileRun) float64 {
-	var w []float64
-	for _, r := range runs {
-		if r.ok() {
-			w = append(w, r.Wall)
-		}
-	}
-	if len(w) == 0 {
-		return 0
-	}
-	sort.Float64s(w)
-	return w[len(w)/2]
-}
-
-func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
+func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint, rr *measure.Rounds, i int) {
 	base := ph.Baseline()
-	baseSeq, baseWall, baseIdle := measure.InRAMSeries(ph.InRAMRuns)
-	// paired is a run's in-RAM time: its neighbours', else the phase's.
-	paired := func(r *ProfileRun) (wall, idle float64) {
-		wall, idle = measure.PairedBase(r.Seq, baseSeq, baseWall), measure.PairedBase(r.Seq, baseSeq, baseIdle)
-		if wall <= 0 {
-			wall = base
-		}
-		return wall, idle
-	}
-	var idle []float64
-	var t measure.Tally
-	for i := range pt.Runs {
-		r := &pt.Runs[i]
-		switch {
-		case r.OOMKilled:
-			pt.OOMKilled++
-			pt.Failed++
-			continue
-		case r.Censored:
-			// Stopped at the cap: its slowdown is at least the cap.
-			pt.Censored++
-			b, _ := paired(r)
-			r.Slowdown = r.Wall / b
-			pt.Samples = append(pt.Samples, r.Slowdown)
-			continue
-		case !r.ok():
-			pt.Failed++
-			continue
-		}
-		b, bi := paired(r)
-		r.Slowdown = r.Wall / b
-		pt.Samples = append(pt.Samples, r.Slowdown)
-		if bi > 0 && r.Contention.IdleWall > 0 {
-			r.IdleHost = measure.Round4(r.Contention.IdleWall / bi)
-			idle = append(idle, r.IdleHost)
-		}
-		if r.Contention.Disturbed {
-			pt.Disturbed++
-		}
-		pt.Wall += r.Wall
-		t.Add(r.MajFlt, r.SwapIn, r.SwapOut, r.PSISome, r.PSIFull, r.ZramRatio)
-	}
+	pr := rr.Point(i)
+	pt.Runs = rr.Points[i]
+	pt.Samples, pt.Failed, pt.OOMKilled, pt.Censored, pt.Disturbed = pr.Samples, pr.Failed, pr.OOMKilled, pr.Censored, pr.Disturbed
+	t := pr.Tally
 	pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, pt.PSIFull, pt.ZramRatio = t.MajFlt, t.SwapIns, t.SwapOuts, t.PSISome, t.PSIFull, t.ZramRatio
 	if t.N > 0 {
+		for _, r := range pt.Runs {
+			if r.Failed == "" && !r.OOMKilled && !r.Censored {
+				pt.Wall += r.Wall
+			}
+		}
 		pt.Wall /= float64(t.N)
 		if pt.MajFlt > 0 && pt.Wall > base {
 			pt.FaultTime = (pt.Wall - base) / pt.MajFlt
 		}
 	}
 	pt.Slowdown = measure.Summarize(pt.Samples)
-	pt.IdleHost = measure.Summarize(idle)
+	pt.IdleHost = measure.Summarize(pr.IdleHost)
 	noise := 0.0
 	if ph.InRAM.Mean > 0 {
 		noise = ph.InRAM.SD / ph.InRAM.Mean
@@ -962,7 +849,7 @@ func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint) {
 	}
 }
 
-func firstFailure(runs []ProfileRun) string {
+func firstFailure(runs []measure.RunResult) string {
 	for _, r := range runs {
 		if r.Failed != "" {
 			return r.Failed
@@ -971,25 +858,21 @@ func firstFailure(runs []ProfileRun) string {
 	return ""
 }
 
-// AsBase is the run as an in-RAM base (measure.InRAMSeries): a run that
-// finished, its wall time and its idle-host wall time.
-func (r ProfileRun) AsBase() measure.BaseRun {
-	return measure.BaseRun{Seq: r.Seq, OK: r.ok(), Time: r.Wall, Idle: r.Contention.IdleWall}
-}
-
 // contentions lists the runs' contention records.
-func contentions(runs []ProfileRun) []measure.Contention {
-	cs := make([]measure.Contention, len(runs))
-	for i, r := range runs {
-		cs[i] = r.Contention
+func contentions(runs []measure.RunResult) []measure.Contention {
+	var cs []measure.Contention
+	for _, r := range runs {
+		if r.Contention != nil {
+			cs = append(cs, *r.Contention)
+		}
 	}
 	return cs
 }
 
 // firstDisturbance describes the first disturbed run among runs.
-func firstDisturbance(runs []ProfileRun) string {
+func firstDisturbance(runs []measure.RunResult) string {
 	for _, r := range runs {
-		if r.Contention.Disturbed {
+		if r.Contention != nil && r.Contention.Disturbed {
 			return fmt.Sprintf("run %d %s", r.Rep, r.Contention.Why)
 		}
 	}
@@ -1005,56 +888,11 @@ func (ps *profileSession) rule() measure.RoundRule {
 	return measure.RoundRule{Runs: ps.o.Runs, RunsFlag: "--runs", Precision: ps.o.Precision, Budget: ps.o.Budget}
 }
 
-// widest is the largest relative 95% half-width of the phase's points so
-// far (slowdowns over the in-RAM runs next to them), and its fit ratio.
-func (ps *profileSession) widest(ph *ProfilePhase) (float64, float64) {
-	seq, wall, _ := measure.InRAMSeries(ph.InRAMRuns)
-	return measure.WidestPoint(ph.Points,
-		func(p ProfilePoint) (float64, []ProfileRun) { return p.Fit, p.Runs },
-		func(r ProfileRun) (float64, bool) {
-			b := measure.PairedBase(r.Seq, seq, wall)
-			return r.Wall / b, b > 0 && (r.ok() || r.Censored)
-		})
-}
-
-// runSpec is one run of the command: what it measures and what it runs
-// under.
-type runSpec struct {
-	Backend string  // the phase's name; "sizing" and "readahead" for those runs
-	Fit     float64 // the fit ratio; 0 for an in-RAM run
-	Rep     int     // the round, from 1
-	// Limit and MemSw are the run cgroup's memory and memory+swap limits;
-	// 0 for none (an in-RAM run, held only by the profile's ceiling).
-	Limit, MemSw units.Bytes
-	Timeout      time.Duration // the run is stopped after this long
-	// Zram is the zram device ("zram0") the run swaps to, whose mm_stat
-	// it samples; "" when it swaps to a file or not at all.
-	Zram string
-}
-
-// zramName is the name of zram device id (setupBackend's number); "" for
-// -1, no zram device.
-func zramName(id int) string {
-	if id < 0 {
-		return ""
-	}
-	return fmt.Sprintf("zram%d", id)
-}
-
-// noneIfZero is a limit as host.Cgroup.SetLimit takes it: -1 for none.
-func noneIfZero(b units.Bytes) units.Bytes {
-	if b <= 0 {
-		return -1
-	}
-	return b
-}
-
 // run runs the command once in a fresh cgroup below the profile's with the
 // spec's limits. Only infrastructure failures and cancellation are errors;
 // a command that fails is a result.
-func (ps *profileSession) run(ctx context.Context, rs runSpec) (ProfileRun, error) {
-	ps.seq++
-	res := ProfileRun{Backend: rs.Backend, Fit: rs.Fit, Rep: rs.Rep, Seq: ps.seq, Limit: max(rs.Limit, 0)}
+func (ps *profileSession) run(ctx context.Context, rs measure.RunSpec) (measure.RunResult, error) {
+	res := measure.RunResult{Backend: rs.Backend, Fit: rs.Fit, Rep: rs.Rep, Limit: max(rs.Limit, 0)}
 	mark := ps.Journal.Len()
 	defer func() {
 		if err := ps.Journal.UndoTo(mark); err != nil {
@@ -1065,7 +903,7 @@ func (ps *profileSession) run(ctx context.Context, rs runSpec) (ProfileRun, erro
 	if err != nil {
 		return res, err
 	}
-	if err := cg.SetLimit(noneIfZero(rs.Limit), noneIfZero(rs.MemSw)); err != nil {
+	if err := cg.SetLimit(measure.NoneIfZero(rs.Limit), measure.NoneIfZero(rs.MemSw)); err != nil {
 		return res, fmt.Errorf("setting the memory limit of the run's cgroup: %w", err)
 	}
 	stdout, stderr, keepOut, closeOut, err := ps.outputs()
@@ -1120,12 +958,13 @@ func (ps *profileSession) run(ctx context.Context, rs runSpec) (ProfileRun, erro
 	res.Resident = resident
 	st := r.cmd.ProcessState
 	c1 := ps.Counters(cg)
-	res.count(st, cg, c0, c1)
+	(*ProfileRun)(&res).count(st, cg, c0, c1)
 	var wait time.Duration
 	for _, w := range waits {
 		wait += w
 	}
-	res.Contention = measure.Assess(res.Wall, res.User+res.Sys, wait.Seconds(), c0.CPU, c1.CPU)
+	contention := measure.Assess(res.Wall, res.User+res.Sys, wait.Seconds(), c0.CPU, c1.CPU)
+	res.Contention = &contention
 	res.ExitCode, res.Signal, res.Failed = exitDescription(st)
 	if res.ExitCode == 0 && res.Signal == "" {
 		res.Failed = ""
@@ -1215,8 +1054,9 @@ func (ps *profileSession) outputs() (stdout, stderr io.Writer, keep, closeAll fu
 	return stdout, stderr, keep, closeAll, nil
 }
 
-// progress renders a run for the Progress interface.
-func (r ProfileRun) progress() measure.RunResult {
+// progress renders a run for the Progress interface: an in-RAM run named
+// so, its wall time as the timed one.
+func progress(r measure.RunResult) measure.RunResult {
 	name := r.Backend
 	if r.Fit == 0 && r.Backend != "sizing" {
 		name += " in RAM"

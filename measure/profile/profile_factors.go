@@ -261,28 +261,13 @@ func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
 	}
 	var targets []target
 	seen := map[string]bool{}
-	for _, name := range []string{"intel-2009", "current"} {
-		c, err := prices.Embedded(name)
-		if err != nil {
-			continue
-		}
-		for _, d := range c.Drives {
-			class := d.FactorClass()
-			if seen[class] {
-				continue
-			}
-			seen[class] = true
-			n := 1
-			label := d.Model
-			if class == "hdd" {
-				n, label = 2, "2 x "+d.Model+", RAID 0"
-			}
-			// The device recommend would price: the catalog's write
-			// bandwidth or the class default, not 4 KiB x write IOPS.
-			dev := model.CatalogDevice(d, class, n)
-			dev.Name = label
-			targets = append(targets, target{class, dev})
-		}
+	for _, cd := range prices.CatalogClasses() {
+		seen[cd.Class] = true
+		// The device recommend would price: the catalog's write
+		// bandwidth or the class default, not 4 KiB x write IOPS.
+		dev := model.CatalogDevice(cd.Drive, cd.Class, cd.Count)
+		dev.Name = cd.Label
+		targets = append(targets, target{cd.Class, dev})
 	}
 	for _, sw := range model.DefaultFactors().Software {
 		if seen[sw.Name] {

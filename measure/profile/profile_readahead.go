@@ -71,11 +71,11 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 	timeout := ps.runTimeout()
 	for _, f := range o.Fits {
 		limit := limitAt(f, ps.rep.Footprint)
-		r, err := ps.run(ctx, runSpec{Backend: "readahead", Fit: f, Rep: 1, Limit: limit, MemSw: ps.memsw(limit), Timeout: timeout, Zram: zramName(z.ID)})
+		r, err := ps.run(ctx, measure.RunSpec{Backend: "readahead", Fit: f, Rep: 1, Limit: limit, MemSw: ps.memsw(limit), Timeout: timeout, Zram: measure.ZramName(z.ID)})
 		if err != nil {
 			return err
 		}
-		ps.prog.RunDone(r.progress())
+		ps.prog.RunDone(progress(r))
 		rr.Points = append(rr.Points, ReadaheadPoint{Fit: f, Wall: measure.Round4(r.Wall), MajFlt: float64(r.MajFlt),
 			SwapIns: float64(r.SwapIn), SwapOuts: float64(r.SwapOut), Failed: r.Failed, Capped: r.Censored})
 	}

@@ -276,13 +276,13 @@ func TestRootProfileBusyHost(t *testing.T) {
 
 	count := func(rep *ProfileReport) (disturbed, byWork, runs int) {
 		ph := rep.Phases[0]
-		all := append([]ProfileRun(nil), ph.InRAMRuns...)
+		all := append([]measure.RunResult(nil), ph.InRAMRuns...)
 		for _, pt := range ph.Points {
 			all = append(all, pt.Runs...)
 		}
 		for _, r := range all {
 			runs++
-			if r.Contention.Disturbed {
+			if r.Contention != nil && r.Contention.Disturbed {
 				disturbed++
 				if r.Contention.Cause == measure.ByOtherWork {
 					byWork++
@@ -293,8 +293,11 @@ func TestRootProfileBusyHost(t *testing.T) {
 	}
 	for _, rep := range []*ProfileReport{quiet, busy} {
 		ph := rep.Phases[0]
-		for _, r := range append(append([]ProfileRun(nil), ph.InRAMRuns...), ph.Points[len(ph.Points)-1].Runs...) {
-			c := r.Contention
+		for _, r := range append(append([]measure.RunResult(nil), ph.InRAMRuns...), ph.Points[len(ph.Points)-1].Runs...) {
+			var c measure.Contention
+			if r.Contention != nil {
+				c = *r.Contention
+			}
 			t.Logf("  fit %g rep %d: wall %.2fs, cpu %.2fs, wait %.2fs, others %.1f CPU-s, idle-host wall %.2fs, disturbed %v",
 				r.Fit, r.Rep, r.Wall, c.JobCPU, c.CPUWait, c.OthersCPU, c.IdleWall, c.Disturbed)
 		}

@@ -145,9 +145,9 @@ func syntheticPhases() (*ProfilePhase, *ProfilePhase) {
 		for i := range s {
 			s[i] = wall / 10
 		}
-		runs := make([]ProfileRun, n)
+		runs := make([]measure.RunResult, n)
 		for i := range runs {
-			runs[i] = ProfileRun{Fit: fit, Rep: i + 1, Wall: wall, MajFlt: int64(faults), SwapIn: int64(ins), Slowdown: wall / 10}
+			runs[i] = measure.RunResult{Fit: fit, Rep: i + 1, Wall: wall, MajFlt: int64(faults), SwapIn: int64(ins), Slowdown: wall / 10}
 		}
 		return ProfilePoint{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s, Runs: runs}
 	}

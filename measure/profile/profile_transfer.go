@@ -129,11 +129,11 @@ func phaseReadahead(ph *ProfilePhase) model.Readahead {
 // (major faults where the kernel counted no swap-ins): the cost of a fault
 // and of a page over all runs, so that no single point's mean sets it.
 func phaseFit(ph *ProfilePhase) (perFault, perPage measure.Regression) {
-	seq, wall, _ := measure.InRAMSeries(ph.InRAMRuns)
+	seq, wall, _ := measure.PerRun.Series(ph.InRAMRuns)
 	var faults, pages, excess []float64
 	for _, pt := range ph.Points {
 		for _, r := range pt.Runs {
-			if !r.ok() || r.Censored {
+			if r.Failed != "" || r.Censored {
 				continue
 			}
 			b := measure.PairedBase(r.Seq, seq, wall)

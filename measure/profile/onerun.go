@@ -344,9 +344,9 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	if runErr != nil {
 		return runErr
 	}
-	run := ProfileRun{Backend: ph.Name, Rep: 1, Wall: wall, Resident: ctl.peak, Seq: 1}
+	run := measure.RunResult{Backend: ph.Name, Rep: 1, Wall: wall, Resident: ctl.peak, Seq: 1}
 	st := r.cmd.ProcessState
-	run.count(st, cg, c0, ps.Counters(cg))
+	countRun(&run, st, cg, c0, ps.Counters(cg))
 	run.ExitCode, run.Signal, run.Failed = exitDescription(st)
 	if run.ExitCode == 0 && run.Signal == "" {
 		run.Failed = ""

@@ -269,7 +269,7 @@ type ProfileReport struct {
 	// Sizing is the first, unconstrained run: it gives the peak memory
 	// every fit ratio refers to; it is not timed into the baseline (its
 	// input files may not have been in the page cache yet).
-	Sizing ProfileRun `json:"sizing_run"`
+	Sizing measure.RunResult `json:"sizing_run"`
 	// Footprint is the resident peak (anonymous, shared and mapped file
 	// memory; at least the largest process's peak RSS): what the fit ratio
 	// divides. PeakCharged is the cgroup's peak charge, which also counts
@@ -344,20 +344,6 @@ type ProfilePoint struct {
 	FaultTime float64             `json:"excess_s_per_major_fault,omitempty"`
 	Runs      []measure.RunResult `json:"runs"`
 }
-
-// ProfileRun is the sizing run, or the one run, as the report keeps it:
-// a measure.RunResult, the type every other run is, under a name of its own
-// for the methods below.
-type ProfileRun measure.RunResult
-
-// UnmarshalJSON reads the run with measure.RunResult's reader, which takes
-// the keys older files used too.
-func (r *ProfileRun) UnmarshalJSON(data []byte) error {
-	return (*measure.RunResult)(r).UnmarshalJSON(data)
-}
-
-// ok reports whether the run finished with exit status 0.
-func (r *ProfileRun) ok() bool { return r.Failed == "" }
 
 // CommandError is the command failing on its own (not a slowdown): it
 // exited non-zero or was killed by a signal memplan did not send.
@@ -581,7 +567,7 @@ func (ps *profileSession) sizing(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r := ProfileRun(run)
+	r := run
 	// From now on runs may swap (each within its own memory+swap limit).
 	top := &host.Cgroup{Host: ps.Host, Version: ps.Layout.Version, Mem: ps.MemDir}
 	if err := top.SetLimit(ps.cap, -1); err != nil {
@@ -594,7 +580,7 @@ func (ps *profileSession) sizing(ctx context.Context) error {
 		return fmt.Errorf("%w: %s was killed when it reached %s, which is what the host has available (%s) minus %s memplan keeps for the host; profile it on a larger host or with a smaller input",
 			ErrTooBig, name, ps.cap, ps.rep.MemAvail, ps.rep.MemAvail-ps.cap)
 	}
-	if !r.ok() {
+	if r.Failed != "" {
 		return &CommandError{Command: name, Stage: "unconstrained sizing run", ExitCode: r.ExitCode, Signal: r.Signal, Text: r.Failed, Stderr: r.Stderr}
 	}
 	if least := ps.o.MinRuntime.Seconds(); r.Wall < least {
@@ -958,7 +944,7 @@ func (ps *profileSession) run(ctx context.Context, rs measure.RunSpec) (measure.
 	res.Resident = resident
 	st := r.cmd.ProcessState
 	c1 := ps.Counters(cg)
-	(*ProfileRun)(&res).count(st, cg, c0, c1)
+	countRun(&res, st, cg, c0, c1)
 	var wait time.Duration
 	for _, w := range waits {
 		wait += w
@@ -1177,11 +1163,11 @@ func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
-// count fills a finished run's counters: swap traffic and PSI between c0
+// countRun fills a finished run's counters: swap traffic and PSI between c0
 // and c1, the cgroup's peak, the command's rusage, and the cgroup's major
 // faults where they are more (every process in it counts, also those the
 // command did not wait for).
-func (res *ProfileRun) count(st *os.ProcessState, cg *host.Cgroup, c0, c1 host.Counters) {
+func countRun(res *measure.RunResult, st *os.ProcessState, cg *host.Cgroup, c0, c1 host.Counters) {
 	res.SwapIn, res.SwapOut = c1.VM["pswpin"]-c0.VM["pswpin"], c1.VM["pswpout"]-c0.VM["pswpout"]
 	res.PSISome = (c1.PSI.Some.Total - c0.PSI.Some.Total).Seconds()
 	res.PSIFull = (c1.PSI.Full.Total - c0.PSI.Full.Total).Seconds()

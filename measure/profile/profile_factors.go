@@ -192,7 +192,7 @@ func (r *ProfileReport) CompressionRatio() float64 {
 
 type profileExtra struct {
 	Profile     any               `json:"profile"`
-	Sizing      ProfileRun        `json:"sizing_run"`
+	Sizing      measure.RunResult `json:"sizing_run"`
 	Phases      []ProfilePhase    `json:"phases"`
 	Transfer    TransferSummary   `json:"transfer"`
 	Validation  *Validation       `json:"validation,omitempty"`

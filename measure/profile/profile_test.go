@@ -296,7 +296,7 @@ func TestProfileFactorFile(t *testing.T) {
 	rep := &ProfileReport{Options: DefaultProfileOptions(), Started: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
 		Command: []string{"sort", "-S", "300M", "big.txt"}, Host: model.HostFacts{Hostname: "evalbox", Kernel: "6.1"},
 		Footprint: 300 * units.MiB, PeakCharged: 500 * units.MiB, Dirty: 1,
-		Sizing:      ProfileRun{Backend: "sizing", Wall: 10.5, ExitCode: 0},
+		Sizing:      measure.RunResult{Backend: "sizing", Wall: 10.5, ExitCode: 0},
 		Phases:      []ProfilePhase{*a, *b},
 		ZramLatency: &host.ZramLatency{Algorithm: "lz4", Content: measure.ContentCompressible, ReadMean: 2, WriteMean: 3}}
 	rep.Phases[0].Points[0].ZramRatio = 2.7

@@ -90,7 +90,7 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 
 // sameShape reports whether a and b are the same shape in every field.
 func sameShape(a, b Shape) bool {
-	return a.Name == b.Name && a.Exponent == b.Exponent && a.Readahead == b.Readahead &&
+	return a.Name == b.Name && a.Exponent == b.Exponent && a.Knee == b.Knee && a.KneeExponent == b.KneeExponent && a.Readahead == b.Readahead &&
 		a.Locality == b.Locality && a.Source == b.Source && slices.Equal(a.LocalityRange, b.LocalityRange)
 }
 

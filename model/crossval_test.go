@@ -182,15 +182,23 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("no access: %.4f (%.4f-%.4f): %s", open.Slowdown, open.Low, open.High, open.Basis)
-	for _, want := range []string{"the central figure is the median of the 28 of 5049 combinations of the unknowns under which they agree",
-		"all with the sweep shape", "so the band spans every shape (uniform, cold-tail, sweep)"} {
+	for _, want := range []string{"the central figure is the median of the 28 of 5967 combinations of the unknowns under which they agree",
+		"all with the sweep shape", "so the band spans every shape (uniform, cold-tail, sweep, knee, saturating)"} {
 		if !strings.Contains(open.Basis.Text, want) {
 			t.Errorf("basis %q lacks %q", open.Basis, want)
 		}
 	}
-	// The same central figure; the band up to cold-tail's top (docs/model.md).
-	if math.Abs(open.Slowdown-1.0959) > 5e-4 || math.Abs(open.Low-1.0022) > 5e-4 || math.Abs(open.High-3.4034) > 5e-4 || !open.ShapeUnknown {
-		t.Errorf("no access: %.4f (%.4f-%.4f) shape unknown %v, docs/model.md works out 1.0959 (1.0022-3.4034)", open.Slowdown, open.Low, open.High, open.ShapeUnknown)
+	// The same central figure; the band from saturating's bottom to the
+	// knee's top (docs/model.md).
+	if math.Abs(open.Slowdown-1.0959) > 5e-4 || math.Abs(open.Low-1.0009) > 5e-4 || math.Abs(open.High-6.3589) > 5e-4 || !open.ShapeUnknown {
+		t.Errorf("no access: %.4f (%.4f-%.4f) shape unknown %v, docs/model.md works out 1.0959 (1.0009-6.3589)", open.Slowdown, open.Low, open.High, open.ShapeUnknown)
+	}
+	for _, sh := range []string{"uniform", "cold-tail", "sweep", "knee", "saturating"} {
+		named, err := fs.PredictShape("nvme-ssd-tlc", nvme, 16, 0.5, 504.0/768, sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("access: %s: %.4f (%.4f-%.4f)", sh, named.Slowdown, named.Low, named.High)
 	}
 
 	one, err := model.MergeFactors(model.DefaultFactors())

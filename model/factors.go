@@ -260,6 +260,15 @@ func (f *FactorFile) validate() error {
 		if !(sh.Exponent > 0 && sh.Exponent <= 10) {
 			return d.Errorf(p+".exponent", "page rate grows as (1-fit)^exponent: above 0, at most 10", "got %g", sh.Exponent)
 		}
+		if !(sh.Knee >= 0 && sh.Knee < 1) {
+			return d.Errorf(p+".knee", "the fit ratio where the exponent changes: from 0 (none) to below 1", "got %g", sh.Knee)
+		}
+		if sh.Knee > 0 && !(sh.KneeExponent > 0 && sh.KneeExponent <= 10) {
+			return d.Errorf(p+".knee_exponent", "page rate grows as (1-fit)^knee_exponent below the knee: above 0, at most 10", "got %g", sh.KneeExponent)
+		}
+		if sh.Knee == 0 && sh.KneeExponent != 0 {
+			return d.Errorf(p+".knee", "the fit ratio below which knee_exponent applies, e.g. 0.75", "missing, with knee_exponent %g", sh.KneeExponent)
+		}
 		if !(sh.Readahead > 0 && sh.Readahead <= 1) {
 			return d.Errorf(p+".readahead_faults", "major faults per page needed back on a block device: above 0, at most 1", "got %g", sh.Readahead)
 		}

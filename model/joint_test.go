@@ -23,7 +23,7 @@ func TestJointPlanMatchesFull(t *testing.T) {
 		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
 	}
 	worstBand, worstCentral := 0.0, 0.0
-	for _, shape := range []string{"", "uniform", "cold-tail", "sweep"} {
+	for _, shape := range []string{"", "uniform", "cold-tail", "sweep", "knee", "saturating"} {
 		for _, dev := range devs {
 			for _, load := range []struct{ jobs, cores int }{{1, 0}, {4, 0}, {16, 0}, {16, 8}, {16, 2}} {
 				for _, dirty := range []float64{0.2, 1} {
@@ -177,6 +177,12 @@ func TestStatingTheShapeNeverWidensTheBand(t *testing.T) {
 		{Name: "nvme-tlc", ReadLatency: 85 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 900000, WriteIOPS: 120000, WriteBW: 1e9, Drives: 1},
 		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
 		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
+	}
+	// The families with a knee are among those an open band spans.
+	for _, name := range []string{"knee", "saturating"} {
+		if _, ok := fs.shape(name); !ok {
+			t.Fatalf("the default shapes lack %s", name)
+		}
 	}
 	checked := 0
 	for _, dev := range devs {

@@ -745,23 +745,28 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	return est, nil
 }
 
-// exponent is the page-rate exponent of shape name ("": the nominal one).
-func (e *evaluator) exponent(fs *Factors, name string) float64 {
+// shapeOf is shape name ("": the nominal one), uniform where fs has no
+// such shape.
+func (e *evaluator) shapeOf(fs *Factors, name string) Shape {
 	if sh, ok := fs.shape(cmp.Or(name, NominalShape)); ok {
-		return sh.Exponent
+		return sh
 	}
-	return 1
+	return Shape{Name: NominalShape, Exponent: 1}
 }
 
-// exponents are the page-rate exponents of the shapes job j may have: its
-// stated access, or every shape.
-func (e *evaluator) exponents(fs *Factors, j JobClass) []float64 {
+// shapesOf are the shapes job j may have: its stated access, or every
+// shape.
+func (e *evaluator) shapesOf(fs *Factors, j JobClass) []Shape {
 	shapes, _ := fs.shapesFor(j.Access)
-	out := make([]float64, 0, len(shapes))
-	for _, s := range shapes {
-		out = append(out, s.Exponent)
-	}
-	return out
+	return shapes
+}
+
+// driveShare is the share of the faults beyond RAM (fit f) that get past
+// a zswap pool and reach the drive, which holds a share wd of the
+// overflow: the shape's page rate at 1 - wd(1-f) over its rate at f
+// (wd^exponent without a knee).
+func driveShare(sh Shape, wd, f float64) float64 {
+	return sh.rateRatio(1-wd*(1-f), f)
 }
 
 func (e *evaluator) factorsFor(job string) *Factors {
@@ -1138,17 +1143,18 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// its least recently stored pages back to the drive, so the pool
 			// extends RAM as the next stretch of an LRU stack: faults beyond
 			// RAM and pool are the shape's page rate at (M + pool)/F, a share
-			// (onDrive/(F-M))^exponent of those beyond RAM alone. Uniform
+			// (onDrive/(F-M))^exponent of those beyond RAM alone
+			// (driveShare; past a knee the exponent changes). Uniform
 			// (exponent 1) is the byte share; a cold tail sends more to the
 			// pool, a sweep more to the drive. The central figure takes the
 			// central shape; the band's ends take the shapes the job may have
 			// that send the most and the least to the drive.
 			wd := onDrive / (F - M)
 			split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
-			dc := math.Pow(wd, e.exponent(fs, de.Shape))
+			dc := driveShare(e.shapeOf(fs, de.Shape), wd, f)
 			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, x := range e.exponents(fs, j) {
-				d := math.Pow(wd, x)
+			for _, sh := range e.shapesOf(fs, j) {
+				d := driveShare(sh, wd, f)
 				lo, hi = math.Min(lo, split(d, pe.Low, de.Low)), math.Max(hi, split(d, pe.High, de.High))
 			}
 			jr.Estimate = Estimate{

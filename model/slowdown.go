@@ -124,10 +124,17 @@ const (
 // Shape is a family of curve shapes: how the pages a job needs back grow
 // as its resident share shrinks, rate ∝ (1-fit)^Exponent, and its swap
 // readahead on a block device when not measured (faults per page needed).
+// With a Knee the rate grows as (1-fit)^Exponent above that fit ratio and
+// as (1-fit)^KneeExponent below it: a knee (flat, then steep) where
+// KneeExponent is the larger, early saturation where it is the smaller.
 type Shape struct {
-	Name      string  `yaml:"name" json:"name"`
-	Exponent  float64 `yaml:"exponent" json:"exponent"`
-	Readahead float64 `yaml:"readahead_faults" json:"readahead_faults"`
+	Name     string  `yaml:"name" json:"name"`
+	Exponent float64 `yaml:"exponent" json:"exponent"`
+	// Knee is the fit ratio where the exponent changes to KneeExponent
+	// (0: it does not).
+	Knee         float64 `yaml:"knee,omitempty" json:"knee,omitempty"`
+	KneeExponent float64 `yaml:"knee_exponent,omitempty" json:"knee_exponent,omitempty"`
+	Readahead    float64 `yaml:"readahead_faults" json:"readahead_faults"`
 	// Locality is the share of the reads from a block device that follow
 	// on from the one before (no seek on a rotating disk).
 	Locality float64 `yaml:"locality,omitempty" json:"locality,omitempty"`
@@ -135,6 +142,22 @@ type Shape struct {
 	// measured; crossval and the transfer error's search span it.
 	LocalityRange []float64 `yaml:"locality_range,omitempty" json:"locality_range,omitempty"`
 	Source        string    `yaml:"source" json:"source"`
+}
+
+// logRate is the log of the page rate at non-resident share x = 1-fit,
+// up to a constant: Exponent x ln x, and past a knee KneeExponent x the
+// log of the share beyond it.
+func (sh Shape) logRate(x float64) float64 {
+	if sh.Knee <= 0 || sh.KneeExponent <= 0 || x <= 1-sh.Knee {
+		return sh.Exponent * math.Log(x)
+	}
+	xk := 1 - sh.Knee
+	return sh.Exponent*math.Log(xk) + sh.KneeExponent*math.Log(x/xk)
+}
+
+// rateRatio is the page rate at fit f over the rate at fit f0.
+func (sh Shape) rateRatio(f, f0 float64) float64 {
+	return math.Exp(sh.logRate(1-f) - sh.logRate(1-f0))
 }
 
 // locality is the shape's locality moved a share pos through its range,
@@ -517,14 +540,14 @@ func hasRates(c *Curve) bool {
 // excessAt is a scenario's excess slowdown at fit f with its relative
 // uncertainty. Between measured points it interpolates the excess
 // linearly; above the first point and below the last the shape family
-// carries the nearest point's page rate, rate ∝ (1-f)^exponent, through the
+// carries the nearest point's page rate (Shape.rateRatio) through the
 // target path (so queueing grows with it).
 func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extrapolated bool) {
 	if f >= 1 {
 		return 0, 0, false
 	}
 	byShape := func(m pointModel) float64 {
-		r := m.rate * math.Pow((1-f)/(1-m.fit), sh.Exponent)
+		r := m.rate * sh.rateRatio(f, m.fit)
 		if m.rate <= 0 {
 			return 0
 		}

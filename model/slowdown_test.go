@@ -196,7 +196,7 @@ func TestSlowdownMonotone(t *testing.T) {
 		dev := Device{ReadLatency: lat, WriteLatency: lat, ReadIOPS: float64(100 + rng.IntN(1000000)), WriteIOPS: 1000, WriteBW: float64(50+rng.IntN(3000)) * 1e6, Drives: 1 + rng.IntN(4)}
 		jobs := 1 + rng.IntN(32)
 		dirty := rng.Float64()
-		shape := []string{"", "uniform", "cold-tail", "sweep"}[rng.IntN(4)]
+		shape := []string{"", "uniform", "cold-tail", "sweep", "knee", "saturating"}[rng.IntN(6)]
 		cores := 0
 		if i%2 == 1 {
 			cores = 1 + rng.IntN(16) // often fewer than the jobs
@@ -361,5 +361,38 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 		if s, y := at(ranged, ssd, f), at(fixed, ssd, f); s != y {
 			t.Errorf("fit %g on flash: the locality range changed %+v to %+v", f, y, s)
 		}
+	}
+}
+
+// A shape with a knee grows its page rate with one exponent above the
+// knee's fit ratio and another below it, continuously at the knee; without
+// a knee, and for the zswap split, it is the plain power law.
+func TestShapeKneeExponents(t *testing.T) {
+	local := func(sh Shape, f1, f2 float64) float64 {
+		return math.Log(sh.rateRatio(f2, f1)) / math.Log((1-f2)/(1-f1))
+	}
+	knee := Shape{Name: "knee", Exponent: 2.4, Knee: 0.75, KneeExponent: 4.75}
+	sat := Shape{Name: "saturating", Exponent: 2.5, Knee: 0.75, KneeExponent: 0.45}
+	for _, c := range []struct {
+		sh     Shape
+		f1, f2 float64
+		want   float64
+	}{{knee, 0.9, 0.8, 2.4}, {knee, 0.7, 0.5, 4.75}, {sat, 0.95, 0.76, 2.5}, {sat, 0.74, 0.3, 0.45}} {
+		if got := local(c.sh, c.f1, c.f2); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s from fit %g to %g: local exponent %g, want %g", c.sh.Name, c.f1, c.f2, got, c.want)
+		}
+	}
+	// Across the knee: the product of the two stretches.
+	if got, want := knee.rateRatio(0.6, 0.9), math.Pow(0.25/0.1, 2.4)*math.Pow(0.4/0.25, 4.75); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("knee from fit 0.9 to 0.6: rate x%g, want x%g", got, want)
+	}
+	plain := Shape{Name: "uniform", Exponent: 1}
+	for _, wd := range []float64{0, 0.3, 1} {
+		if got := driveShare(plain, wd, 0.6); math.Abs(got-wd) > 1e-12 {
+			t.Errorf("uniform: a drive holding %g of the overflow gets %g of the faults, want the byte share", wd, got)
+		}
+	}
+	if got, want := driveShare(Shape{Exponent: 0.7}, 0.4, 0.6), math.Pow(0.4, 0.7); math.Abs(got-want) > 1e-12 {
+		t.Errorf("sweep-like: drive share %g, want 0.4^0.7 = %g", got, want)
 	}
 }

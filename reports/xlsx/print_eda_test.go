@@ -112,7 +112,7 @@ func TestPrintScaleReadable(t *testing.T) {
 
 // TestEDAWorkbookPrints prints examples/eda.yaml's workbook with
 // LibreOffice and reads the pages back as a person holding them would:
-// at most 15 pages, each sheet on the pages it needs, every word at 8
+// fewer than 15 pages, each sheet on the pages it needs, every word at 8
 // pt or more, Rank and Configuration on every Configurations page, each
 // chart whole on its page, no word of a header or a wrapped text broken
 // across lines, and each
@@ -126,11 +126,11 @@ func TestEDAWorkbookPrints(t *testing.T) {
 		counts[pg.sheet]++
 	}
 	t.Logf("%d pages: %v", len(p.pages), counts)
-	if len(p.pages) > 15 {
-		t.Errorf("eda.yaml's workbook prints on %d pages, want at most 15", len(p.pages))
+	if len(p.pages) >= 15 {
+		t.Errorf("eda.yaml's workbook prints on %d pages, want fewer than 15", len(p.pages))
 	}
 	most := map[string]int{sheetSummary: 2, sheetConfigs: 3, sheetBOM: 1, sheetSensitivity: 1, sheetDIMMs: 1,
-		sheetDrives: 1, sheetPlatforms: 1, sheetSlowdown: 3, sheetCharts: 2}
+		sheetDrives: 1, sheetPlatforms: 1, sheetSlowdown: 2, sheetCharts: 2}
 	for _, sh := range Sheets() {
 		if counts[sh] < 1 || counts[sh] > most[sh] {
 			t.Errorf("%s prints on %d pages, want 1 to %d", sh, counts[sh], most[sh])

@@ -66,15 +66,22 @@ func curveClass(c reports.Configuration) string {
 }
 
 func (b *book) points() []point {
-	// Points that print alike (fit ratio to 0.01%, slowdowns to 0.001)
-	// with the same provenance and basis are one row: they differ in the
-	// fourth digit of a range, which no reader can act on.
+	// Points that print alike (fit ratio to 0.01%, slowdown to 0.001, the
+	// range's ends to three significant digits) with the same provenance
+	// and basis are one row: they differ in the fourth digit of a range,
+	// which no reader can act on.
 	type key struct {
 		class, provenance, basis string
 		fit, s, low, high        float64
 		extrapolated             bool
 	}
 	round := func(v float64, unit float64) float64 { return math.Round(v/unit) * unit }
+	sig3 := func(v float64) float64 {
+		if v <= 0 {
+			return v
+		}
+		return round(v, math.Pow(10, math.Floor(math.Log10(v))-2))
+	}
 	index := map[key]int{}
 	var ps []point
 	for _, c := range b.rows {
@@ -88,7 +95,7 @@ func (b *book) points() []point {
 				continue // in RAM: no point on any curve
 			}
 			k := key{class, j.Provenance, j.Basis, round(j.FitRatio, 1e-4), round(j.Slowdown, 1e-3),
-				round(j.SlowdownLow, 1e-3), round(j.SlowdownHigh, 1e-3), j.Extrapolated}
+				sig3(j.SlowdownLow), sig3(j.SlowdownHigh), j.Extrapolated}
 			i, ok := index[k]
 			if !ok {
 				i = len(ps)

@@ -243,6 +243,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
 	}
+	if err := w.CheckAccess(in.Factors, in.JobFactors); err != nil {
+		return nil, err
+	}
 	cur, err := reportCurrency(w, in.Prices, in.Flags)
 	if err != nil {
 		return nil, err

@@ -1175,6 +1175,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Provenance:   worse(pe.Provenance, de.Provenance),
 				Basis:        e.zswapBasis(wd, dc, pe, de),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
+				Above:        max(pe.Above, de.Above),
 				FaultTime:    de.FaultTime,
 				Inferred:     pe.Inferred || de.Inferred,
 				ShapeUnknown: pe.ShapeUnknown || de.ShapeUnknown,

@@ -326,6 +326,10 @@ type Job struct {
 	// own, keeps less of its memory in RAM at under 5% slowdown than
 	// production deployments report (model.JobResult.BeyondPublished).
 	BeyondPublished bool `json:"beyond_published" yaml:"beyond_published"`
+	// AboveMeasuredFit is the highest fit ratio the curve behind the
+	// slowdown stands on, when FitRatio lies above it (0: it does not):
+	// the shape family carried the figure there (model.Estimate.Above).
+	AboveMeasuredFit float64 `json:"above_measured_fit" yaml:"above_measured_fit"`
 }
 
 // Rejection counts configurations dropped before evaluation, by reason.
@@ -677,7 +681,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis.String(), Extrapolated: j.Estimate.Extrapolated,
 			Shape: j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
-			MeetsDeadline: j.Meets, AtRisk: j.AtRisk, BeyondPublished: j.BeyondPublished,
+			MeetsDeadline: j.Meets, AtRisk: j.AtRisk, BeyondPublished: j.BeyondPublished, AboveMeasuredFit: j.Estimate.Above,
 			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),
 			WearDirtyShare: r4(j.WearDirty), WearDirtyShareFrom: j.WearDirtyFrom,
 		})

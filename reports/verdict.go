@@ -485,7 +485,11 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	if cmd == "" && j.Provenance != model.Measured {
 		cmd = profile
 	}
-	sure += fmt.Sprintf("; %s's slowdown %.2f (range %.2f-%.2f)", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh)
+	sure += fmt.Sprintf("; %s's slowdown %.2f (range %.2f-%.2f", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh)
+	if j.AboveMeasuredFit > 0 {
+		sure += fmt.Sprintf(", at fit %.2f, above the highest measured, %.2f", j.FitRatio, j.AboveMeasuredFit)
+	}
+	sure += ")"
 	if n := len(swapping) - 1; n > 0 {
 		sure += fmt.Sprintf(" (and %s swapping)", plural(n, "other job class", "other job classes"))
 	}

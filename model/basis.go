@@ -37,9 +37,6 @@ type Basis struct {
 	PagesCounted  bool   // the curve counts pages per fit ratio (when carried or derived)
 	Jobs, Cores   int    // Jobs > 0: that many jobs share Cores cores
 	Shapes        string // access pattern not given: the band spans these shapes
-	// Above: the figure is for a fit above the highest the curve stands
-	// on, this one (Estimate.Above).
-	Above float64
 
 	// BasisZswap: Pool and Drive are the two parts' bases, DriveShare the
 	// share of the overflow on the drives, DriveFaults the share of the
@@ -88,9 +85,6 @@ func (b Basis) String() string {
 	}
 	if b.Shapes != "" {
 		s += "; access pattern not given: the band spans the " + b.Shapes + " shapes"
-	}
-	if b.Above > 0 {
-		s += fmt.Sprintf("; above the highest fit ratio measured (%.2f): carried there by the shape", b.Above)
 	}
 	return s
 }

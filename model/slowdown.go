@@ -622,14 +622,13 @@ func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
 	return est
 }
 
-// markAbove sets Above (and the basis's) when fit f lies above the highest
+// markAbove sets Above when fit f lies above the highest
 // of pts (sorted by fit descending) and below 1. Within half a hundredth
 // it is the point's own fit as a person reads it (the Intel jobs' 0.5217
 // against their study's 0.52).
 func (est *Estimate) markAbove(pts []pointModel, f float64) {
 	if len(pts) > 0 && f > pts[0].fit+0.005 && f < 1 {
 		est.Above = pts[0].fit
-		est.Basis.Above = pts[0].fit
 	}
 }
 

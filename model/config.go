@@ -52,13 +52,18 @@ type JobResult struct {
 	RuntimeHigh   units.Duration // at the upper end of the band
 	Deadline      units.Duration
 	Meets         bool
-	AtRisk        bool // meets on the estimate, not on its upper bound
+	AtRisk        bool // meets on the estimate, not on its upper bound, or BeyondPublished
 	JobsPerServer float64
 	SwapWrites    units.Bytes
 	// WearDirty is the dirty share SwapWrites is priced at, and
 	// WearDirtyFrom where it comes from (WearDirty's doc).
 	WearDirty     float64
 	WearDirtyFrom string
+	// BeyondPublished: the job has no curve of its own (no profile) and
+	// keeps less than 1-PublishedOffload of its memory in plain RAM at a
+	// slowdown below BeyondPublishedSlowdown, more than production
+	// deployments report offloading; at risk until the job is measured.
+	BeyondPublished bool
 }
 
 // Wear is the swap drives' write load against their rated endurance.

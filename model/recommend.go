@@ -243,6 +243,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if w == nil || in.Prices == nil || in.Factors == nil {
 		return nil, errors.New("model: workload, prices and factors are all required")
 	}
+	if err := w.CheckAccess(in.Factors, in.JobFactors); err != nil {
+		return nil, err
+	}
 	cur, err := reportCurrency(w, in.Prices, in.Flags)
 	if err != nil {
 		return nil, err
@@ -1021,6 +1024,20 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	e.evaluated++
 }
 
+// PublishedOffload is about the largest share of memory production
+// deployments report moving out of plain RAM (compressed or to flash) at a
+// small cost: Meta's TMO 20-32% of memory per server (Weiner et al., "TMO:
+// Transparent Memory Offloading in Datacenters", ASPLOS 2022), Google's
+// zswap-based far memory about 20% of the data on average (Lagar-Cavilla
+// et al., "Software-Defined Far Memory in Warehouse-Scale Computers",
+// ASPLOS 2019). A prediction that a job without a curve of its own gives
+// up more than a third of its memory at under BeyondPublishedSlowdown lies
+// outside all of them (JobResult.BeyondPublished).
+const (
+	PublishedOffload        = 1.0 / 3
+	BeyondPublishedSlowdown = 1.05
+)
+
 // job evaluates one job class. It returns the job's result, the bytes one
 // job writes to flash, or a reason the configuration cannot run it.
 func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, float64, Reject) {
@@ -1164,6 +1181,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				Provenance:   worse(pe.Provenance, de.Provenance),
 				Basis:        e.zswapBasis(wd, dc, pe, de),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
+				Above:        max(pe.Above, de.Above),
 				FaultTime:    de.FaultTime,
 				Inferred:     pe.Inferred || de.Inferred,
 				ShapeUnknown: pe.ShapeUnknown || de.ShapeUnknown,
@@ -1185,7 +1203,11 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	jr.Meets = jr.Runtime <= j.Deadline
 	// A deadline met only on the central estimate, or only by extrapolating
 	// beyond the measured fit ratios, is not one to sign a purchase on.
-	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated)
+	// Nearly free offload of more than production deployments report,
+	// predicted for a job nobody measured, is not one to sign either.
+	jr.BeyondPublished = jr.Fit < 1-PublishedOffload && jr.Estimate.Slowdown < BeyondPublishedSlowdown &&
+		j.Profile == "" && e.in.JobFactors[j.Name] == nil
+	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated || jr.BeyondPublished)
 	if jr.Meets {
 		waves := math.Floor(float64(j.Window) / rt)
 		if rt > float64(day) && j.Window.D() >= day {
@@ -1567,7 +1589,7 @@ func shapeNote(res *Result, w *Workload) string {
 		}
 		unknown := false
 		for _, j := range c.Jobs {
-			unknown = unknown || (j.AtRisk && j.Estimate.ShapeUnknown)
+			unknown = unknown || (j.AtRisk && (j.Estimate.ShapeUnknown || j.BeyondPublished))
 		}
 		if unknown && (best == nil || rankCost(c, w) < rankCost(best, w)) {
 			best = c
@@ -1576,8 +1598,27 @@ func shapeNote(res *Result, w *Workload) string {
 	if best == nil {
 		return ""
 	}
+	if j := beyondPublished(best); j != nil {
+		return fmt.Sprintf("%s, at %s per server, meets every deadline on its central figures, but moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f: more than production deployments report (%s), so it is at risk until the job is measured: `memplan profile -- YOUR JOB` would settle it.",
+			best.Label, moneyOf(best.Cost.PerServer, res.Currency), (1-j.Fit)*100, j.Name, j.Estimate.Slowdown, PublishedOffloadResults)
+	}
 	return fmt.Sprintf("%s, at %s per server, meets every deadline if the jobs use memory the way the jobs behind the published curves do, but not at the top of the band over every access pattern, and no job states its pattern: `memplan profile -- YOUR JOB` (or `access:` for each job class) would settle it.",
 		best.Label, moneyOf(best.Cost.PerServer, res.Currency))
+}
+
+// PublishedOffloadResults names the production results PublishedOffload
+// rests on, as the verdicts cite them.
+const PublishedOffloadResults = "Meta's TMO 20-32% of memory, Google's far memory about 20%"
+
+// beyondPublished is the first job of c that is at risk because it
+// offloads beyond the published results (JobResult.BeyondPublished).
+func beyondPublished(c *Config) *JobResult {
+	for i, j := range c.Jobs {
+		if j.AtRisk && j.BeyondPublished {
+			return &c.Jobs[i]
+		}
+	}
+	return nil
 }
 
 // tier is the configuration's ranking tier (rank.go).
@@ -1678,6 +1719,9 @@ func verdict(res *Result) string {
 		s += " Caution: no configuration meets the deadlines with certainty;"
 		if r.Extrapolated {
 			s += " this one's slowdown is extrapolated beyond the measured fit ratios (measure it with `memplan probe`)."
+		} else if j := beyondPublished(r); j != nil && j.RuntimeHigh <= j.Deadline {
+			s += fmt.Sprintf(" this one moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f, more than production deployments report (%s); measure the job with `memplan profile -- YOUR JOB`.",
+				(1-j.Fit)*100, j.Name, j.Estimate.Slowdown, PublishedOffloadResults)
 		} else {
 			s += " at the upper end of the slowdown's uncertainty band a job would miss its deadline."
 		}

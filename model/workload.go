@@ -286,9 +286,6 @@ func (w *Workload) validate() error {
 				return d.Errorf(p+".memory_speed.sensitivity", shareHint, "got %g, expected a share between 0 and 1 such as 30%%", float64(ms.Sensitivity))
 			}
 		}
-		if j.Access != "" && !knownShape(j.Access) {
-			return d.Errorf(p+".access", "leave it out when not known: predictions then span every shape", "got %q, expected one of %s", j.Access, strings.Join(ShapeNames(), ", "))
-		}
 		if j.DirtyShare < 0 || j.DirtyShare > 1 {
 			return d.Errorf(p+".dirty_share", "", "got %g, expected a share between 0 and 1", float64(j.DirtyShare))
 		}
@@ -339,20 +336,29 @@ func (w *Workload) Written(path string) string { return w.doc.Value(path) }
 // HorizonYears is the planning horizon in years.
 func (w *Workload) HorizonYears() float64 { return w.Horizon.Hours() / (365 * 24) }
 
-// ShapeNames lists the embedded curve-shape families.
-func ShapeNames() []string {
-	var out []string
-	for _, s := range DefaultFactors().Shapes {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
-func knownShape(name string) bool {
-	for _, s := range ShapeNames() {
-		if s == name {
-			return true
+// CheckAccess refuses a job's access: that names no shape family of the
+// factors the job is predicted with: fs, or its own profile's (jobs, by
+// job class). A factor file may define shapes of its own, so the names
+// are known only once the factor files are, not when the workload is
+// read; a name none defines would otherwise span every shape unnoticed.
+func (w *Workload) CheckAccess(fs *Factors, jobs map[string]*Factors) error {
+	for i, j := range w.Jobs {
+		if j.Access == "" {
+			continue
 		}
+		f := fs
+		if jf := jobs[j.Name]; jf != nil {
+			f = jf
+		}
+		if _, ok := f.shape(j.Access); ok {
+			continue
+		}
+		var names []string
+		for _, s := range f.ShapeList() {
+			names = append(names, s.Name)
+		}
+		return w.ErrorAt(fmt.Sprintf("jobs[%d].access", i), "leave it out when not known: predictions then span every shape; a shape of your own goes under shapes: in a factor file given with --factors",
+			"got %q, expected one of %s", j.Access, strings.Join(names, ", "))
 	}
-	return false
+	return nil
 }

@@ -301,12 +301,22 @@ func wearDirtyText(j Job) string {
 	return fmt.Sprintf("swap writes priced at a dirty share of %s, %s", strconv.FormatFloat(j.WearDirtyShare, 'g', 3, 64), j.WearDirtyShareFrom)
 }
 
-// withWearDirty is basisText with wearDirtyText after it.
+// withWearDirty is basisText with aboveText and wearDirtyText after it.
 func withWearDirty(j Job) string {
-	if w := wearDirtyText(j); w != "" {
-		return basisText(j) + "; " + w
+	s := basisText(j)
+	if j.AboveMeasuredFit > 0 {
+		s += "; " + aboveText(j)
 	}
-	return basisText(j)
+	if w := wearDirtyText(j); w != "" {
+		return s + "; " + w
+	}
+	return s
+}
+
+// aboveText says that a job's fit lies above the highest its curve was
+// measured at (Job.AboveMeasuredFit), where the shape carried the figure.
+func aboveText(j Job) string {
+	return fmt.Sprintf("above the highest fit measured (%.2f), carried there by the shape", j.AboveMeasuredFit)
 }
 
 // rejectionNote is a reject reason's specific case, introduced by the

@@ -322,6 +322,14 @@ type Job struct {
 	// job that writes nothing to a drive.
 	WearDirtyShare     float64 `json:"wear_dirty_share" yaml:"wear_dirty_share"`
 	WearDirtyShareFrom string  `json:"wear_dirty_share_from" yaml:"wear_dirty_share_from"`
+	// BeyondPublished: at risk because the job, without a curve of its
+	// own, keeps less of its memory in RAM at under 5% slowdown than
+	// production deployments report (model.JobResult.BeyondPublished).
+	BeyondPublished bool `json:"beyond_published" yaml:"beyond_published"`
+	// AboveMeasuredFit is the highest fit ratio the curve behind the
+	// slowdown stands on, when FitRatio lies above it (0: it does not):
+	// the shape family carried the figure there (model.Estimate.Above).
+	AboveMeasuredFit float64 `json:"above_measured_fit" yaml:"above_measured_fit"`
 }
 
 // Rejection counts configurations dropped before evaluation, by reason.
@@ -611,7 +619,7 @@ func cheaperIfMeasured(res *model.Result) *model.Config {
 		}
 		unknown := false
 		for _, j := range c.Jobs {
-			unknown = unknown || (j.AtRisk && j.Estimate.ShapeUnknown)
+			unknown = unknown || (j.AtRisk && (j.Estimate.ShapeUnknown || j.BeyondPublished))
 		}
 		if unknown && (best == nil || cost(c) < cost(best)) {
 			best = c
@@ -673,7 +681,7 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis.String(), Extrapolated: j.Estimate.Extrapolated,
 			Shape: j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
-			MeetsDeadline: j.Meets, AtRisk: j.AtRisk,
+			MeetsDeadline: j.Meets, AtRisk: j.AtRisk, BeyondPublished: j.BeyondPublished, AboveMeasuredFit: j.Estimate.Above,
 			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),
 			WearDirtyShare: r4(j.WearDirty), WearDirtyShareFrom: j.WearDirtyFrom,
 		})

@@ -357,6 +357,12 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 	}
 	para(priced, "")
 	legend := "Legend: * recommended, B all-DRAM baseline, ~ at risk (misses at the high end of its slowdown range), ^ extrapolated, MISS misses a deadline."
+	for i := range rs {
+		if beyondPublished(&rs[i]) != nil {
+			legend = strings.Replace(legend, "slowdown range)", "slowdown range, or swaps more than a third of a job's memory at under 5% slowdown with no curve of the job: beyond published production results)", 1)
+			break
+		}
+	}
 	for _, c := range rs {
 		if slowedSpeed(c) != "" {
 			legend += fmt.Sprintf(" %s: the platform runs the DIMMs at %d MT/s, below their rating (more DIMMs per channel).", slowedSpeed(c), c.MemorySpeedMTs)

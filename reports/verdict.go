@@ -62,8 +62,13 @@ func briefLines(out Output) []briefLine {
 		if strings.Contains(cmd, "memplan profile") {
 			settle = "the same command settles it"
 		}
-		add("Maybe cheaper", fmt.Sprintf("#%d, %s, %s per server, if the jobs use memory like those behind the published curves; %s.",
-			c.Rank, c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), settle))
+		if j := beyondPublished(c); j != nil {
+			add("Maybe cheaper", fmt.Sprintf("#%d, %s, %s per server, moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f: more than production deployments report (%s), so at risk until measured; %s.",
+				c.Rank, c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), (1-j.FitRatio)*100, j.Name, j.Slowdown, model.PublishedOffloadResults, settle))
+		} else {
+			add("Maybe cheaper", fmt.Sprintf("#%d, %s, %s per server, if the jobs use memory like those behind the published curves; %s.",
+				c.Rank, c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), settle))
+		}
 	}
 	return ls
 }
@@ -393,14 +398,30 @@ func riskText(c *Configuration) string {
 	if c.AtRisk {
 		worst := ""
 		for _, j := range tightest(c.Jobs) {
-			if j.AtRisk {
+			if j.AtRisk && j.RuntimeHighHours > j.DeadlineHours {
 				worst = fmt.Sprintf(" (%s: up to %s of %s)", j.Name, duration(j.RuntimeHighHours), duration(j.DeadlineHours))
 				break
 			}
 		}
-		s = append(s, "no configuration meets every deadline with certainty; at the high end of the slowdown range a job would miss"+worst)
+		if j := beyondPublished(c); j != nil && worst == "" {
+			s = append(s, fmt.Sprintf("no configuration meets every deadline with certainty; this one moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f, more than production deployments report (%s), and is at risk until the job is measured",
+				(1-j.FitRatio)*100, j.Name, j.Slowdown, model.PublishedOffloadResults))
+		} else {
+			s = append(s, "no configuration meets every deadline with certainty; at the high end of the slowdown range a job would miss"+worst)
+		}
 	}
 	return strings.Join(s, "; ") + "."
+}
+
+// beyondPublished is the first job of c at risk because it offloads more
+// than the published production results (model.JobResult.BeyondPublished).
+func beyondPublished(c *Configuration) *Job {
+	for i, j := range c.Jobs {
+		if j.AtRisk && j.BeyondPublished {
+			return &c.Jobs[i]
+		}
+	}
+	return nil
 }
 
 // asideRE is an innermost parenthesised aside.
@@ -464,7 +485,11 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	if cmd == "" && j.Provenance != model.Measured {
 		cmd = profile
 	}
-	sure += fmt.Sprintf("; %s's slowdown %.2f (range %.2f-%.2f)", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh)
+	sure += fmt.Sprintf("; %s's slowdown %.2f (range %.2f-%.2f", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh)
+	if j.AboveMeasuredFit > 0 {
+		sure += fmt.Sprintf(", at fit %.2f, above the highest measured, %.2f", j.FitRatio, j.AboveMeasuredFit)
+	}
+	sure += ")"
 	if n := len(swapping) - 1; n > 0 {
 		sure += fmt.Sprintf(" (and %s swapping)", plural(n, "other job class", "other job classes"))
 	}

@@ -206,3 +206,20 @@ func TestVerdictSaysWearAndRisk(t *testing.T) {
 		}
 	}
 }
+
+// TestRiskTextSaysBeyondPublished: a recommendation at risk only because
+// it moves more memory out of RAM than production deployments report says
+// that, not that a job would miss at the top of its band.
+func TestRiskTextSaysBeyondPublished(t *testing.T) {
+	c := &Configuration{AtRisk: true, Jobs: []Job{{Name: "sim", FitRatio: 0.6, Slowdown: 1.02, AtRisk: true, BeyondPublished: true,
+		RuntimeHours: 5.1, RuntimeHighHours: 6, DeadlineHours: 8}}}
+	got := riskText(c)
+	for _, want := range []string{"moves 40% of sim's memory out of RAM at a slowdown of 1.02", "Meta's TMO 20-32%", "at risk until the job is measured"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("riskText = %q, want it to say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "would miss") {
+		t.Errorf("riskText = %q says a job would miss, but its high end is within the deadline", got)
+	}
+}

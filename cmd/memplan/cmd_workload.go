@@ -14,16 +14,25 @@ import (
 func newWorkloadCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{Use: "workload", Short: "Check workload descriptions, or write one from accounting records"}
 	c.AddCommand(newWorkloadImportCommand(d))
-	c.AddCommand(&cobra.Command{
+	var factors []string
+	v := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check workload files and summarise what memplan understood",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			files := []*model.FactorFile{model.DefaultFactors()}
+			for _, p := range factors {
+				f, err := model.LoadFactors(p)
+				if err != nil {
+					return err
+				}
+				files = append(files, f)
+			}
 			var failed []error
 			for _, f := range args {
 				w, err := model.LoadWorkload(f)
 				if err == nil {
-					err = checkWorkloadRefs(w)
+					err = checkWorkloadRefs(w, files)
 				}
 				if err != nil {
 					failed = append(failed, err)
@@ -33,14 +42,18 @@ func newWorkloadCommand(d *deps) *cobra.Command {
 			}
 			return joinErrors(failed)
 		},
-	})
+	}
+	v.Flags().StringArrayVar(&factors, "factors", nil, "slowdown factor file whose shapes a job's access: may name; repeatable (as recommend)")
+	c.AddCommand(v)
 	return c
 }
 
-// checkWorkloadRefs checks the profile files a workload names, so
-// `validate` catches what `recommend` would. Catalog names need not be
-// embedded: they may name a --prices catalog (describeWorkload says so).
-func checkWorkloadRefs(w *model.Workload) error {
+// checkWorkloadRefs checks the profile files a workload names and each
+// job's access: against the shapes of the factor files (the defaults, then
+// --factors) and the job's profile, so `validate` catches what `recommend`
+// would. Catalog names need not be embedded: they may name a --prices
+// catalog (describeWorkload says so).
+func checkWorkloadRefs(w *model.Workload, files []*model.FactorFile) error {
 	for i, j := range w.Jobs {
 		if j.Profile == "" {
 			continue
@@ -52,7 +65,15 @@ func checkWorkloadRefs(w *model.Workload) error {
 			return err
 		}
 	}
-	return nil
+	fs, err := model.MergeFactors(files...)
+	if err != nil {
+		return err
+	}
+	jobs, err := model.LoadJobProfiles(w, files)
+	if err != nil {
+		return err
+	}
+	return w.CheckAccess(fs, jobs)
 }
 
 func describeWorkload(w *model.Workload) string {

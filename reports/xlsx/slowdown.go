@@ -47,6 +47,7 @@ type point struct {
 	fit, s, low, high float64
 	provenance, basis string
 	extrapolated      bool
+	above             float64 // the highest fit measured, when fit lies above it
 	configs           int
 }
 
@@ -101,7 +102,7 @@ func (b *book) points() []point {
 				i = len(ps)
 				index[k] = i
 				ps = append(ps, point{class: class, fit: j.FitRatio, s: j.Slowdown, low: j.SlowdownLow, high: j.SlowdownHigh,
-					provenance: j.Provenance, basis: j.Basis, extrapolated: j.Extrapolated})
+					provenance: j.Provenance, basis: j.Basis, extrapolated: j.Extrapolated, above: j.AboveMeasuredFit})
 			}
 			if !seen[i] {
 				ps[i].configs++
@@ -181,6 +182,8 @@ func (b *book) slowdown() error {
 		yes := "no"
 		if p.extrapolated {
 			yes = "yes"
+		} else if p.above > 0 {
+			yes = fmt.Sprintf("above %.2f", p.above)
 		}
 		for c, v := range map[int]excelize.Cell{
 			pClass: {Value: p.class, StyleID: st.text}, pFit: {Value: p.fit, StyleID: st.pct},

@@ -639,17 +639,22 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 // evaluator searches part of the configuration space; each goroutine has its
 // own, so nothing in it is shared or locked.
 type evaluator struct {
-	configs   []*Config
-	preps     map[prepKey]prepared
-	ests      map[estKey]Estimate
-	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
-	notes     map[Reject]rejectNote
-	evaluated int
-	in        Input
-	w         *Workload
-	res       *Result
-	h         *hooks
-	elec      money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
+	configs []*Config
+	preps   map[prepKey]prepared
+	// Reused and block storage for addDrive (see keepJobs).
+	jobBuf      []JobResult
+	jobBlock    []JobResult
+	configBlock []Config
+	wearBlock   []Wear
+	ests        map[estKey]Estimate
+	rejected    map[Reject]int // reason -> count, merged into Result.Rejected
+	notes       map[Reject]rejectNote
+	evaluated   int
+	in          Input
+	w           *Workload
+	res         *Result
+	h           *hooks
+	elec        money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
 }
 
 type prepKey struct {
@@ -934,15 +939,18 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		flash = make([]float64, 0, len(e.w.Jobs))
 	}
 	flash = flash[:len(e.w.Jobs)]
-	c.Jobs = make([]JobResult, 0, len(e.w.Jobs))
+	// The job results are gathered in a buffer the evaluator reuses: most
+	// candidates are refused on some job, and only a kept one needs its own.
+	jobs := e.jobBuf[:0]
 	for i, j := range e.w.Jobs {
 		jr, flashWrites, reason := e.job(c, s, j, dev)
 		if reason.Code != 0 {
+			e.jobBuf = jobs
 			e.rejected[reason]++
 			return
 		}
 		flash[i] = flashWrites
-		c.Jobs = append(c.Jobs, jr)
+		jobs = append(jobs, jr)
 		c.Meets = c.Meets && jr.Meets
 		c.AtRisk = c.AtRisk || jr.AtRisk
 		c.Extrapolated = c.Extrapolated || jr.Estimate.Extrapolated
@@ -956,6 +964,8 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 			}
 		}
 	}
+	e.jobBuf = jobs
+	c.Jobs = e.keepJobs(jobs)
 	serverDays, groups := packFleet(need, windows) // fleet.go
 	switch {
 	case e.w.Demand.Servers > 0:
@@ -995,7 +1005,8 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		endurance := d.Endurance()
 		// A mirror writes every page to both copies.
 		perDrive := writesPerDay / float64(s.stripes()) * 365 * e.w.HorizonYears()
-		wr := &Wear{WritesPerDay: units.Bytes(writesPerDay), HorizonWrites: units.Bytes(perDrive), Endurance: endurance}
+		wr := e.newWear()
+		*wr = Wear{WritesPerDay: units.Bytes(writesPerDay), HorizonWrites: units.Bytes(perDrive), Endurance: endurance}
 		if endurance > 0 {
 			wr.LifeUsed = perDrive / float64(endurance)
 			if wr.LifeUsed > 1 {
@@ -1018,9 +1029,14 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		c.Notes = append(c.Notes, "slowdown extrapolated below the lowest measured fit ratio")
 	}
 	// Kept by pointer: a Config is large, and sorting or growing a slice of
-	// values would copy each one many times over.
-	kept := c
-	e.configs = append(e.configs, &kept)
+	// values would copy each one many times over. The pointers are into
+	// blocks of configurations, one allocation per block rather than per
+	// configuration.
+	if len(e.configBlock) == cap(e.configBlock) {
+		e.configBlock = make([]Config, 0, blockLen)
+	}
+	e.configBlock = append(e.configBlock, c)
+	e.configs = append(e.configs, &e.configBlock[len(e.configBlock)-1])
 	e.evaluated++
 }
 
@@ -1037,6 +1053,32 @@ const (
 	PublishedOffload        = 1.0 / 3
 	BeyondPublishedSlowdown = 1.05
 )
+
+// blockLen is how many configurations (job results, wear figures) an
+// evaluator allocates at once.
+const blockLen = 256
+
+// keepJobs copies a kept configuration's job results out of the reused
+// buffer into a block shared with the next configurations. The slice's
+// capacity is its length, so an append to it cannot reach a neighbour's.
+func (e *evaluator) keepJobs(jobs []JobResult) []JobResult {
+	n := len(jobs)
+	if cap(e.jobBlock)-len(e.jobBlock) < n {
+		e.jobBlock = make([]JobResult, 0, max(blockLen, n))
+	}
+	lo := len(e.jobBlock)
+	e.jobBlock = append(e.jobBlock, jobs...)
+	return e.jobBlock[lo : lo+n : lo+n]
+}
+
+// newWear is a zeroed Wear from the evaluator's current block.
+func (e *evaluator) newWear() *Wear {
+	if len(e.wearBlock) == cap(e.wearBlock) {
+		e.wearBlock = make([]Wear, 0, blockLen)
+	}
+	e.wearBlock = append(e.wearBlock, Wear{})
+	return &e.wearBlock[len(e.wearBlock)-1]
+}
 
 // job evaluates one job class. It returns the job's result, the bytes one
 // job writes to flash, or a reason the configuration cannot run it.
@@ -1268,7 +1310,10 @@ func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) Basis {
 	if e.h != nil && e.h.lean {
 		return Basis{}
 	}
-	return Basis{Kind: BasisZswap, Pool: &pe.Basis, Drive: &de.Basis, DriveShare: wd, DriveFaults: dc, Shape: de.Shape}
+	// Both parts in one allocation, and only their bases, not the whole
+	// estimates they sit in.
+	parts := &[2]Basis{pe.Basis, de.Basis}
+	return Basis{Kind: BasisZswap, Pool: &parts[0], Drive: &parts[1], DriveShare: wd, DriveFaults: dc, Shape: de.Shape}
 }
 
 // rejectNote is one refused configuration's own account of a reason.
@@ -1350,29 +1395,69 @@ func worse(a, b string) string {
 }
 
 func configID(c *Config) string {
-	id := c.Platform.SKU + "/" + strconv.Itoa(c.DIMMCount) + "x" + c.DIMM.SKU
+	// Appended into one buffer: a string per configuration, not one per
+	// piece.
+	var buf [128]byte
+	b := append(buf[:0], c.Platform.SKU...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(c.DIMMCount), 10)
+	b = append(b, 'x')
+	b = append(b, c.DIMM.SKU...)
 	switch c.Swap.Kind {
 	case SwapNone:
-		return id + "/noswap"
+		b = append(b, "/noswap"...)
 	case SwapZram:
-		return id + "/zram-" + c.Swap.Algorithm + "-" + strconv.FormatFloat(c.Swap.ZramShare*100, 'f', 0, 64) + "pct"
+		b = append(b, "/zram-"...)
+		b = append(b, c.Swap.Algorithm...)
+		b = append(b, '-')
+		b = strconv.AppendFloat(b, c.Swap.ZramShare*100, 'f', 0, 64)
+		b = append(b, "pct"...)
 	case SwapZswap:
-		return id + "/zswap-" + c.Swap.Algorithm + "+" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU + mirrorID(c.Swap)
+		b = append(b, "/zswap-"...)
+		b = append(b, c.Swap.Algorithm...)
+		b = append(b, '+')
+		b = appendDrivesID(b, c.Swap)
+	default:
+		b = append(b, '/')
+		b = appendDrivesID(b, c.Swap)
 	}
-	return id + "/" + strconv.Itoa(c.Swap.Drives) + "x" + c.Swap.Drive.SKU + mirrorID(c.Swap)
+	return string(b)
+}
+
+// appendDrivesID appends the swap drives' part of an ID: count, SKU and
+// "-mirror" when mirrored.
+func appendDrivesID(b []byte, s Swap) []byte {
+	b = strconv.AppendInt(b, int64(s.Drives), 10)
+	b = append(b, 'x')
+	b = append(b, s.Drive.SKU...)
+	return append(b, mirrorID(s)...)
 }
 
 func configLabel(c *Config) string {
-	mem := c.Installed.String() + " (" + strconv.Itoa(c.DIMMCount) + " x " + c.DIMM.Capacity.String() + ")"
+	var buf [160]byte
+	b := c.Installed.AppendString(buf[:0])
+	b = append(b, " ("...)
+	b = strconv.AppendInt(b, int64(c.DIMMCount), 10)
+	b = append(b, " x "...)
+	b = c.DIMM.Capacity.AppendString(b)
+	b = append(b, ')')
 	switch c.Swap.Kind {
 	case SwapNone:
-		return mem + ", no swap"
+		b = append(b, ", no swap"...)
 	case SwapZram:
-		return mem + " + zram " + strconv.FormatFloat(c.Swap.ZramShare*100, 'f', 0, 64) + "% (" + c.Swap.Algorithm + ")"
+		b = append(b, " + zram "...)
+		b = strconv.AppendFloat(b, c.Swap.ZramShare*100, 'f', 0, 64)
+		b = append(b, "% ("...)
+		b = append(b, c.Swap.Algorithm...)
+		b = append(b, ')')
 	case SwapZswap:
-		return mem + " + zswap + " + driveLabel(c.Swap)
+		b = append(b, " + zswap + "...)
+		b = appendDriveLabel(b, c.Swap)
+	default:
+		b = append(b, " + "...)
+		b = appendDriveLabel(b, c.Swap)
 	}
-	return mem + " + " + driveLabel(c.Swap)
+	return string(b)
 }
 
 func mirrorID(s Swap) string {
@@ -1382,11 +1467,17 @@ func mirrorID(s Swap) string {
 	return ""
 }
 
-func driveLabel(s Swap) string {
+// appendDriveLabel appends the swap drives as a label names them: the
+// model, or "N x model RAID".
+func appendDriveLabel(b []byte, s Swap) []byte {
 	if s.Drives == 1 {
-		return s.Drive.Model
+		return append(b, s.Drive.Model...)
 	}
-	return fmt.Sprintf("%d x %s %s", s.Drives, s.Drive.Model, s.RAID())
+	b = strconv.AppendInt(b, int64(s.Drives), 10)
+	b = append(b, " x "...)
+	b = append(b, s.Drive.Model...)
+	b = append(b, ' ')
+	return append(b, s.RAID()...)
 }
 
 // RAID names how the swap drives are combined: RAID 0 (striped), RAID 1

@@ -1,6 +1,7 @@
 package units
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/big"
@@ -127,23 +128,46 @@ func (b Bytes) GiBf() float64 { return float64(b) / float64(GiB) }
 
 // String renders the size with a binary suffix, trimmed of needless zeros.
 func (b Bytes) String() string {
+	var buf [24]byte
+	return string(b.AppendString(buf[:0]))
+}
+
+// AppendString appends String's text to dst: a caller building a longer
+// label allocates once for the whole of it.
+func (b Bytes) AppendString(dst []byte) []byte {
 	abs := b
 	if abs < 0 {
 		abs = -abs
 	}
 	switch {
 	case abs >= 1024*TiB:
-		return trimFloat(float64(b)/float64(1024*TiB), 2) + "PiB"
+		return append(appendTrimmed(dst, float64(b)/float64(1024*TiB), 2), "PiB"...)
 	case abs >= TiB && (abs*100)%TiB == 0 || abs >= 10*TiB:
-		return trimFloat(float64(b)/float64(TiB), 2) + "TiB"
+		return append(appendTrimmed(dst, float64(b)/float64(TiB), 2), "TiB"...)
 	case abs >= GiB:
-		return trimFloat(float64(b)/float64(GiB), 1) + "GiB"
+		return append(appendTrimmed(dst, float64(b)/float64(GiB), 1), "GiB"...)
 	case abs >= MiB:
-		return trimFloat(float64(b)/float64(MiB), 1) + "MiB"
+		return append(appendTrimmed(dst, float64(b)/float64(MiB), 1), "MiB"...)
 	case abs >= KiB:
-		return trimFloat(float64(b)/float64(KiB), 1) + "KiB"
+		return append(appendTrimmed(dst, float64(b)/float64(KiB), 1), "KiB"...)
 	}
-	return strconv.FormatInt(int64(b), 10) + "B"
+	return append(strconv.AppendInt(dst, int64(b), 10), 'B')
+}
+
+// appendTrimmed is trimFloat appending to dst.
+func appendTrimmed(dst []byte, f float64, prec int) []byte {
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', prec, 64)
+	if bytes.IndexByte(dst[n:], '.') < 0 {
+		return dst
+	}
+	for dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	if dst[len(dst)-1] == '.' {
+		dst = dst[:len(dst)-1]
+	}
+	return dst
 }
 
 // DecimalString renders the size with a decimal suffix (drive capacities).

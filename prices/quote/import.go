@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -439,7 +438,7 @@ type pricedRow struct {
 	imported bool
 }
 
-var reSummary = regexp.MustCompile(`\b(sub ?total|total|totals|grand total|net total|order total|sum|tax|taxes|vat|gst|hst|pst|sales tax|estimated tax|shipping|freight|delivery|handling|s h|discount|rebate|rounding|insurance|surcharge|fee|fees|customs|duty|duties|environmental fee|eco fee)\b`)
+var reSummary = lazy(`\b(sub ?total|total|totals|grand total|net total|order total|sum|tax|taxes|vat|gst|hst|pst|sales tax|estimated tax|shipping|freight|delivery|handling|s h|discount|rebate|rounding|insurance|surcharge|fee|fees|customs|duty|duties|environmental fee|eco fee)\b`)
 
 func (im *importer) skip(r int, text, reason string) {
 	im.res.Skipped = append(im.res.Skipped, RowNote{Row: r, Text: text, Reason: reason})
@@ -1026,7 +1025,7 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-var reDateLabel = regexp.MustCompile(`^(?:(?:quote|quotation|offer|proposal|order|document|issue|issued|price list|pricing)\s+)?dated?\b`)
+var reDateLabel = lazy(`^(?:(?:quote|quotation|offer|proposal|order|document|issue|issued|price list|pricing)\s+)?dated?\b`)
 
 var dateLayouts = []string{"2006-01-02", "2006/01/02", "02.01.2006", "2.1.2006", "2 January 2006", "2 Jan 2006", "January 2, 2006", "Jan 2, 2006", "02-Jan-2006", "2-Jan-2006", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
 

@@ -97,7 +97,7 @@ func replaceWord(s, w string) string {
 	})
 }
 
-var numberChars = regexp.MustCompile(`^[0-9.,]*[0-9][0-9.,]*$`)
+var numberChars = lazy(`^[0-9.,]*[0-9][0-9.,]*$`)
 
 // cleanNumber strips what surrounds the digits of an amount: spaces of any
 // kind (thousands separators in 1 234,56), apostrophes (Swiss 1'234.56), a
@@ -250,7 +250,7 @@ func parseMoney(s string, style numberStyle) (amount float64, cur string, err er
 var errNotNumber = errors.New("not a number")
 
 // leadingNumber reads quantities such as "16", "16 pcs", "16,00" or "2 x".
-var leadingNumberRE = regexp.MustCompile(`^\s*([0-9][0-9.,' \x{00a0}]*)`)
+var leadingNumberRE = lazy(`^\s*([0-9][0-9.,' \x{00a0}]*)`)
 
 func parseQuantity(s string, style numberStyle) (float64, bool) {
 	m := leadingNumberRE.FindStringSubmatch(s)

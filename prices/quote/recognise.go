@@ -1,7 +1,6 @@
 package quote
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -74,52 +73,52 @@ func (r Recognised) missing(f string) bool {
 }
 
 var (
-	reGen        = regexp.MustCompile(`(?:\b|TRU)DDR([345])`) // Lenovo writes TruDDR5
-	rePC         = regexp.MustCompile(`\bPC([345])L?-(\d{4,5})`)
-	reDDRSpeed   = regexp.MustCompile(`\bDDR[345]L?[- ]?(\d{4})\b`)
-	reUnitSpeed  = regexp.MustCompile(`\b(\d{4})\s*(?:MT/S|MTS|MT|MHZ)\b`)
-	reBareSpeed  = regexp.MustCompile(`(?:^|[\s,(])(\d{4})(?:$|[\s,)])`)
-	reMRDIMM     = regexp.MustCompile(`\bMC?R-?DIMMS?\b|MULTIPLEXED[- ]RANK`)
-	reLRDIMM     = regexp.MustCompile(`\bLR-?DIMMS?\b|LOAD[- ]?REDUCED`)
-	reRDIMM      = regexp.MustCompile(`\bR-?DIMMS?\b|REGISTERED|\bREG\b`)
-	reUDIMM      = regexp.MustCompile(`\bU-?DIMMS?\b|UNBUFFERED`)
-	reSODIMM     = regexp.MustCompile(`\bSO-?DIMMS?\b|\bSODIMMS?\b`)
-	reDIMMWord   = regexp.MustCompile(`\bDIMMS?\b|\bMEMORY\b|\bRAM\b`)
-	reECC        = regexp.MustCompile(`\bECC\b`)
-	reKit        = regexp.MustCompile(`(?i)\b(\d{1,2})\s*[X×]\s*(\d+(?:\.\d+)?)\s*(GB|GIB|G)\b`)
-	reCapacity   = regexp.MustCompile(`(?i)(\d+(?:[.,]\d+)?)\s*(TB|TIB|GB|GIB|T|G)\b(\s*(?:B?PS|B?/S|SAS|SATA))?`)
-	reNVMe       = regexp.MustCompile(`NVME|\bPCIE|\bPCI-E|\bU\.[23]\b|\bE[13]\.[SL]\b|\bEDSFF\b`)
-	reSATA       = regexp.MustCompile(`\bSATA`)
-	reSAS        = regexp.MustCompile(`\bV?SAS\d?\b`)
-	reM2         = regexp.MustCompile(`\bM\.2\b`)
-	reHDD        = regexp.MustCompile(`\bHDDS?\b|\bSSHD\b|HARD (?:DISK|DRIVE)|\bRPM\b|\bNL-?SAS\b|NEAR-?LINE|\b(?:5\.4|5\.9|7\.2|10|15)K\b`)
-	reSSD        = regexp.MustCompile(`\bSSDS?\b|SOLID[- ]STATE|\bNAND\b|FLASH|\b[SMTQ]LC\b|\bDWPD\b|INTENSIVE|MIXED[- ]USE`)
-	reRPM        = regexp.MustCompile(`\b(\d{4,5})\s*RPM\b|\b(\d{1,2}(?:\.\d)?)\s*K(?:\s*RPM)?\b`)
-	reNAND       = regexp.MustCompile(`\b(SLC|MLC|TLC|QLC|EMLC|PSLC)\b|XL-?FLASH|Z-?NAND`)
-	reDWPD       = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*-?\s*DWPD\b|\bDWPD\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
-	reTBW        = regexp.MustCompile(`(\d+(?:[.,]\d+)?)\s*(TBW|PBW)\b|\b(TBW|PBW)\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
-	reWarranty   = regexp.MustCompile(`\b(\d{1,2})[- ]?(?:YR|YEAR)S?\s+(?:LIMITED\s+)?WARRANTY`)
-	reCPU        = regexp.MustCompile(`\bXEON\b|\bEPYC\b|\bOPTERON\b|PROCESSOR|\bCPUS?\b`)
-	reBoard      = regexp.MustCompile(`MOTHERBOARD|BASEBOARD|MAINBOARD`)
-	reChassis    = regexp.MustCompile(`CHASSIS|BAREBONE|\b[1-4]U\s+(?:RACK|SYSTEM|NODE)\b`)
-	reServerWord = regexp.MustCompile(`\bSERVERS?\b`)
-	reSockets    = regexp.MustCompile(`\b([1-8])\s*-?\s*(?:S|P|SOCKETS?|WAY)\b|\b([1-8])\s*X\s*(?:INTEL|AMD|XEON|EPYC|CPUS?|PROCESSORS?)\b|\b(SINGLE|DUAL|QUAD)[- ]?(?:SOCKET|CPU|PROCESSOR)`)
-	reBays       = regexp.MustCompile(`\b(\d{1,2})\s*(?:X\s*)?(?:(?:2\.5|3\.5)(?:"|IN(?:CH)?)?\s*)?(?:SFF|LFF|(?:(?:NVME|SAS|SATA|U\.[23]|E3\.S)\s+)?(?:DRIVE\s+)?BAYS?)\b`)
+	reGen        = lazy(`(?:\b|TRU)DDR([345])`) // Lenovo writes TruDDR5
+	rePC         = lazy(`\bPC([345])L?-(\d{4,5})`)
+	reDDRSpeed   = lazy(`\bDDR[345]L?[- ]?(\d{4})\b`)
+	reUnitSpeed  = lazy(`\b(\d{4})\s*(?:MT/S|MTS|MT|MHZ)\b`)
+	reBareSpeed  = lazy(`(?:^|[\s,(])(\d{4})(?:$|[\s,)])`)
+	reMRDIMM     = lazy(`\bMC?R-?DIMMS?\b|MULTIPLEXED[- ]RANK`)
+	reLRDIMM     = lazy(`\bLR-?DIMMS?\b|LOAD[- ]?REDUCED`)
+	reRDIMM      = lazy(`\bR-?DIMMS?\b|REGISTERED|\bREG\b`)
+	reUDIMM      = lazy(`\bU-?DIMMS?\b|UNBUFFERED`)
+	reSODIMM     = lazy(`\bSO-?DIMMS?\b|\bSODIMMS?\b`)
+	reDIMMWord   = lazy(`\bDIMMS?\b|\bMEMORY\b|\bRAM\b`)
+	reECC        = lazy(`\bECC\b`)
+	reKit        = lazy(`(?i)\b(\d{1,2})\s*[X×]\s*(\d+(?:\.\d+)?)\s*(GB|GIB|G)\b`)
+	reCapacity   = lazy(`(?i)(\d+(?:[.,]\d+)?)\s*(TB|TIB|GB|GIB|T|G)\b(\s*(?:B?PS|B?/S|SAS|SATA))?`)
+	reNVMe       = lazy(`NVME|\bPCIE|\bPCI-E|\bU\.[23]\b|\bE[13]\.[SL]\b|\bEDSFF\b`)
+	reSATA       = lazy(`\bSATA`)
+	reSAS        = lazy(`\bV?SAS\d?\b`)
+	reM2         = lazy(`\bM\.2\b`)
+	reHDD        = lazy(`\bHDDS?\b|\bSSHD\b|HARD (?:DISK|DRIVE)|\bRPM\b|\bNL-?SAS\b|NEAR-?LINE|\b(?:5\.4|5\.9|7\.2|10|15)K\b`)
+	reSSD        = lazy(`\bSSDS?\b|SOLID[- ]STATE|\bNAND\b|FLASH|\b[SMTQ]LC\b|\bDWPD\b|INTENSIVE|MIXED[- ]USE`)
+	reRPM        = lazy(`\b(\d{4,5})\s*RPM\b|\b(\d{1,2}(?:\.\d)?)\s*K(?:\s*RPM)?\b`)
+	reNAND       = lazy(`\b(SLC|MLC|TLC|QLC|EMLC|PSLC)\b|XL-?FLASH|Z-?NAND`)
+	reDWPD       = lazy(`(\d+(?:[.,]\d+)?)\s*-?\s*DWPD\b|\bDWPD\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
+	reTBW        = lazy(`(\d+(?:[.,]\d+)?)\s*(TBW|PBW)\b|\b(TBW|PBW)\s*[:=]?\s*(\d+(?:[.,]\d+)?)`)
+	reWarranty   = lazy(`\b(\d{1,2})[- ]?(?:YR|YEAR)S?\s+(?:LIMITED\s+)?WARRANTY`)
+	reCPU        = lazy(`\bXEON\b|\bEPYC\b|\bOPTERON\b|PROCESSOR|\bCPUS?\b`)
+	reBoard      = lazy(`MOTHERBOARD|BASEBOARD|MAINBOARD`)
+	reChassis    = lazy(`CHASSIS|BAREBONE|\b[1-4]U\s+(?:RACK|SYSTEM|NODE)\b`)
+	reServerWord = lazy(`\bSERVERS?\b`)
+	reSockets    = lazy(`\b([1-8])\s*-?\s*(?:S|P|SOCKETS?|WAY)\b|\b([1-8])\s*X\s*(?:INTEL|AMD|XEON|EPYC|CPUS?|PROCESSORS?)\b|\b(SINGLE|DUAL|QUAD)[- ]?(?:SOCKET|CPU|PROCESSOR)`)
+	reBays       = lazy(`\b(\d{1,2})\s*(?:X\s*)?(?:(?:2\.5|3\.5)(?:"|IN(?:CH)?)?\s*)?(?:SFF|LFF|(?:(?:NVME|SAS|SATA|U\.[23]|E3\.S)\s+)?(?:DRIVE\s+)?BAYS?)\b`)
 	// Server brands name their parts too ("ThinkSystem 32GB TruDDR5 ...
 	// RDIMM"): a brand line is a server only if it is not a part, or is
 	// one configured with parts ("PowerEdge R760 with 16x64GB").
-	reServerBrand = regexp.MustCompile(`POWEREDGE|PROLIANT|THINKSYSTEM|SUPERSERVER|\bSYNERGY\b|\bPRIMERGY\b`)
-	reConfigured  = regexp.MustCompile(`\bWITH\b|\bINCL|\bCONFIGURED\b|\b\d+\s*X\s*\d+(?:\.\d+)?\s*(?:GB|TB)\b`)
-	reAccessory   = regexp.MustCompile(`POWER SUPPLY|\bPSU\b|\bNIC\b|ETHERNET|\bCABLE|\bRAILS?\b|BEZEL|\bFANS?\b|HEAT ?SINK|RAID CONTROLLER|\bHBA\b|RISER|\bGPU\b|BACKPLANE|\bCADDY\b|\bTRAY\b|TRANSCEIVER`)
-	reService     = regexp.MustCompile(`WARRANTY|SUPPORT|SERVICE|INSTALLATION|LICEN[CS]E|SUBSCRIPTION|LABOU?R|CONFIGURATION FEE|ASSEMBLY`)
+	reServerBrand = lazy(`POWEREDGE|PROLIANT|THINKSYSTEM|SUPERSERVER|\bSYNERGY\b|\bPRIMERGY\b`)
+	reConfigured  = lazy(`\bWITH\b|\bINCL|\bCONFIGURED\b|\b\d+\s*X\s*\d+(?:\.\d+)?\s*(?:GB|TB)\b`)
+	reAccessory   = lazy(`POWER SUPPLY|\bPSU\b|\bNIC\b|ETHERNET|\bCABLE|\bRAILS?\b|BEZEL|\bFANS?\b|HEAT ?SINK|RAID CONTROLLER|\bHBA\b|RISER|\bGPU\b|BACKPLANE|\bCADDY\b|\bTRAY\b|TRANSCEIVER`)
+	reService     = lazy(`WARRANTY|SUPPORT|SERVICE|INSTALLATION|LICEN[CS]E|SUBSCRIPTION|LABOU?R|CONFIGURATION FEE|ASSEMBLY`)
 	reEndurClass  = []struct {
-		re   *regexp.Regexp
+		re   *lazyRE
 		name string
 		dwpd float64
 	}{
-		{regexp.MustCompile(`READ[- ]INTENSIVE`), "Read Intensive", 1},
-		{regexp.MustCompile(`MIXED[- ]USE`), "Mixed Use", 3},
-		{regexp.MustCompile(`WRITE[- ]INTENSIVE`), "Write Intensive", 10},
+		{lazy(`READ[- ]INTENSIVE`), "Read Intensive", 1},
+		{lazy(`MIXED[- ]USE`), "Mixed Use", 3},
+		{lazy(`WRITE[- ]INTENSIVE`), "Write Intensive", 10},
 	}
 )
 

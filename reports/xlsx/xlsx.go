@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,8 +191,8 @@ type book struct {
 	// The power parameters on the Summary sheet, as the result gives them.
 	elec, pue, hours float64
 	rankBy           string
-	made             string  // the date in the page footers
-	cfgRows          [][]any // the Configurations sheet's cells, by row (see configValue)
+	made             string            // the date in the page footers
+	cfgRows          [][]excelize.Cell // the Configurations sheet's cells, by row (see configValue)
 	bt               *backtest.Result
 }
 
@@ -294,18 +295,30 @@ func (b *book) properties() error {
 
 // cell names a cell from 1-based column and row numbers.
 func cell(col, row int) string {
-	name, err := excelize.CoordinatesToCellName(col, row)
-	if err != nil {
-		panic(err) // columns and rows are constants of this package
+	if row < 1 || row > excelize.TotalRows {
+		panic(fmt.Sprintf("row %d out of range", row)) // rows are this package's own
 	}
-	return name
+	return colName(col) + strconv.Itoa(row)
 }
+
+// colNames are the letters of the first columns, computed once: cell and
+// colName run for every formula of every row.
+var colNames = func() []string {
+	names := make([]string, 64)
+	for c := 1; c < len(names); c++ {
+		names[c], _ = excelize.ColumnNumberToName(c)
+	}
+	return names
+}()
 
 // colName is the letter(s) of a 1-based column.
 func colName(col int) string {
+	if col > 0 && col < len(colNames) {
+		return colNames[col]
+	}
 	name, err := excelize.ColumnNumberToName(col)
 	if err != nil {
-		panic(err)
+		panic(err) // columns are constants of this package
 	}
 	return name
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memplan/memplan/model"
@@ -172,9 +173,27 @@ func build(out reports.Output, opts Options) (*excelize.File, error) {
 func fastZip(w io.Writer) excelize.ZipWriter {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestSpeed)
+		if fw, ok := flaters.Get().(*flate.Writer); ok {
+			fw.Reset(out)
+			return pooledFlater{fw}, nil
+		}
+		fw, err := flate.NewWriter(out, flate.BestSpeed)
+		return pooledFlater{fw}, err
 	})
 	return zw
+}
+
+// flaters keeps the compressors of earlier parts: each takes about a
+// megabyte to set up, and a workbook has some thirty parts. (archive/zip
+// pools its own default compressors the same way.)
+var flaters sync.Pool
+
+type pooledFlater struct{ *flate.Writer }
+
+func (p pooledFlater) Close() error {
+	err := p.Writer.Close()
+	flaters.Put(p.Writer)
+	return err
 }
 
 // book is one workbook under construction.

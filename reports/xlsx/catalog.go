@@ -201,7 +201,7 @@ func (b *book) catalogSheet(cs catalogSheet) error {
 
 // priceLookup is the formula for the unit price of the SKU in skuCell.
 func priceLookup(names, skuCell string) string {
-	return fmt.Sprintf("INDEX(%sPrices,MATCH(%s,%sSKUs,0))", names, skuCell, names)
+	return "INDEX(" + names + "Prices,MATCH(" + skuCell + "," + names + "SKUs,0))"
 }
 
 // hasDrives reports whether any configuration uses a swap drive (and so

@@ -3,6 +3,7 @@ package xlsx
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
@@ -127,9 +128,12 @@ func (b *book) configurations() error {
 	// Text columns as wide as their longest entry (up to a limit): text
 	// stopped by the next filled cell is cut off on screen and on paper.
 	for _, c := range b.rows {
-		for col, s := range map[int]string{cLabel: c.Label, cPlatform: c.Platform.SKU, cDIMM: c.DIMM.SKU,
-			cSwap: swapText(c), cCriticalJob: c.CriticalJob, cProvenance: c.Provenance} {
-			cols[col].width = max(cols[col].width, min(float64(len([]rune(s)))+2, 90))
+		for _, t := range [...]struct {
+			col int
+			s   string
+		}{{cLabel, c.Label}, {cPlatform, c.Platform.SKU}, {cDIMM, c.DIMM.SKU},
+			{cSwap, swapText(c)}, {cCriticalJob, c.CriticalJob}, {cProvenance, c.Provenance}} {
+			cols[t.col].width = max(cols[t.col].width, min(float64(len([]rune(t.s)))+2, 90))
 		}
 		if d := c.Swap.Drive; d != nil && c.Swap.Drives > 0 {
 			cols[cDrive].width = max(cols[cDrive].width, min(float64(len([]rune(d.SKU)))+2, 90))
@@ -137,13 +141,15 @@ func (b *book) configurations() error {
 	}
 	// Amounts print with thousands separators, two decimals and the
 	// currency: a column narrower than its largest amount prints ###.
-	b.cfgRows = make([][]any, len(b.rows))
+	// One backing array for every cell: a row is a slice of it.
+	all := make([]excelize.Cell, len(b.rows)*cLast)
+	b.cfgRows = make([][]excelize.Cell, len(b.rows))
 	for i, c := range b.rows {
-		row := make([]any, cLast)
+		row := all[i*cLast : (i+1)*cLast : (i+1)*cLast]
 		b.configRow(row, i, i+2, c)
 		b.cfgRows[i] = row
-		for col, v := range row {
-			c := v.(excelize.Cell)
+		for col := range row {
+			c := &row[col]
 			x, ok := c.Value.(float64)
 			switch {
 			case !ok:
@@ -195,8 +201,18 @@ func (b *book) configurations() error {
 	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: float64(lines)*lineHeight + 2}); err != nil {
 		return err
 	}
+	// The stream writer takes *Cell as well as Cell: pointers into the
+	// rows box without copying each cell to the heap. A cell configRow
+	// left unset stays out of the sheet.
+	vals := make([]any, cLast)
 	for i, row := range b.cfgRows {
-		if err := sw.SetRow(cell(1, i+2), row); err != nil {
+		for c := range row {
+			vals[c] = nil
+			if x := &row[c]; x.Value != nil || x.Formula != "" || x.StyleID != 0 {
+				vals[c] = x
+			}
+		}
+		if err := sw.SetRow(cell(1, i+2), vals); err != nil {
 			return err
 		}
 	}
@@ -217,9 +233,10 @@ func (b *book) configurations() error {
 // configRow fills row (sheet row r) for configuration c. Each formula
 // carries the value it has at the result's prices, computed here the way
 // the formula computes it (see writer).
-func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
+func (b *book) configRow(row []excelize.Cell, i, r int, c reports.Configuration) {
 	st := b.st
-	at := func(col int) string { return cell(col, r) }
+	rs := strconv.Itoa(r)
+	at := func(col int) string { return colName(col) + rs }
 	set := func(col int, v any, style int) { row[col-1] = excelize.Cell{Value: v, StyleID: style} }
 	formula := func(col int, fm string, v any, style int) {
 		row[col-1] = excelize.Cell{Formula: fm, Value: v, StyleID: style}
@@ -257,7 +274,7 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	set(cRuntime, c.RuntimeHours, st.hours)
 	set(cDeadline, c.DeadlineHours, st.hours)
 	if c.DeadlineHours > 0 {
-		formula(cShare, fmt.Sprintf("%s/%s", at(cRuntime), at(cDeadline)), c.RuntimeHours/c.DeadlineHours, st.pct)
+		formula(cShare, at(cRuntime)+"/"+at(cDeadline), c.RuntimeHours/c.DeadlineHours, st.pct)
 	} else {
 		set(cShare, "", st.pct)
 	}
@@ -272,15 +289,15 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	}
 	dimmsCost := float64(c.DIMMCount) * c.DIMM.UnitPrice.Float()
 	drivesCost, replCost := float64(drives)*drivePrice, float64(replacements)*drivePrice
-	formula(cDIMMsCost, fmt.Sprintf("%s*%s", at(cDIMMCount), at(cDIMMPrice)), dimmsCost, st.money)
-	formula(cDrivesCost, fmt.Sprintf("%s*%s", at(cDrives), at(cDrivePrice)), drivesCost, st.money)
-	formula(cReplCost, fmt.Sprintf("%s*%s", at(cReplacements), at(cDrivePrice)), replCost, st.money)
+	formula(cDIMMsCost, at(cDIMMCount)+"*"+at(cDIMMPrice), dimmsCost, st.money)
+	formula(cDrivesCost, at(cDrives)+"*"+at(cDrivePrice), drivesCost, st.money)
+	formula(cReplCost, at(cReplacements)+"*"+at(cDrivePrice), replCost, st.money)
 	// Rounded to the cent as memplan rounds money; it also keeps the
 	// "<"&value criteria of the ranking exact.
 	perServer := round2(c.Platform.UnitPrice.Float() + dimmsCost + drivesCost + replCost)
 	fleet := round2(float64(c.Servers) * perServer)
-	formula(cPerServer, fmt.Sprintf("ROUND(%s+%s+%s+%s,2)", at(cPlatformPrice), at(cDIMMsCost), at(cDrivesCost), at(cReplCost)), perServer, st.whole)
-	formula(cFleet, fmt.Sprintf("ROUND(%s*%s,2)", at(cServers), at(cPerServer)), fleet, st.wholeBold)
+	formula(cPerServer, "ROUND("+at(cPlatformPrice)+"+"+at(cDIMMsCost)+"+"+at(cDrivesCost)+"+"+at(cReplCost)+",2)", perServer, st.whole)
+	formula(cFleet, "ROUND("+at(cServers)+"*"+at(cPerServer)+",2)", fleet, st.wholeBold)
 	// Power follows the electricity price and PUE on the Summary sheet.
 	// The watts do not depend on prices; memplan computed them.
 	set(cWatts, c.Watts, st.gib)
@@ -289,15 +306,15 @@ func (b *book) configRow(row []any, i, r int, c reports.Configuration) {
 	// one fractional amount, package money); the TCO sums from there.
 	power := round2(energy * b.elec)
 	tcoFleet := round2(float64(c.Servers) * (perServer + power))
-	formula(cEnergy, fmt.Sprintf("%s*%s*%s/1000", at(cWatts), nameHorizonHours, namePUE), energy, st.gib)
-	formula(cPower, fmt.Sprintf("ROUND(%s*%s,2)", at(cEnergy), nameElectricity), power, st.money)
-	formula(cTCO, fmt.Sprintf("ROUND(%s+%s,2)", at(cPerServer), at(cPower)), round2(perServer+power), st.money)
-	formula(cTCOFleet, fmt.Sprintf("ROUND(%s*(%s+%s),2)", at(cServers), at(cPerServer), at(cPower)), tcoFleet, st.wholeBold)
+	formula(cEnergy, at(cWatts)+"*"+nameHorizonHours+"*"+namePUE+"/1000", energy, st.gib)
+	formula(cPower, "ROUND("+at(cEnergy)+"*"+nameElectricity+",2)", power, st.money)
+	formula(cTCO, "ROUND("+at(cPerServer)+"+"+at(cPower)+",2)", round2(perServer+power), st.money)
+	formula(cTCOFleet, "ROUND("+at(cServers)+"*("+at(cPerServer)+"+"+at(cPower)+"),2)", tcoFleet, st.wholeBold)
 	rankCost := fleet
 	if b.rankBy == model.RankTCO {
 		rankCost = tcoFleet
 	}
-	formula(cRankCost, fmt.Sprintf(`IF(%s="%s",%s,%s)`, nameRankBy, model.RankTCO, at(cTCOFleet), at(cFleet)), rankCost, st.money)
+	formula(cRankCost, "IF("+nameRankBy+`="`+model.RankTCO+`",`+at(cTCOFleet)+","+at(cFleet)+")", rankCost, st.money)
 	set(cTier, t, st.count)
 	set(cModelRank, c.Rank, st.count)
 	if fm, v := b.tieKeyCell(i, r, perServer); fm != "" {
@@ -327,13 +344,13 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // configValue is the value of a Configurations cell at the result's
 // prices: what the Summary's INDEX formulas pick.
 func (b *book) configValue(i, col int) any {
-	return b.cfgRows[i][col-1].(excelize.Cell).Value
+	return b.cfgRows[i][col-1].Value
 }
 
 // wholeWidth is the column width that prints x to the unit ("1,234,568"),
 // with a margin; bold amounts run wider.
 func wholeWidth(x float64, bold bool) float64 {
-	digits := len(fmt.Sprintf("%.0f", math.Abs(x)))
+	digits := len(strconv.FormatFloat(math.Abs(x), 'f', 0, 64))
 	w := float64(digits+(digits-1)/3) + 3
 	if bold {
 		w = math.Ceil(1.1*w) + 1
@@ -344,6 +361,6 @@ func wholeWidth(x float64, bold bool) float64 {
 // amountWidth is the column width that prints x as money ("1,234,567.89
 // RUB"), with a margin; bold amounts run wider.
 func amountWidth(x float64, cur string) float64 {
-	digits := len(fmt.Sprintf("%.0f", math.Abs(x)))
+	digits := len(strconv.FormatFloat(math.Abs(x), 'f', 0, 64))
 	return float64(digits+(digits-1)/3+3+1+len(cur)) + 3
 }

@@ -1,9 +1,9 @@
 package xlsx
 
 import (
-	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
@@ -112,27 +112,36 @@ func exactTieKey(rows []reports.Configuration) bool {
 func (b *book) rankFormula(i, r int) string {
 	k := b.rank
 	blk := k.block[i]
+	// Built by concatenation, not fmt: this runs for every row.
+	first, last, rs := strconv.Itoa(blk.first), strconv.Itoa(blk.last), strconv.Itoa(r)
 	in := func(col int) string {
 		c := colName(col)
-		return fmt.Sprintf("$%s$%d:$%s$%d", c, blk.first, c, blk.last)
+		return "$" + c + "$" + first + ":$" + c + "$" + last
 	}
-	at := func(col int) string { return cell(col, r) }
+	at := func(col int) string { return colName(col) + rs }
+	// less is COUNTIF(S) over the block: the rows equal to this one in
+	// the columns eq, and less than it in the column lt.
+	less := func(eq []int, lt int) string {
+		fn := "COUNTIF("
+		if len(eq) > 0 {
+			fn = "COUNTIFS("
+		}
+		for _, c := range eq {
+			fn += in(c) + "," + at(c) + ","
+		}
+		return fn + in(lt) + `,"<"&` + at(lt) + ")"
+	}
+	before := strconv.Itoa(k.before[i])
 	if tier(b.rows[i]) == model.TierMisses {
 		// One group of equal slowdown: by cost per server, then ID.
-		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
-			in(cPerServer), at(cPerServer),
-			in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
+		return before + "+" + less(nil, cPerServer) + "+" + less([]int{cPerServer}, cTieKey) + "+1"
 	}
 	if k.tieScale > 0 {
 		// Ranked cost; ties by the tie key (cost per server, then order).
-		return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+1`, k.before[i],
-			in(cRankCost), at(cRankCost),
-			in(cRankCost), at(cRankCost), in(cTieKey), at(cTieKey))
+		return before + "+" + less(nil, cRankCost) + "+" + less([]int{cRankCost}, cTieKey) + "+1"
 	}
-	return fmt.Sprintf(`%d+COUNTIF(%s,"<"&%s)+COUNTIFS(%s,%s,%s,"<"&%s)+COUNTIFS(%s,%s,%s,%s,%s,"<"&%s)+1`, k.before[i],
-		in(cRankCost), at(cRankCost),
-		in(cRankCost), at(cRankCost), in(cPerServer), at(cPerServer),
-		in(cRankCost), at(cRankCost), in(cPerServer), at(cPerServer), in(cTieKey), at(cTieKey))
+	return before + "+" + less(nil, cRankCost) + "+" + less([]int{cRankCost}, cPerServer) + "+" +
+		less([]int{cRankCost, cPerServer}, cTieKey) + "+1"
 }
 
 // tieKeyCell is the Tie key cell of row i: a formula when it folds in the
@@ -144,5 +153,5 @@ func (b *book) tieKeyCell(i, r int, perServer float64) (formula string, value in
 		return "", int64(k.tieOrder[i])
 	}
 	v := int64(math.Round(perServer*100))*int64(k.tieScale) + int64(k.tieOrder[i])
-	return fmt.Sprintf("ROUND(%s*100,0)*%d+%d", cell(cPerServer, r), k.tieScale, k.tieOrder[i]), v
+	return "ROUND(" + cell(cPerServer, r) + "*100,0)*" + strconv.Itoa(k.tieScale) + "+" + strconv.Itoa(k.tieOrder[i]), v
 }

@@ -92,11 +92,12 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 	for _, m := range w.merges {
 		merged[[2]int{m[0], m[1]}] = true
 	}
-	for r, cols := range w.cells {
-		for c, cl := range cols {
-			if merged[[2]int{c, r}] {
+	for r, cols := range w.rows {
+		for c, x := range cols {
+			if !x.ok || merged[[2]int{c, r}] {
 				continue
 			}
+			cl := x.Cell
 			need := 0.0
 			switch v := cl.Value.(type) {
 			case string:
@@ -112,7 +113,7 @@ func (b *book) fitColumns(w *writer, widths map[int]float64) {
 				case st.text:
 					// A text with nothing to its right spills over
 					// the empty cells instead.
-					if next, ok := cols[c+1]; ok && next.Value != nil && next.Value != "" {
+					if next, ok := w.get(c+1, r); ok && next.Value != nil && next.Value != "" {
 						need = float64(utf8.RuneCountInString(v)) + 2
 					}
 				}

@@ -185,15 +185,15 @@ func (b *book) slowdown() error {
 		} else if p.above > 0 {
 			yes = fmt.Sprintf("above %.2f", p.above)
 		}
-		for c, v := range map[int]excelize.Cell{
-			pClass: {Value: p.class, StyleID: st.text}, pFit: {Value: p.fit, StyleID: st.pct},
-			pSlowdown: {Value: p.s, StyleID: st.ratio}, pLow: {Value: p.low, StyleID: st.ratio},
-			pHigh: {Value: p.high, StyleID: st.ratio}, pProvenance: {Value: p.provenance, StyleID: st.text},
-			pExtrapolated: {Value: yes, StyleID: st.text}, pConfigs: {Value: p.configs, StyleID: st.count},
-			pBasis: {Value: keys[i], StyleID: st.text},
-		} {
-			w.put(c, r, v)
-		}
+		w.set(pClass, r, p.class, st.text)
+		w.set(pFit, r, p.fit, st.pct)
+		w.set(pSlowdown, r, p.s, st.ratio)
+		w.set(pLow, r, p.low, st.ratio)
+		w.set(pHigh, r, p.high, st.ratio)
+		w.set(pProvenance, r, p.provenance, st.text)
+		w.set(pExtrapolated, r, yes, st.text)
+		w.set(pConfigs, r, p.configs, st.count)
+		w.set(pBasis, r, keys[i], st.text)
 		r++
 	}
 	if len(ps) == 0 {

@@ -27,7 +27,7 @@ type writer struct {
 	sheet   string
 	wraps   map[int]bool // styles that wrap their text
 	prose   map[int]bool // of those, the ones for running text
-	cells   map[int]map[int]excelize.Cell
+	rows    [][]slot     // by row, then column (1-based; index 0 unused)
 	widths  map[int]float64
 	heights map[int]float64 // explicit minimum row heights
 	merges  [][4]int        // col1, row1, col2, row2
@@ -42,15 +42,55 @@ const (
 
 func (b *book) newWriter(sheet string) *writer {
 	return &writer{f: b.f, sheet: sheet, wraps: map[int]bool{b.st.wrap: true, b.st.header: true, b.st.label: true, b.st.prose: true},
-		prose: map[int]bool{b.st.prose: true},
-		cells: map[int]map[int]excelize.Cell{}, widths: map[int]float64{}, heights: map[int]float64{}}
+		prose:  map[int]bool{b.st.prose: true},
+		widths: map[int]float64{}, heights: map[int]float64{}}
+}
+
+// slot is one cell of the layout; ok marks it set.
+type slot struct {
+	excelize.Cell
+	ok bool
 }
 
 func (w *writer) put(col, row int, c excelize.Cell) {
-	if w.cells[row] == nil {
-		w.cells[row] = map[int]excelize.Cell{}
+	if row >= len(w.rows) {
+		w.rows = append(w.rows, make([][]slot, row+1-len(w.rows))...)
 	}
-	w.cells[row][col] = c
+	if col >= len(w.rows[row]) {
+		w.rows[row] = append(w.rows[row], make([]slot, col+1-len(w.rows[row]))...)
+	}
+	w.rows[row][col] = slot{c, true}
+}
+
+// get is the cell set at col, row.
+func (w *writer) get(col, row int) (excelize.Cell, bool) {
+	if row < len(w.rows) && col < len(w.rows[row]) && w.rows[row][col].ok {
+		return w.rows[row][col].Cell, true
+	}
+	return excelize.Cell{}, false
+}
+
+// each calls fn for every cell set, row by row, left to right.
+func (w *writer) each(fn func(col, row int, c excelize.Cell)) {
+	for r, cols := range w.rows {
+		for c, x := range cols {
+			if x.ok {
+				fn(c, r, x.Cell)
+			}
+		}
+	}
+}
+
+// filled reports whether row has a cell set.
+func (w *writer) filled(row int) bool {
+	if row < len(w.rows) {
+		for _, x := range w.rows[row] {
+			if x.ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // set writes a value.
@@ -93,8 +133,12 @@ func (w *writer) colWidth(col int) float64 {
 // its tallest wrapped cell.
 func (w *writer) rowHeight(row int, spans map[[2]int]int) float64 {
 	lines := 1
-	for col, c := range w.cells[row] {
-		if !w.wraps[c.StyleID] {
+	var cols []slot
+	if row < len(w.rows) {
+		cols = w.rows[row]
+	}
+	for col, c := range cols {
+		if !c.ok || !w.wraps[c.StyleID] {
 			continue
 		}
 		s, ok := c.Value.(string)
@@ -156,12 +200,7 @@ func wrappedLines(s string, width float64) int {
 // dimension is the range the cells occupy, "A1" for an empty sheet.
 func (w *writer) dimension() string {
 	maxCol, maxRow := 1, 1
-	for r, cols := range w.cells {
-		maxRow = max(maxRow, r)
-		for c := range cols {
-			maxCol = max(maxCol, c)
-		}
-	}
+	w.each(func(c, r int, _ excelize.Cell) { maxCol, maxRow = max(maxCol, c), max(maxRow, r) })
 	for _, m := range w.merges {
 		maxCol, maxRow = max(maxCol, m[2]), max(maxRow, m[3])
 	}
@@ -189,24 +228,37 @@ func (w *writer) flush(tables ...*excelize.Table) error {
 	for _, m := range w.merges {
 		spans[[2]int{m[0], m[1]}] = m[2]
 	}
-	rows := make([]int, 0, len(w.cells))
-	for r := range w.cells {
-		rows = append(rows, r)
+	// The rows with cells, and the empty ones given a height.
+	rows := make([]int, 0, len(w.rows))
+	for r := range w.rows {
+		if w.filled(r) {
+			rows = append(rows, r)
+		}
 	}
 	for r := range w.heights {
-		if w.cells[r] == nil {
+		if !w.filled(r) {
 			rows = append(rows, r)
 		}
 	}
 	sort.Ints(rows)
+	var vals []any
 	for _, r := range rows {
-		maxCol := 0
-		for c := range w.cells[r] {
-			maxCol = max(maxCol, c)
-		}
-		vals := make([]any, maxCol)
-		for c, v := range w.cells[r] {
-			vals[c-1] = v
+		// Pointers into the layout: the stream writer takes *Cell as
+		// it takes Cell, without a copy on the heap per cell.
+		vals = vals[:0]
+		if r < len(w.rows) {
+			cols := w.rows[r]
+			last := len(cols) - 1
+			for last > 0 && !cols[last].ok {
+				last--
+			}
+			for c := 1; c <= last; c++ {
+				if cols[c].ok {
+					vals = append(vals, &cols[c].Cell)
+				} else {
+					vals = append(vals, nil)
+				}
+			}
 		}
 		if err := sw.SetRow(cell(1, r), vals, excelize.RowOpts{Height: w.rowHeight(r, spans)}); err != nil {
 			return err
@@ -230,11 +282,7 @@ func (w *writer) flush(tables ...*excelize.Table) error {
 // cell or a merge or given a width.
 func (w *writer) printScale() int {
 	last := 1
-	for _, cols := range w.cells {
-		for c := range cols {
-			last = max(last, c)
-		}
-	}
+	w.each(func(c, _ int, _ excelize.Cell) { last = max(last, c) })
 	for _, m := range w.merges {
 		last = max(last, m[2])
 	}

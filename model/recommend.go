@@ -113,6 +113,9 @@ type Savings struct {
 type Result struct {
 	Workload     string
 	WorkloadFile string
+	// Jobs are the workload's job classes as read (window defaulted), so
+	// that a result records the inputs it was made from.
+	Jobs         []JobClass
 	Currency     string
 	HorizonYears float64
 	Catalogs     []CatalogInfo
@@ -247,7 +250,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Workload: w.Name, WorkloadFile: w.File, Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[Reject]int{}}
+	res := &Result{Workload: w.Name, WorkloadFile: w.File, Jobs: append([]JobClass(nil), w.Jobs...), Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[Reject]int{}}
 	for _, c := range in.Prices.Catalogs {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}

@@ -460,6 +460,11 @@ func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 				}
 			}
 			hint := f.RateHint(c, w.Currency, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or leave `currency:` out to report in the catalogs' currency", c, w.Currency)
+			if len(curs) > 1 {
+				// Leaving currency: out would not help: the catalogs'
+				// own currencies need a rate between them too.
+				hint = f.RateHint(c, w.Currency, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog; the catalogs are in %s, so leaving `currency:` out would need a rate between them too", c, w.Currency, strings.Join(curs, " and "))
+			}
 			return "", w.ErrorAt("currency", hint, "got %s, but the prices of catalog %s are in %s and no exchange rate connects the two", w.Currency, strings.Join(in, ", "), c)
 		}
 		return w.Currency, nil

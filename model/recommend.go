@@ -113,6 +113,9 @@ type Savings struct {
 type Result struct {
 	Workload     string
 	WorkloadFile string
+	// Jobs are the workload's job classes as read (window defaulted), so
+	// that a result records the inputs it was made from.
+	Jobs         []JobClass
 	Currency     string
 	HorizonYears float64
 	Catalogs     []CatalogInfo
@@ -250,7 +253,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Workload: w.Name, WorkloadFile: w.File, Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[Reject]int{}}
+	res := &Result{Workload: w.Name, WorkloadFile: w.File, Jobs: append([]JobClass(nil), w.Jobs...), Currency: cur, HorizonYears: w.HorizonYears(), Rejected: map[Reject]int{}}
 	for _, c := range in.Prices.Catalogs {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}
@@ -460,6 +463,11 @@ func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 				}
 			}
 			hint := f.RateHint(c, w.Currency, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog, or leave `currency:` out to report in the catalogs' currency", c, w.Currency)
+			if len(curs) > 1 {
+				// Leaving currency: out would not help: the catalogs'
+				// own currencies need a rate between them too.
+				hint = f.RateHint(c, w.Currency, false) + fmt.Sprintf("add `rates: {%s: <amount> %s}` to a catalog; the catalogs are in %s, so leaving `currency:` out would need a rate between them too", c, w.Currency, strings.Join(curs, " and "))
+			}
 			return "", w.ErrorAt("currency", hint, "got %s, but the prices of catalog %s are in %s and no exchange rate connects the two", w.Currency, strings.Join(in, ", "), c)
 		}
 		return w.Currency, nil

@@ -53,26 +53,44 @@ type Options struct {
 	Explain, ShowBreakEven bool
 }
 
+// JobClass is one job class of the workload, as read: the inputs the
+// model sized the servers for.
+type JobClass struct {
+	Name         string  `json:"name" yaml:"name"`
+	FootprintGiB float64 `json:"footprint_gib" yaml:"footprint_gib"`
+	Concurrency  int     `json:"concurrency" yaml:"concurrency"`
+	// RuntimeInRAMHours is the workload's runtime: wall time with every
+	// page in RAM (the jobs' runtime_hours are predicted).
+	RuntimeInRAMHours float64 `json:"runtime_in_ram_hours" yaml:"runtime_in_ram_hours"`
+	DeadlineHours     float64 `json:"deadline_hours" yaml:"deadline_hours"`
+	WindowHours       float64 `json:"window_hours" yaml:"window_hours"`
+	JobsPerDay        float64 `json:"jobs_per_day" yaml:"jobs_per_day"`
+}
+
 // Output is the stable, documented form of a model.Result. Every number is a
 // plain number in the unit its name carries (GiB, hours, TB) or, for money,
 // in Currency. Slices are never null so consumers need not special-case them.
 type Output struct {
-	SchemaVersion  int            `json:"schema_version" yaml:"schema_version"`
-	MemplanVersion string         `json:"memplan_version" yaml:"memplan_version"`
-	Workload       string         `json:"workload" yaml:"workload"`
-	WorkloadFile   string         `json:"workload_file" yaml:"workload_file"`
-	Currency       string         `json:"currency" yaml:"currency"`
-	HorizonYears   float64        `json:"horizon_years" yaml:"horizon_years"`
-	RankBy         string         `json:"rank_by" yaml:"rank_by"`
-	Verdict        string         `json:"verdict" yaml:"verdict"`
-	Advice         []string       `json:"advice" yaml:"advice"`
-	Warnings       []string       `json:"warnings" yaml:"warnings"`
-	Rates          []Rate         `json:"rates" yaml:"rates"`
-	RecommendedID  string         `json:"recommended_id" yaml:"recommended_id"`
-	BaselineID     string         `json:"baseline_id" yaml:"baseline_id"`
-	Recommended    *Configuration `json:"recommended" yaml:"recommended"`
-	Baseline       *Configuration `json:"baseline" yaml:"baseline"`
-	Savings        *Savings       `json:"savings" yaml:"savings"`
+	SchemaVersion  int    `json:"schema_version" yaml:"schema_version"`
+	MemplanVersion string `json:"memplan_version" yaml:"memplan_version"`
+	Workload       string `json:"workload" yaml:"workload"`
+	WorkloadFile   string `json:"workload_file" yaml:"workload_file"`
+	// JobClasses are the workload's job classes as the model read them:
+	// the inputs behind every configuration's jobs. Empty in files
+	// written before memplan recorded them.
+	JobClasses    []JobClass     `json:"job_classes" yaml:"job_classes"`
+	Currency      string         `json:"currency" yaml:"currency"`
+	HorizonYears  float64        `json:"horizon_years" yaml:"horizon_years"`
+	RankBy        string         `json:"rank_by" yaml:"rank_by"`
+	Verdict       string         `json:"verdict" yaml:"verdict"`
+	Advice        []string       `json:"advice" yaml:"advice"`
+	Warnings      []string       `json:"warnings" yaml:"warnings"`
+	Rates         []Rate         `json:"rates" yaml:"rates"`
+	RecommendedID string         `json:"recommended_id" yaml:"recommended_id"`
+	BaselineID    string         `json:"baseline_id" yaml:"baseline_id"`
+	Recommended   *Configuration `json:"recommended" yaml:"recommended"`
+	Baseline      *Configuration `json:"baseline" yaml:"baseline"`
+	Savings       *Savings       `json:"savings" yaml:"savings"`
 	// CheaperIfMeasured is the cheapest configuration, cheaper than the
 	// recommendation, that meets every deadline on its central slowdowns
 	// and misses only at the top of a band that is wide because no job
@@ -420,6 +438,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		Advice:         []string{},
 		Warnings:       []string{},
 		Rates:          []Rate{},
+		JobClasses:     []JobClass{},
 		Configurations: []Configuration{},
 		Rejected:       []Rejection{},
 		Catalogs:       []Catalog{},
@@ -429,6 +448,13 @@ func NewOutput(res *model.Result, opts Options) Output {
 		return out
 	}
 	out.Workload, out.WorkloadFile = res.Workload, res.WorkloadFile
+	for _, j := range res.Jobs {
+		out.JobClasses = append(out.JobClasses, JobClass{
+			Name: j.Name, FootprintGiB: gib(j.Footprint), Concurrency: j.Concurrency,
+			RuntimeInRAMHours: hours(j.Runtime), DeadlineHours: hours(j.Deadline), WindowHours: hours(j.Window),
+			JobsPerDay: r4(j.JobsPerDay),
+		})
+	}
 	out.Currency, out.HorizonYears = res.Currency, r4(res.HorizonYears)
 	out.RankBy = model.RankCapital
 	if t := res.TCO; t != nil {
@@ -742,6 +768,9 @@ func ReadOutput(r io.Reader) (Output, error) {
 	}
 	if err := out.check(); err != nil {
 		return Output{}, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	if out.JobClasses == nil {
+		out.JobClasses = []JobClass{} // a file written before they were recorded
 	}
 	return out, nil
 }

@@ -347,6 +347,17 @@ func raid(s Swap) string {
 	return "RAID 1"
 }
 
+// DriveFailure is the verdict's "Drive failure" line for the
+// recommendation: what a dead swap drive does to the jobs and, when the
+// model priced one, the mirror that prevents it. "" when the
+// recommendation has no swap drive.
+func DriveFailure(out Output) string {
+	if out.Recommended == nil {
+		return ""
+	}
+	return driveFailureText(out, out.Recommended)
+}
+
 // driveFailureText says what a dead swap drive does to the jobs and what
 // the mirror that prevents it costs; "" without swap drives.
 func driveFailureText(out Output, r *Configuration) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/memplan/memplan/internal/inputfile"
@@ -227,7 +228,7 @@ func loadWorkloadWhatIf(ctx context.Context, path string, sets []whatif.Set) (*m
 	if _, err := model.ParseWorkload(name, data); err != nil {
 		return nil, nil, nil, err
 	}
-	edited, notes, lines, err := whatif.Apply(name, data, sets)
+	edited, notes, lines, err := whatif.Apply(name, data, reflect.TypeOf(model.Workload{}), sets)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -162,6 +162,15 @@ curves:
 			args:  []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml"},
 			want:  "memplan: DIR/w.yaml:3:11: field currency: got RUB, but the prices of catalog q (DIR/q.yaml) are in EUR and no exchange rate connects the two (pass --rate EUR=<amount>RUB or --rates FILE, add `rates: {EUR: <amount> RUB}` to a catalog, or leave `currency:` out to report in the catalogs' currency)\n",
 		},
+		{
+			// Two catalog currencies: leaving currency: out would not
+			// help, so the hint does not offer it.
+			name: "currency mix of two catalogs without a rate",
+			files: map[string]string{"w.yaml": strings.Replace(strictWorkload, "horizon: 3y\n", "horizon: 3y\ncurrency: RUB\n", 1), "q.yaml": strictCatalog,
+				"u.yaml": "name: u\ncurrency: USD\ndate: 2026-03-01\nsource: test\ndimms:\n  - {sku: U64, model: 64 GB, generation: DDR5, type: RDIMM, capacity: 64GiB, speed: 5600, price: 700 USD}\n"},
+			args: []string{"recommend", "-w", "DIR/w.yaml", "--prices", "DIR/q.yaml", "--prices", "DIR/u.yaml", "--rate", "USD=90RUB"},
+			want: "memplan: DIR/w.yaml:3:11: field currency: got RUB, but the prices of catalog q (DIR/q.yaml) are in EUR and no exchange rate connects the two (pass --rate EUR=<amount>RUB or --rates FILE, add `rates: {EUR: <amount> RUB}` to a catalog; the catalogs are in EUR and USD, so leaving `currency:` out would need a rate between them too)\n",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)

@@ -19,6 +19,7 @@ func TestReportDiffGolden(t *testing.T) {
 		"dram-30":  {"--scale", "dram=0.3"},
 		"deadline": {"--set", "jobs[0].concurrency=3", "--set", "jobs[0].deadline=7h"},
 		"drives":   {"--scale", "drives=+50%", "--set", "horizon=5y"},
+		"runtime":  {"--set", "jobs[0].runtime=5h", "--set", "jobs[0].window=20h"},
 	}
 	for name, extra := range results {
 		var stdout, stderr bytes.Buffer
@@ -31,6 +32,7 @@ func TestReportDiffGolden(t *testing.T) {
 		{"dram-30.txt", "base", "dram-30"},
 		{"deadline.txt", "base", "deadline"},
 		{"drives.txt", "base", "drives"},
+		{"runtime.txt", "base", "runtime"},
 		{"same.txt", "base", "base"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -83,9 +84,12 @@ type edit struct {
 // line per set for the result ("what-if: --set jobs[0].concurrency=10
 // (the workload says 4)"). A value that exists is replaced where it is
 // written, so every other line keeps its number; a field the file leaves
-// out is added to its mapping, on a line of its own. file names the
-// workload in errors, which name the flag and the path.
-func Apply(file string, data []byte, sets []Set) ([]byte, []string, *Lines, error) {
+// out is added to its mapping, on a line of its own, and mappings the
+// file leaves out along the path (options: for options.mirror_swap) are
+// added with it. schema is the Go type the workload decodes into: a path
+// naming a field it does not have is refused before anything is written.
+// file names the workload in errors, which name the flag and the path.
+func Apply(file string, data []byte, schema reflect.Type, sets []Set) ([]byte, []string, *Lines, error) {
 	lm := &Lines{file: file}
 	if len(sets) == 0 {
 		return data, nil, lm, nil
@@ -98,6 +102,9 @@ func Apply(file string, data []byte, sets []Set) ([]byte, []string, *Lines, erro
 	var edits []edit
 	var notes []string
 	for _, s := range sets {
+		if err := checkSchema(schema, s.Path); err != nil {
+			return nil, nil, nil, usage.Errorf("%s: %v", s.flag(), err)
+		}
 		e, was, err := locate(data, doc.Content[0], lines, s)
 		if err != nil {
 			return nil, nil, nil, usage.Errorf("%s: %v", s.flag(), err)
@@ -206,10 +213,19 @@ func locate(data []byte, root *yaml.Node, lines []int, s Set) (edit, string, err
 		}
 		last := i == len(segs)-1
 		if val == nil {
-			if !last || seg.index != "" {
-				return edit{}, "", fmt.Errorf("%s has no %s: to write its fields, add it to the file first (fields written there: %s)", where, seg.key, keys(cur))
+			// The key and, when it is a mapping the file leaves out,
+			// the mappings below it down to the value, written in flow
+			// style on one line: options: {mirror_swap: true}.
+			value := scalar(s.Value)
+			for j := len(segs) - 1; j > i; j-- {
+				value = "{" + segs[j].key + ": " + value + "}"
 			}
-			e, err := insert(data, lines, cur, seg.key, s.Value)
+			for _, x := range segs[i:] {
+				if x.index != "" {
+					return edit{}, "", fmt.Errorf("%s has no %s: --set adds fields and mappings, not list entries; add %s to the file first", where, seg.key, seg.key)
+				}
+			}
+			e, err := insert(data, lines, cur, seg.key, value)
 			return e, "", err
 		}
 		here := seg.key
@@ -345,7 +361,56 @@ func scalar(v string) string {
 	return strconv.Quote(v)
 }
 
-// insert adds "key: value" to a mapping the file writes without it.
+// checkSchema refuses a path that names a field the workload's schema
+// does not have, naming that field and the ones its mapping takes.
+func checkSchema(t reflect.Type, path string) error {
+	if t == nil {
+		return nil
+	}
+	segs, err := parsePath(path)
+	if err != nil {
+		return err
+	}
+	where := "the workload"
+	for _, seg := range segs {
+		fields, ok := yamlx.MappingFields(t)
+		if !ok && t.Kind() == reflect.Slice {
+			return fmt.Errorf("%s is a list, so it has no field %q (pick an entry: %s[0].%s)", where, seg.key, where, seg.key)
+		}
+		if !ok {
+			return fmt.Errorf("%s is a single value, so it has no field %q", where, seg.key)
+		}
+		ft, ok := fields[seg.key]
+		if !ok {
+			names := make([]string, 0, len(fields))
+			for k := range fields {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("%s has no field %q (check the spelling; its fields are %s)", where, seg.key, strings.Join(names, ", "))
+		}
+		if where == "the workload" {
+			where = seg.key
+		} else {
+			where += "." + seg.key
+		}
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if seg.index != "" {
+			if ft.Kind() != reflect.Slice {
+				return fmt.Errorf("%s is not a list, so [%s] picks nothing", where, seg.index)
+			}
+			ft = ft.Elem()
+			where += "[" + seg.index + "]"
+		}
+		t = ft
+	}
+	return nil
+}
+
+// insert adds "key: value" to a mapping the file writes without it; value
+// is written as it is (scalar has made it YAML).
 func insert(data []byte, lines []int, m *yaml.Node, key, value string) (edit, error) {
 	if len(m.Content) == 0 {
 		// An empty mapping is written {}: add inside the braces.
@@ -353,7 +418,7 @@ func insert(data []byte, lines []int, m *yaml.Node, key, value string) (edit, er
 		if !ok || off >= len(data) || data[off] != '{' {
 			return edit{}, fmt.Errorf("cannot find where to add %s", key)
 		}
-		return edit{off: off + 1, text: key + ": " + scalar(value), line: m.Line}, nil
+		return edit{off: off + 1, text: key + ": " + value, line: m.Line}, nil
 	}
 	first := m.Content[0]
 	off, ok := offset(data, lines, first.Line, first.Column)
@@ -361,10 +426,10 @@ func insert(data []byte, lines []int, m *yaml.Node, key, value string) (edit, er
 		return edit{}, fmt.Errorf("cannot find where to add %s", key)
 	}
 	if m.Style&yaml.FlowStyle != 0 {
-		return edit{off: off, text: key + ": " + scalar(value) + ", ", line: first.Line}, nil
+		return edit{off: off, text: key + ": " + value + ", ", line: first.Line}, nil
 	}
 	// Block style: a line of its own above the first key, at its indent.
-	return edit{off: off, text: key + ": " + scalar(value) + "\n" + strings.Repeat(" ", first.Column-1), line: first.Line, newLines: 1}, nil
+	return edit{off: off, text: key + ": " + value + "\n" + strings.Repeat(" ", first.Column-1), line: first.Line, newLines: 1}, nil
 }
 
 // Explain turns a parse error of the edited workload into one that names

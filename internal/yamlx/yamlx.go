@@ -226,6 +226,24 @@ var (
 	fieldsCache = map[reflect.Type]map[string]reflect.Type{}
 )
 
+// MappingFields returns the YAML keys a Go type decodes from a mapping,
+// by the rules the strict decoder checks them with, and the type each key
+// decodes into. ok is false when the type is not read field by field: a
+// scalar, a list, or a type with its own UnmarshalYAML (a duration, a
+// price). Tools that write into a file (memplan's --set) use it to tell a
+// field the schema knows from a typo before writing anything.
+func MappingFields(t reflect.Type) (fields map[string]reflect.Type, ok bool) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		return nil, false
+	}
+	m := map[string]reflect.Type{}
+	collectFields(t, m)
+	return m, true
+}
+
 // collectFields maps every YAML key a struct type accepts to its field type.
 func collectFields(t reflect.Type, m map[string]reflect.Type) {
 	for i := 0; i < t.NumField(); i++ {

@@ -265,7 +265,11 @@ func (d *differ) inputs(p *printer) {
 		add("memplan version: %s -> %s (the model itself may differ)", orNone(a.MemplanVersion), orNone(b.MemplanVersion))
 	}
 	if len(lines) == 0 {
-		wrap(p, "Why: no input the results record differs. They record the workload's name and file, its job classes' memory and deadlines, the prices of the parts they list, the catalogs, factor curves, rates, horizon and power price, and any --set or --scale; a change elsewhere (a job's runtime or window, a part no listed configuration uses) is not visible here.")
+		if len(a.JobClasses) == 0 || len(b.JobClasses) == 0 {
+			wrap(p, "Why: no input the results record differs. They record the workload's name and file, its job classes' memory and deadlines, the prices of the parts they list, the catalogs, factor curves, rates, horizon and power price, and any --set or --scale; a change elsewhere (a job's runtime or window, a part no listed configuration uses) is not visible here: a result written before memplan recorded job_classes does not have them.")
+			return
+		}
+		wrap(p, "Why: no input the results record differs. They record the workload's name and file, its job classes' footprint, concurrency, runtime in RAM, deadline, window and jobs a day, the prices of the parts they list, the catalogs, factor curves, rates, horizon and power price, and any --set or --scale; a change elsewhere (a job's access pattern or compressibility, a part no listed configuration uses) is not visible here.")
 		return
 	}
 	p.line("Why: the inputs that differ:")
@@ -285,8 +289,72 @@ func whatIfs(r reports.Output) []string {
 }
 
 // jobInputs compares what the results record of each job class's inputs:
-// its deadline and the memory its concurrent jobs touch.
+// footprint, concurrency, runtime in RAM, deadline, window and jobs a day
+// from job_classes; from a file written before those were recorded, the
+// deadline and the memory its concurrent jobs touch, as its
+// configurations show them.
 func jobInputs(a, b reports.Output) []string {
+	if len(a.JobClasses) == 0 || len(b.JobClasses) == 0 {
+		return jobInputsFromConfigs(a, b)
+	}
+	ca, cb := classMap(a.JobClasses), classMap(b.JobClasses)
+	var out []string
+	for _, name := range union(classNames(a.JobClasses), classNames(b.JobClasses)) {
+		x, okA := ca[name]
+		y, okB := cb[name]
+		switch {
+		case !okA:
+			out = append(out, fmt.Sprintf("job class %s: only after", name))
+		case !okB:
+			out = append(out, fmt.Sprintf("job class %s: only before", name))
+		default:
+			var ch []string
+			if x.FootprintGiB != y.FootprintGiB {
+				ch = append(ch, fmt.Sprintf("footprint %s -> %s GiB", num(x.FootprintGiB), num(y.FootprintGiB)))
+			}
+			if x.Concurrency != y.Concurrency {
+				ch = append(ch, fmt.Sprintf("concurrency %d -> %d", x.Concurrency, y.Concurrency))
+			}
+			if x.RuntimeInRAMHours != y.RuntimeInRAMHours {
+				ch = append(ch, fmt.Sprintf("runtime in RAM %s -> %s", hours(x.RuntimeInRAMHours), hours(y.RuntimeInRAMHours)))
+			}
+			if x.DeadlineHours != y.DeadlineHours {
+				ch = append(ch, fmt.Sprintf("deadline %s -> %s", hours(x.DeadlineHours), hours(y.DeadlineHours)))
+			}
+			if x.WindowHours != y.WindowHours {
+				ch = append(ch, fmt.Sprintf("daily window %s -> %s", hours(x.WindowHours), hours(y.WindowHours)))
+			}
+			if x.JobsPerDay != y.JobsPerDay {
+				ch = append(ch, fmt.Sprintf("jobs a day %s -> %s", num(x.JobsPerDay), num(y.JobsPerDay)))
+			}
+			if len(ch) > 0 {
+				out = append(out, fmt.Sprintf("job class %s: %s", name, strings.Join(ch, ", ")))
+			}
+		}
+	}
+	return out
+}
+
+func classMap(js []reports.JobClass) map[string]reports.JobClass {
+	m := make(map[string]reports.JobClass, len(js))
+	for _, j := range js {
+		m[j.Name] = j
+	}
+	return m
+}
+
+// classNames are the names of the job classes.
+func classNames(js []reports.JobClass) []string {
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.Name
+	}
+	return out
+}
+
+// jobInputsFromConfigs is jobInputs for a result that does not record
+// its job classes: what its configurations show of them.
+func jobInputsFromConfigs(a, b reports.Output) []string {
 	ja, jb := anyJobs(a), anyJobs(b)
 	var out []string
 	for _, name := range union(keysOf(ja), keysOf(jb)) {

@@ -89,3 +89,33 @@ func TestDiffCurrenciesAndNoRecommendation(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffJobClassInputs: a job class's runtime in RAM, window and
+// footprint are recorded in job_classes and their changes shown; so are
+// concurrency, deadline and jobs a day.
+func TestDiffJobClassInputs(t *testing.T) {
+	job := reports.Job{Name: "synth", Slowdown: 1, RuntimeHours: 5, DeadlineHours: 8, MeetsDeadline: true, TouchedGiB: 88}
+	a := result("USD", config("c1", "1TiB, no swap", 20000, job))
+	b := result("USD", config("c1", "1TiB, no swap", 20000, job))
+	a.JobClasses = []reports.JobClass{{Name: "synth", FootprintGiB: 22, Concurrency: 4, RuntimeInRAMHours: 5, DeadlineHours: 8, WindowHours: 24, JobsPerDay: 10}}
+	b.JobClasses = []reports.JobClass{{Name: "synth", FootprintGiB: 11, Concurrency: 8, RuntimeInRAMHours: 6.5, DeadlineHours: 9, WindowHours: 10, JobsPerDay: 12}}
+	var buf bytes.Buffer
+	if err := Write(&buf, a, b, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	want := "job class synth: footprint 22 -> 11 GiB, concurrency 4 -> 8, runtime in RAM 5h -> 6h30m, deadline 8h -> 9h, daily window 24h -> 10h, jobs a day 10 -> 12"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("diff lacks %q:\n%s", want, buf.String())
+	}
+	// Memory touched is the same (4 x 22 = 8 x 11), so a result written
+	// before job_classes were recorded, which falls back to what its
+	// configurations show, finds no difference, and says why it cannot.
+	a.JobClasses = nil
+	buf.Reset()
+	if err := Write(&buf, a, b, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, "job class synth") || !strings.Contains(got, "no input the results record differs") || !strings.Contains(got, "recorded job_classes does not have them") {
+		t.Errorf("old result against new: want no job class line and the note on what is recorded:\n%s", got)
+	}
+}

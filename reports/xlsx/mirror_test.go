@@ -1,6 +1,7 @@
 package xlsx
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/memplan/memplan/model"
@@ -50,5 +51,56 @@ options: {mirror_swap: true}
 	r := configRows(t, f)[m.ID]
 	if got, _ := f.GetCellValue(sheetConfigs, cell(cSwap, r)); got != "2 drive(s) mirrored" {
 		t.Errorf("swap cell %q, want 2 drive(s) mirrored", got)
+	}
+}
+
+// TestSummaryOffersMirror: when the recommendation puts swap on one
+// unmirrored drive, the Summary says under the verdict what the terminal
+// verdict's "Drive failure" line says: a dead drive kills the jobs on it,
+// and what the mirror costs.
+func TestSummaryOffersMirror(t *testing.T) {
+	w, err := model.ParseWorkload("w.yaml", []byte(`
+name: stripe
+horizon: 3y
+demand: {servers: 1}
+jobs:
+  - {name: j, footprint: 240GiB, runtime: 20h, deadline: 48h, compressibility: 1, access: sweep}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := prices.Parse("c.yaml", []byte(wearTieCatalog(money.Units(60))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := model.MergeFactors(model.DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := reports.NewOutput(res, reports.Options{Version: "test"})
+	if r := out.Recommended; r == nil || r.Swap.Drives != 1 || r.Swap.Mirrored || out.Mirror == nil || out.Mirror.Configuration == nil {
+		t.Fatalf("test premise: one unmirrored swap drive with a priced mirror, got %+v, mirror %+v", out.Recommended, out.Mirror)
+	}
+	f, _ := writeAndOpen(t, out)
+	label, _ := f.GetCellValue(sheetSummary, cell(1, sFailure))
+	text, _ := f.GetCellValue(sheetSummary, cell(2, sFailure))
+	if !strings.HasPrefix(label, "If a swap drive dies") {
+		t.Errorf("Summary A%d = %q, want the drive-failure label", sFailure, label)
+	}
+	for _, want := range []string{"if it dies, every job with pages on it dies too", "Mirrored (2 x ", "RAID 1", "more)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Summary B%d = %q, want it to contain %q", sFailure, text, want)
+		}
+	}
+	if text != reports.DriveFailure(out) {
+		t.Errorf("Summary B%d = %q, want the terminal's line %q", sFailure, text, reports.DriveFailure(out))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -13,6 +14,7 @@ import (
 // holds the recommended configuration, column C the all-DRAM baseline.
 const (
 	sVerdict    = 2
+	sFailure    = 4 // what a dead swap drive does, and the mirror's price
 	sLiveHeader = 5
 	sColumns    = 6
 	sLabel      = 7
@@ -67,6 +69,14 @@ func (b *book) summary() error {
 	note := "Costs in this workbook are formulas over the unit prices on the DIMMs, Drives and Platforms sheets (yellow cells). Edit a price and every total, the ranking, the bill of materials and the savings below recompute."
 	w.set(2, 3, note, st.wrap)
 	w.merge(2, summaryWidth, 3)
+	// The terminal verdict's "Drive failure" line, at the catalog prices
+	// like the verdict above it: the mirror is not a row of this workbook,
+	// so its price does not follow the yellow cells.
+	if text := reports.DriveFailure(out); text != "" {
+		w.set(1, sFailure, "If a swap drive dies (at the catalog prices)", st.label)
+		w.set(2, sFailure, text, st.wrap)
+		w.merge(2, summaryWidth, sFailure)
+	}
 
 	w.set(1, sLiveHeader, "At the prices in this workbook", st.section)
 	w.set(1, sColumns, "", st.header)

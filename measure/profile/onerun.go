@@ -141,6 +141,14 @@ type OneRunSlice struct {
 	Ramp bool `json:"ramp,omitempty"`
 }
 
+// settle adds the span from a to b to the slice's settling part.
+func (s *OneRunSlice) settle(a, b orSample) {
+	s.SetWall += b.at.Sub(a.at).Seconds()
+	s.SetProg += b.progress - a.progress
+	s.SetFlt += b.majflt - a.majflt
+	s.SetSys += b.sys - a.sys
+}
+
 // ratio is wall time per second of progress in the counted part.
 func (s *OneRunSlice) ratio() float64 {
 	if s.Progress <= 0 {
@@ -722,20 +730,14 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			return
 		}
 		if !settled {
-			cur.SetWall = now.at.Sub(settleStart.at).Seconds()
-			cur.SetProg = now.progress - settleStart.progress
-			cur.SetFlt = now.majflt - settleStart.majflt
-			cur.SetSys = now.sys - settleStart.sys
+			cur.settle(settleStart, now)
 			cur.Cut = cut
 			return
 		}
 		if cur.Fit > 0 && !cut && haveMid && rampIn(begin, mid, now) {
 			// Still paying the drop's refault debt: the first half
 			// settles, the second counts.
-			cur.SetWall += mid.at.Sub(begin.at).Seconds()
-			cur.SetProg += mid.progress - begin.progress
-			cur.SetFlt += mid.majflt - begin.majflt
-			cur.SetSys += mid.sys - begin.sys
+			cur.settle(begin, mid)
 			cur.Ramp = true
 			begin = mid
 		}
@@ -809,10 +811,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 				// Read after the limit's last write, which may have
 				// blocked for a while: the settling part runs to here.
 				begin = s.ps.orRead(s.cg, true)
-				cur.SetWall = begin.at.Sub(settleStart.at).Seconds()
-				cur.SetProg = begin.progress - settleStart.progress
-				cur.SetFlt = begin.majflt - settleStart.majflt
-				cur.SetSys = begin.sys - settleStart.sys
+				cur.settle(settleStart, begin)
 				settled = true
 			}
 			continue

@@ -446,3 +446,18 @@ func TestOneRunLimitsAreFitsOfThePeakHint(t *testing.T) {
 		t.Errorf("fit 0: limit %s, want the ceiling %s", got, s.ceiling)
 	}
 }
+
+// A slice's settling part adds up every span moved to it: the wait for
+// the limit, then a ramp's first half.
+func TestSettleAddsEachSpanToTheSettlingPart(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s, prog, sys float64, flt int64) orSample {
+		return orSample{at: t0.Add(time.Duration(s * float64(time.Second))), progress: prog, sys: sys, majflt: flt}
+	}
+	var sl OneRunSlice
+	sl.settle(at(0, 0, 0, 0), at(1, 0.5, 0.1, 100))
+	sl.settle(at(1, 0.5, 0.1, 100), at(1.5, 0.7, 0.2, 400))
+	if math.Abs(sl.SetWall-1.5) > 1e-9 || math.Abs(sl.SetProg-0.7) > 1e-9 || math.Abs(sl.SetSys-0.2) > 1e-9 || sl.SetFlt != 400 {
+		t.Errorf("settling part %+v, want wall 1.5, progress 0.7, sys 0.2, 400 faults", sl)
+	}
+}

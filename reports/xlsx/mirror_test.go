@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/money"
-	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"
 )
 
@@ -14,34 +12,14 @@ import (
 // both copies of every mirror, as the model does, and says the drives are
 // mirrored.
 func TestMirroredSwapWorkbook(t *testing.T) {
-	w, err := model.ParseWorkload("w.yaml", []byte(`
+	out := wearTieCatalogOutput(t, `
 name: mirror
 horizon: 3y
 demand: {servers: 1}
 jobs:
   - {name: j, footprint: 240GiB, runtime: 20h, deadline: 48h, compressibility: 1, access: sweep}
 options: {mirror_swap: true}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := prices.Parse("c.yaml", []byte(wearTieCatalog(money.Units(60))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := model.MergeFactors(model.DefaultFactors())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := reports.NewOutput(res, reports.Options{Version: "test"})
+`, money.Units(60))
 	m := configWithSuffix(t, out, "8xD16/2xZBIG-mirror")
 	if m.DrivesCost != money.Units(120) {
 		t.Fatalf("test premise: two 60 USD drives, got %v", m.DrivesCost)
@@ -59,33 +37,13 @@ options: {mirror_swap: true}
 // verdict's "Drive failure" line says: a dead drive kills the jobs on it,
 // and what the mirror costs.
 func TestSummaryOffersMirror(t *testing.T) {
-	w, err := model.ParseWorkload("w.yaml", []byte(`
+	out := wearTieCatalogOutput(t, `
 name: stripe
 horizon: 3y
 demand: {servers: 1}
 jobs:
   - {name: j, footprint: 240GiB, runtime: 20h, deadline: 48h, compressibility: 1, access: sweep}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := prices.Parse("c.yaml", []byte(wearTieCatalog(money.Units(60))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := model.MergeFactors(model.DefaultFactors())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Recommend(model.Input{Workload: w, Prices: set, Factors: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := reports.NewOutput(res, reports.Options{Version: "test"})
+`, money.Units(60))
 	if r := out.Recommended; r == nil || r.Swap.Drives != 1 || r.Swap.Mirrored || out.Mirror == nil || out.Mirror.Configuration == nil {
 		t.Fatalf("test premise: one unmirrored swap drive with a priced mirror, got %+v, mirror %+v", out.Recommended, out.Mirror)
 	}

@@ -41,14 +41,21 @@ platforms:
 
 func wearTieOutput(t *testing.T, zbig money.Amount) reports.Output {
 	t.Helper()
-	w, err := model.ParseWorkload("w.yaml", []byte(`
+	return wearTieCatalogOutput(t, `
 name: wear
 horizon: 5y
 demand: {servers: 1}
 jobs:
   - {name: j, footprint: 240GiB, runtime: 20h, deadline: 24h, compressibility: 1}
 options: {dram_only: false}
-`))
+`, zbig)
+}
+
+// wearTieCatalogOutput recommends workload (YAML) from wearTieCatalog(zbig)
+// and the default factors.
+func wearTieCatalogOutput(t *testing.T, workload string, zbig money.Amount) reports.Output {
+	t.Helper()
+	w, err := model.ParseWorkload("w.yaml", []byte(workload))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -653,9 +653,9 @@ func TestProfileOneRunSignals(t *testing.T) {
 					t.Errorf("cleanup output:\n%s", out)
 				}
 			default:
-				sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT}[how]
-				if sig == 0 {
-					sig = syscall.SIGTERM
+				sig := syscall.SIGTERM
+				if how == "SIGINT" {
+					sig = syscall.SIGINT
 				}
 				if err := p.cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/units"
 )
 
 // writeMACDesign writes a Verilog design of n pipelined multiply-accumulate
@@ -205,4 +206,72 @@ func pointAtFit(pts []model.Point, fit float64) *model.Point {
 		}
 	}
 	return nil
+}
+
+// growScript allocates 4 MiB more every 0.1 s until it holds mib MiB,
+// writing to a random sample of what it holds between allocations: a
+// footprint that grows until the end, like a simulator keeping its
+// waveforms.
+const growScript = `import random, sys, time
+mib = int(sys.argv[1])
+chunks = []
+while len(chunks) * 4 < mib:
+    chunks.append(bytearray(4 << 20))
+    end = time.time() + 0.1
+    while time.time() < end:
+        c = random.choice(chunks)
+        for _ in range(64):
+            c[random.randrange(0, len(c), 4096)] ^= 1
+`
+
+// With --peak the one run of a command that grows until its end sets its
+// limits as fits of the stated footprint from the start: early limits lie
+// above what the command holds (they bind only once it has grown to
+// them, as in a whole run), and fits are measured. The host is left as it
+// was.
+func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
+	requireRoot(t)
+	requireTool(t, "python3")
+	lockProbeTests(t)
+	before := host.HostState(host.NewOSHost())
+	dir := t.TempDir()
+	script := filepath.Join(dir, "grow.py")
+	if err := os.WriteFile(script, []byte(growScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "grow.json")
+	cmd := hostCommand(memplanBinary(t), "profile", "--one-run", "--peak", "600MiB", "--fits", "0.9,0.6",
+		"--stdout", "/dev/null", "--out", out, "--", "python3", script, "600")
+	cmd.Env = append(os.Environ(), host.StateDirEnv+"="+t.TempDir())
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("memplan profile --one-run --peak: %v\n%s", err, msg)
+	}
+	hostUnchanged(t, before)
+	ff, err := model.LoadFactors(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ff.Curves) != 1 || len(ff.Curves[0].Points) == 0 {
+		t.Fatalf("%s: want a measured curve with points, got %+v", out, ff.Curves)
+	}
+	var ex struct {
+		Slices []struct {
+			Fit       float64     `json:"fit"`
+			Limit     units.Bytes `json:"limit_bytes"`
+			Footprint units.Bytes `json:"footprint_bytes"`
+		} `json:"slices"`
+	}
+	raw, _ := json.Marshal(ff.Extra["one_run"])
+	if err := json.Unmarshal(raw, &ex); err != nil {
+		t.Fatal(err)
+	}
+	above := 0
+	for _, s := range ex.Slices {
+		if s.Fit > 0 && s.Limit > 0 && s.Limit > s.Footprint {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Errorf("no constrained slice had its limit above what the command held: --peak did not set the limits\n%s", raw)
+	}
 }

@@ -32,8 +32,11 @@ type Taskstats struct {
 // TaskDelays is one process's (all its threads', live and exited) totals.
 type TaskDelays struct {
 	CPU, Blkio, Swapin, Freepages, Thrashing, Compact time.Duration
-	Run                                               time.Duration // on a CPU
-	User, Sys                                         time.Duration // tick-sampled, like /proc
+	// Run is the time on a CPU as the scheduler counts it (the threads'
+	// sum_exec_runtime, cpu_run_virtual_total), not the tick-sampled
+	// utime+stime that cpu_run_real_total holds.
+	Run       time.Duration
+	User, Sys time.Duration // tick-sampled, like /proc
 }
 
 // Memory is the time the process waited on memory: swap-in, reclaim,
@@ -117,7 +120,7 @@ func delaysOf(b []byte) TaskDelays {
 	n := min(len(b), int(unsafe.Sizeof(s)))
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&s)), unsafe.Sizeof(s)), b[:n])
 	d := TaskDelays{CPU: time.Duration(s.Cpu_delay_total), Blkio: time.Duration(s.Blkio_delay_total),
-		Swapin: time.Duration(s.Swapin_delay_total), Run: time.Duration(s.Cpu_run_real_total),
+		Swapin: time.Duration(s.Swapin_delay_total), Run: time.Duration(s.Cpu_run_virtual_total),
 		User: time.Duration(s.Ac_utime) * time.Microsecond, Sys: time.Duration(s.Ac_stime) * time.Microsecond}
 	// Fields past the first version's are there only when the kernel's
 	// struct reaches them.

@@ -261,6 +261,24 @@ func (c *Cgroup) Stat() (map[string]int64, error) {
 	return readKeyValues(c.Host, c.memFile("memory.stat"))
 }
 
+// Usage is the memory the cgroup is charged for now, the figure its limit
+// holds down (memory.usage_in_bytes, on v2 memory.current).
+func (c *Cgroup) Usage() (units.Bytes, error) {
+	if c == nil {
+		return 0, ErrNoCgroup
+	}
+	name := "memory.usage_in_bytes"
+	if c.Version == 2 {
+		name = "memory.current"
+	}
+	s, err := ReadString(c.Host, c.memFile(name))
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return units.Bytes(v), err
+}
+
 // peak is the highest memory use since the cgroup was created.
 func (c *Cgroup) Peak() (units.Bytes, error) {
 	if c == nil {

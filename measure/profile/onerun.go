@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,8 +67,14 @@ const (
 	// A constrained slice whose counted part faulted this many times
 	// faster in its first half than in its second counts the second half
 	// only (rampIn).
-	oneRunRamp      = 1.5
-	oneRunBootstrap = 1000
+	oneRunRamp = 1.5
+	// A constrained slice whose cgroup was charged for less than this
+	// share of its limit at every tick ran with the limit not binding.
+	oneRunBound = 0.95
+	// A fit whose measured progress was more than this share unbound
+	// says so in its verdict.
+	oneRunUnboundShare = 0.25
+	oneRunBootstrap    = 1000
 )
 
 // OneRunReport is what the one run measured: every slice, and how the
@@ -91,10 +98,15 @@ type OneRunReport struct {
 	ExtraMost  float64 `json:"extra_share_most"`
 	// Settle compares the excluded first part of the constrained slices
 	// with the counted part: wall per progress, over all slices.
-	SettleRatio   float64       `json:"settle_over_counted"`
-	Footprint     units.Bytes   `json:"footprint_bytes"`
-	Threads       int           `json:"threads_max"`
-	Extrapolated  []float64     `json:"extrapolated_share,omitempty"` // per fit: progress share of cycles that did not reach it
+	SettleRatio  float64     `json:"settle_over_counted"`
+	Footprint    units.Bytes `json:"footprint_bytes"`
+	Threads      int         `json:"threads_max"`
+	Extrapolated []float64   `json:"extrapolated_share,omitempty"` // per fit: progress share of cycles that did not reach it
+	// Unbound is per fit the share of the progress measured near it
+	// (within 0.05) in slices whose limit did not bind while they faulted
+	// (OneRunSlice.unbound): there the slices saw a state a whole run at
+	// the fit is not in.
+	Unbound       []float64     `json:"unbound_share,omitempty"`
 	Slices        []OneRunSlice `json:"slices"`
 	ProgressClock string        `json:"progress_clock"`
 	// Leak is the share of kernel time this host's accounting charges as
@@ -139,6 +151,26 @@ type OneRunSlice struct {
 	// debt (major faults per second over oneRunRamp times the second
 	// half's) and was moved to the settling part.
 	Ramp bool `json:"ramp,omitempty"`
+	// UsageMax is the most the cgroup was charged for (its limit's own
+	// figure) at a tick of the counted part. A constrained slice whose
+	// usage stayed under oneRunBound of its limit while it faulted did not
+	// have its limit binding (unbound).
+	UsageMax units.Bytes `json:"usage_max_bytes,omitempty"`
+}
+
+// unbound reports whether a constrained slice faulted (more than
+// oneRunSettledFaults major faults a second) with its cgroup's usage under
+// oneRunBound of its limit throughout: the command was faulting back pages
+// a lower limit had evicted, and the limit never bound. That is not the
+// state of a whole run at the fit, which holds the limit's worth in memory
+// and reclaims a page for every page it faults in: the slice faults more
+// often than such a run (more is out) and each fault costs less (no
+// reclaim). Which wins depends on the command; on a memory simulator
+// that sweeps its array (bench/results/onerun-sweep-2026-12-04.md) such
+// slices read about 1.0 where whole runs measured 1.2-1.5.
+func (s *OneRunSlice) unbound() bool {
+	return s.Fit > 0 && s.Limit > 0 && s.Wall > 0 && s.UsageMax > 0 &&
+		float64(s.UsageMax) < oneRunBound*float64(s.Limit) && float64(s.MajFlt)/s.Wall > oneRunSettledFaults
 }
 
 // settle adds the span from a to b to the slice's settling part.
@@ -188,6 +220,7 @@ type orSample struct {
 	delay     float64
 	footprint units.Bytes
 	resident  units.Bytes
+	usage     units.Bytes // what the cgroup is charged for
 	threads   int
 	delays    host.TaskDelays
 }
@@ -265,6 +298,9 @@ func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool) orSample {
 			}
 		}
 		s.footprint = s.resident + swapped
+	}
+	if u, err := cg.Usage(); err == nil {
+		s.usage = u
 	}
 	if ps.taskstats != nil {
 		for _, pid := range host.ProcsIn(ps.Host, cg.Mem) {
@@ -797,6 +833,9 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		if cur.Fit > 0 && reached {
 			cur.Limit = want
 		}
+		if settled {
+			cur.UsageMax = max(cur.UsageMax, now.usage)
+		}
 		if !settled {
 			p := now.progress - settleStart.progress
 			w := now.at.Sub(settleStart.at).Seconds()
@@ -1137,6 +1176,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		cv = s.SD / s.Mean / math.Sqrt(float64(s.N))
 	}
 	est.Extrapolated = make([]float64, len(fits))
+	est.Unbound = unboundShares(slices, fits, peak)
 	for fi, f := range fits {
 		pt := ProfilePoint{Fit: f, Limit: limitAt(f, peak)}
 		s, ex := slowdown(f, ones)
@@ -1210,12 +1250,48 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		if pt.MajFlt > 0 && pt.Wall > est.InRAM {
 			pt.FaultTime = (pt.Wall - est.InRAM) / pt.MajFlt
 		}
+		var notes []string
 		if ex > 0.1 {
-			pt.Verdict = fmt.Sprintf("%.0f%% of the run's progress came in cycles whose limits did not reach this fit (the command was still growing): their slowdown there is held at the lowest they reached", 100*ex)
+			notes = append(notes, fmt.Sprintf("%.0f%% of the run's progress came in cycles whose limits did not reach this fit (the command was still growing): their slowdown there is held at the lowest they reached", 100*ex))
 		}
+		if u := est.Unbound[fi]; u > oneRunUnboundShare {
+			notes = append(notes, fmt.Sprintf("%.0f%% of the progress measured here faulted with the limit not binding (pages a lower limit had evicted coming back): not the state of a whole run at this fit, which holds the limit's worth and reclaims a page for each fault; on a command that sweeps its memory this reads low", 100*u))
+		}
+		pt.Verdict = strings.Join(notes, "; ")
 		est.points = append(est.points, pt)
 	}
 	return est
+}
+
+// unboundShares is per fit the share of the progress of the slices that
+// ran near it (the first drop's excepted, as in the estimate) that was in
+// unbound slices.
+func unboundShares(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64 {
+	out := make([]float64, len(fits))
+	if peak <= 0 {
+		return out
+	}
+	first := slices.IndexFunc(sl, func(s OneRunSlice) bool { return s.Fit > 0 }) // neither reads nor weighs
+	for fi, f := range fits {
+		var all, un float64
+		for i := range sl {
+			x := &sl[i]
+			if i == first || x.Fit == 0 || x.Limit <= 0 || x.Progress <= 0 {
+				continue
+			}
+			if math.Abs(float64(x.Limit)/float64(peak)-f) >= 0.05 {
+				continue
+			}
+			all += x.Progress
+			if x.unbound() {
+				un += x.Progress
+			}
+		}
+		if all > 0 {
+			out[fi] = measure.Round4(un / all)
+		}
+	}
+	return out
 }
 
 // oneRunExtraNote says what the run cost against the budget.

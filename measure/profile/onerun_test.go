@@ -461,3 +461,47 @@ func TestSettleAddsEachSpanToTheSettlingPart(t *testing.T) {
 		t.Errorf("settling part %+v, want wall 1.5, progress 0.7, sys 0.2, 400 faults", sl)
 	}
 }
+
+func TestUnboundIsAFaultingSliceUnderItsLimit(t *testing.T) {
+	lim := 400 * units.MiB
+	for _, tc := range []struct {
+		name  string
+		s     OneRunSlice
+		wantU bool
+	}{
+		{"at its limit, faulting", OneRunSlice{Fit: 0.9, Limit: lim, Wall: 1, MajFlt: 5000, UsageMax: lim - units.MiB}, false},
+		{"far under its limit, faulting", OneRunSlice{Fit: 0.9, Limit: lim, Wall: 1, MajFlt: 5000, UsageMax: lim / 2}, true},
+		{"far under its limit, not faulting", OneRunSlice{Fit: 0.9, Limit: lim, Wall: 1, MajFlt: 100, UsageMax: lim / 2}, false},
+		{"usage not read", OneRunSlice{Fit: 0.9, Limit: lim, Wall: 1, MajFlt: 5000}, false},
+		{"a reference", OneRunSlice{Wall: 1, MajFlt: 5000, UsageMax: lim / 2}, false},
+	} {
+		if got := tc.s.unbound(); got != tc.wantU {
+			t.Errorf("%s: unbound = %v, want %v", tc.name, got, tc.wantU)
+		}
+	}
+}
+
+func TestOneRunEstimateSaysWhereAFitsLimitDidNotBind(t *testing.T) {
+	peak := units.GiB
+	fits := []float64{0.9, 0.6}
+	wob := func(int) float64 { return 1 }
+	slices := synthSlices(4, fits, map[float64]float64{0.9: 1.05, 0.6: 1.3}, peak, wob, 20000)
+	for i := range slices {
+		s := &slices[i]
+		s.UsageMax = s.Limit // bound
+		if s.Fit == 0.9 && s.Cycle >= 2 {
+			s.UsageMax = s.Limit / 2 // the last two cycles' 0.9 slices did not bind
+		}
+	}
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{}}, nil)
+	// Four 0.9 slices count (the first drop does not), two unbound.
+	if got := e.Unbound; len(got) != 2 || got[0] != 0.5 || got[1] != 0 {
+		t.Fatalf("unbound shares %v, want [0.5 0]", got)
+	}
+	if v := pointAt(t, e, 0.9).Verdict; !strings.Contains(v, "50% of the progress measured here faulted with the limit not binding") {
+		t.Errorf("fit 0.9's verdict %q does not say its limit did not bind", v)
+	}
+	if v := pointAt(t, e, 0.6).Verdict; v != "" {
+		t.Errorf("fit 0.6 bound throughout, yet its verdict is %q", v)
+	}
+}

@@ -517,7 +517,7 @@ func (c *Catalog) ErrorAt(path, hint, format string, args ...any) error {
 }
 
 // Set is the merged view of several catalogs: later catalogs override parts
-// with the same SKU from earlier ones.
+// with the same SKU from earlier embedded ones.
 type Set struct {
 	Catalogs  []*Catalog
 	DIMMs     []DIMM
@@ -530,7 +530,9 @@ type Set struct {
 }
 
 // Merge combines catalogs in order; a later part with the same SKU replaces
-// an earlier one (a user catalog overrides an embedded price).
+// an earlier one of an embedded catalog (a user catalog overrides a list
+// price). Two catalog files that both list a SKU are refused: see
+// quotedOnce.
 func Merge(cats ...*Catalog) (*Set, error) { return MergeWith(Flags{}, cats...) }
 
 // MergeWith is Merge for a caller that offers flags for what the hints
@@ -538,6 +540,9 @@ func Merge(cats ...*Catalog) (*Set, error) { return MergeWith(Flags{}, cats...) 
 func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
 	if len(cats) == 0 {
 		return nil, fmt.Errorf("%w: no price catalog to merge", yamlx.ErrInput)
+	}
+	if err := quotedOnce(f, cats); err != nil {
+		return nil, err
 	}
 	s := &Set{Catalogs: cats, Flags: f, rates: map[[2]string]*big.Rat{}, given: map[[2]string]RateUsed{}}
 	di, dr, pl := map[string]int{}, map[string]int{}, map[string]int{}
@@ -570,6 +575,64 @@ func MergeWith(f Flags, cats ...*Catalog) (*Set, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// builtIn reports whether the catalog is one of the embedded list prices
+// (which a quote may override) rather than a file a person gave.
+func (c *Catalog) builtIn() bool { return strings.HasPrefix(c.File, "embedded:") }
+
+// quotedOnce refuses a part (by SKU) that two catalog files both quote.
+// A quote replacing an embedded list price is what --prices is for; but
+// of two quotes for one part, say a EUR and a USD offer being compared,
+// neither is a correction of the other, and keeping whichever file came
+// last would price the plan from an offer chosen by argument order,
+// perhaps the dearer one. Both places are named, and the fix keeps both
+// offers in play: under distinct SKUs they are weighed like any two parts
+// and the cheaper wins.
+func quotedOnce(f Flags, cats []*Catalog) error {
+	type at struct {
+		c     *Catalog
+		path  string
+		price units.Money
+	}
+	seen := map[string]at{}
+	for _, c := range cats {
+		if c.builtIn() {
+			continue
+		}
+		var parts []at
+		var skus []string
+		for i, x := range c.DIMMs {
+			parts, skus = append(parts, at{c, fmt.Sprintf("dimms[%d]", i), x.Price}), append(skus, x.SKU)
+		}
+		for i, x := range c.Drives {
+			parts, skus = append(parts, at{c, fmt.Sprintf("drives[%d]", i), x.Price}), append(skus, x.SKU)
+		}
+		for i, x := range c.Platforms {
+			parts, skus = append(parts, at{c, fmt.Sprintf("platforms[%d]", i), x.Price}), append(skus, x.SKU)
+		}
+		for k, p := range parts {
+			prev, ok := seen[skus[k]]
+			if !ok {
+				seen[skus[k]] = p
+				continue
+			}
+			where := prev.c.File
+			if l := prev.c.doc.Line(prev.path + ".sku"); l > 0 {
+				where = fmt.Sprintf("%s:%d", where, l)
+			}
+			hint := fmt.Sprintf("give each offer its own sku, e.g. %q, so both are weighed and the cheaper wins, or leave one file out", skus[k]+" ("+c.Name+")")
+			if prev.c.File == c.File {
+				hint = "the same file is given twice; give it once"
+				if f.Prices != "" {
+					hint = "the same file is given twice with " + f.Prices + "; give it once"
+				}
+			}
+			return c.ErrorAt(p.path+".sku", hint, "%q is quoted here at %s and also in %s (catalog %s) at %s; memplan will not pick one of two quotes for one part",
+				skus[k], p.price, where, prev.c.Name, prev.price)
+		}
+	}
+	return nil
 }
 
 // checkReserves refuses a platform whose os_reserve is at least the most

@@ -501,7 +501,9 @@ func TestPlatformRules(t *testing.T) {
 }
 
 func TestMergeOverridesBySKU(t *testing.T) {
-	base, err := prices.Parse("base.yaml", []byte(baseCatalog))
+	// Named as Embedded names a built-in catalog: a quote replaces its
+	// list prices.
+	base, err := prices.Parse("embedded:base", []byte(baseCatalog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,6 +547,43 @@ dimms:
 	}
 	if len(set.Catalogs) != 2 {
 		t.Errorf("Catalogs = %d", len(set.Catalogs))
+	}
+}
+
+func TestMergeRefusesOnePartInTwoQuotes(t *testing.T) {
+	eur := "name: eur-quote\ncurrency: EUR\ndate: 2026-04-01\nsource: vendor A\ndimms:\n" +
+		"  - {sku: D64, model: 64 GB, generation: DDR5, type: RDIMM, capacity: 64GiB, speed: 5600, price: 600}\n"
+	usd := "name: usd-quote\ncurrency: USD\ndate: 2026-04-02\nsource: vendor B\ndimms:\n" +
+		"  - {sku: D32, model: 32 GB, generation: DDR5, type: RDIMM, capacity: 32GiB, speed: 5600, price: 330}\n" +
+		"  - {sku: D64, model: 64 GB, generation: DDR5, type: RDIMM, capacity: 64GiB, speed: 5600, price: 640}\n"
+	a, err := prices.Parse("a.yaml", []byte(eur))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := prices.Parse("b.yaml", []byte(usd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := prices.Parse("embedded:base", []byte(baseCatalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = prices.MergeWith(prices.Flags{Prices: "--prices"}, base, a, b)
+	want := `b.yaml:7:11: field dimms[1].sku: "D64" is quoted here at 640.00 USD and also in a.yaml:6 (catalog eur-quote) at 600.00 EUR; ` +
+		`memplan will not pick one of two quotes for one part (give each offer its own sku, e.g. "D64 (usd-quote)", so both are weighed and the cheaper wins, or leave one file out)`
+	if err == nil || !errors.Is(err, yamlx.ErrInput) || err.Error() != want {
+		t.Errorf("two quotes of D64:\n got %v\nwant %s", err, want)
+	}
+	// The same file twice says so.
+	_, err = prices.MergeWith(prices.Flags{Prices: "--prices"}, base, a, a)
+	if err == nil || !strings.Contains(err.Error(), "(the same file is given twice with --prices; give it once)") {
+		t.Errorf("a file given twice: %v", err)
+	}
+	// Either quote alone overrides the list price.
+	for _, q := range []*prices.Catalog{a, b} {
+		if _, err := prices.Merge(base, q); err != nil {
+			t.Errorf("%s over the list prices: %v", q.File, err)
+		}
 	}
 }
 

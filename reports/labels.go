@@ -42,14 +42,17 @@ func memoryLabel(c Configuration) string {
 	s := fmt.Sprintf("%dx%s", c.DIMMCount, units.Bytes(c.DIMM.CapacityBytes))
 	for _, t := range []string{c.DIMM.Model, c.DIMM.SKU} {
 		if g := generationRE.FindString(t); g != "" {
-			return s + " " + strings.ToUpper(g) + slowedSpeed(c)
+			return strings.TrimSpace(s + " " + strings.ToUpper(g) + " " + slowedSpeed(c))
 		}
 	}
-	return s + slowedSpeed(c)
+	return strings.TrimSpace(s + " " + slowedSpeed(c))
 }
 
 // slowedSpeed is "@4400" when the platform runs the DIMMs below the
-// speed their name gives (more DIMMs per channel), "" otherwise.
+// speed their name gives, "" otherwise. The memory label carries it as a
+// word of its own ("32x64GiB DDR5 @4400"), so that a table too narrow for
+// the whole label drops the generation every row shares and keeps the
+// speed that tells rows apart.
 func slowedSpeed(c Configuration) string {
 	s := c.MemorySpeedMTs
 	if s <= 0 || strings.Contains(c.DIMM.Model+" "+c.DIMM.SKU, strconv.Itoa(s)) {

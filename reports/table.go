@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -363,12 +364,7 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 			break
 		}
 	}
-	for _, c := range rs {
-		if slowedSpeed(c) != "" {
-			legend += fmt.Sprintf(" %s: the platform runs the DIMMs at %d MT/s, below their rating (more DIMMs per channel).", slowedSpeed(c), c.MemorySpeedMTs)
-			break
-		}
-	}
+	legend += speedLegend(rs, cols[2].cells)
 	para(legend, "")
 	max := maxWearNotes
 	if l.explain {
@@ -394,6 +390,57 @@ func multiJob(rs []Configuration) bool {
 		}
 	}
 	return false
+}
+
+// speedLegend explains each "@4400" the memory cells still show (a mark
+// every row shares is dropped to fit the table, and then needs no
+// words): the speed, and how many DIMMs per channel the platform runs at
+// it. A board may run even one DIMM per channel below the DIMM's rating.
+func speedLegend(rs []Configuration, cells []string) string {
+	shown := func(mark string) bool {
+		for _, s := range cells {
+			for _, w := range strings.Fields(s) {
+				if strings.HasSuffix(w, mark) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var marks []string
+	speed := map[string]int{}
+	dpcs := map[string][]int{} // DIMMs per channel that run at the mark's speed, as met
+	for _, c := range rs {
+		m := slowedSpeed(c)
+		if m == "" || !shown(m) {
+			continue
+		}
+		if _, ok := speed[m]; !ok {
+			marks = append(marks, m)
+			speed[m] = c.MemorySpeedMTs
+		}
+		if n := c.DIMMsPerChannel; n > 0 && !slices.Contains(dpcs[m], n) {
+			dpcs[m] = append(dpcs[m], n)
+		}
+	}
+	var out string
+	for _, m := range marks {
+		dpc := ""
+		if ns := dpcs[m]; len(ns) > 0 {
+			slices.Sort(ns)
+			words := make([]string, len(ns))
+			for i, n := range ns {
+				words[i] = strconv.Itoa(n)
+			}
+			unit := " DIMMs per channel"
+			if len(ns) == 1 && ns[0] == 1 {
+				unit = " DIMM per channel"
+			}
+			dpc = " with " + strings.Join(words, " or ") + unit
+		}
+		out += fmt.Sprintf(" %s: the platform runs the DIMMs at %d MT/s%s, below their rating.", m, speed[m], dpc)
+	}
+	return out
 }
 
 // fit narrows the shrinkable columns, widest first, until a row fits.

@@ -554,10 +554,10 @@ func (s *stepper) refRatio() float64 { return s.refRatioOn(clock{}) }
 // far.
 func (s *stepper) refRatioOn(c clock) float64 {
 	var w, p float64
-	for i := range s.slices {
-		if sl := &s.slices[i]; sl.Fit == 0 && sl.Progress > 0 {
+	for _, sl := range withClock(s.slices, c) {
+		if sl.Fit == 0 && sl.Progress > 0 {
 			w += sl.Wall
-			p += c.progress(sl.Progress, sl.Sys)
+			p += sl.Progress
 		}
 	}
 	if p <= 0 {
@@ -578,10 +578,14 @@ func (s *stepper) overBudget(cur orSample) bool {
 	}
 	// Less what the constrained slices made while their limit settled
 	// (OneRunReport.InRAMLeast says why).
-	p := s.clk.progress(cur.progress, cur.sys)
-	for i := range s.slices {
-		if sl := &s.slices[i]; sl.Fit > 0 {
-			p -= s.clk.progress(sl.SetProg, sl.SetSys)
+	// The clock's correction of the slices so far (the one running has
+	// none yet).
+	p := cur.progress
+	for i, sl := range withClock(s.slices, s.clk) {
+		raw := &s.slices[i]
+		p -= raw.Progress - sl.Progress + raw.SetProg - sl.SetProg
+		if sl.Fit > 0 {
+			p -= sl.SetProg
 		}
 	}
 	inRAM := math.Max(p, 0) * r1
@@ -933,6 +937,12 @@ type oneRunEstimate struct {
 // to slice i: interpolated in time between the last one before it and the
 // first one after it, or the one there is.
 func bracketRef(slices []OneRunSlice, i int) float64 {
+	return bracketOn(slices, i, (*OneRunSlice).ratio, 1)
+}
+
+// bracketOn is f of the reference slices next to slice i, interpolated
+// in time as bracketRef's, or def where there is none.
+func bracketOn(slices []OneRunSlice, i int, f func(*OneRunSlice) float64, def float64) float64 {
 	var before, after *OneRunSlice
 	for j := i - 1; j >= 0 && before == nil; j-- {
 		if slices[j].Fit == 0 && slices[j].Progress > 0 {
@@ -948,16 +958,39 @@ func bracketRef(slices []OneRunSlice, i int) float64 {
 	case before != nil && after != nil:
 		t0, t1, t := before.Start, after.Start, slices[i].Start
 		if t1 <= t0 {
-			return before.ratio()
+			return f(before)
 		}
 		w := (t - t0) / (t1 - t0)
-		return (1-w)*before.ratio() + w*after.ratio()
+		return (1-w)*f(before) + w*f(after)
 	case before != nil:
-		return before.ratio()
+		return f(before)
 	case after != nil:
-		return after.ratio()
+		return f(after)
 	}
-	return 1
+	return def
+}
+
+// sysRate is a slice's system time per second of user time.
+func (s *OneRunSlice) sysRate() float64 {
+	if s.Progress <= 0 {
+		return 0
+	}
+	return s.Sys / s.Progress
+}
+
+// pressureSys is the part of sys seconds of system time, over u seconds
+// of user time, that a memory limit caused: what is beyond rate (the
+// references' system time per user second around it), and nothing where
+// nothing was faulted in or written out. A command's own kernel work
+// (allocating, reading its input) is no limit's: where the host leaks
+// kernel time into user time it leaks alike in RAM, and taking it off
+// read a synthesis job's allocation phase, with not one major fault, at
+// 1.3x and worse.
+func pressureSys(u, sys, rate float64, swapped bool) float64 {
+	if !swapped {
+		return 0
+	}
+	return math.Max(sys-rate*u, 0)
 }
 
 // clock is a reading of the progress clock: user time less the user
@@ -978,7 +1011,9 @@ func (c clock) progress(u, sys float64) float64 {
 	return math.Max(u-c.Leak/(1-c.Leak)*sys, 0.05*u)
 }
 
-// withClock is the slices with their progress read on c.
+// withClock is the slices with their progress read on c, the leak taken
+// off the system time the limit caused (pressureSys). A constrained
+// slice's settling part always had the drop's reclaim.
 func withClock(slices []OneRunSlice, c clock) []OneRunSlice {
 	out := append([]OneRunSlice(nil), slices...)
 	if c == (clock{}) {
@@ -986,8 +1021,9 @@ func withClock(slices []OneRunSlice, c clock) []OneRunSlice {
 	}
 	for i := range out {
 		sl := &out[i]
-		sl.Progress = c.progress(sl.Progress, sl.Sys)
-		sl.SetProg = c.progress(sl.SetProg, sl.SetSys)
+		rate := bracketOn(slices, i, (*OneRunSlice).sysRate, 0)
+		sl.Progress = c.progress(sl.Progress, pressureSys(sl.Progress, sl.Sys, rate, sl.MajFlt > 0 || sl.SwapOut > 0))
+		sl.SetProg = c.progress(sl.SetProg, pressureSys(sl.SetProg, sl.SetSys, rate, sl.Fit > 0 || sl.SetFlt > 0))
 	}
 	return out
 }

@@ -505,3 +505,30 @@ func TestOneRunEstimateSaysWhereAFitsLimitDidNotBind(t *testing.T) {
 		t.Errorf("fit 0.6 bound throughout, yet its verdict is %q", v)
 	}
 }
+
+func TestTheLeakComesOffOnlyTheSystemTimeALimitCaused(t *testing.T) {
+	c := clock{Leak: 0.5} // a second of user time off per second of system time
+	slices := []OneRunSlice{
+		{Fit: 0, Start: 0, Wall: 1, Progress: 1, Sys: 0.2},
+		// Allocating: system time, not one fault.
+		{Fit: 0.9, Start: 1, Wall: 1.4, Progress: 1, Sys: 0.4, Limit: units.GiB},
+		// Faulting: 0.5 s of system time, 0.2 of it the references' rate.
+		{Fit: 0.6, Start: 2, Wall: 2, Progress: 1, Sys: 0.5, MajFlt: 4000, SetProg: 0.25, SetSys: 0.1, Limit: units.GiB},
+		{Fit: 0, Start: 3, Wall: 1, Progress: 1, Sys: 0.2},
+	}
+	got := withClock(slices, c)
+	want := []float64{1, 1, 0.7, 1}
+	for i, w := range want {
+		if math.Abs(got[i].Progress-w) > 1e-9 {
+			t.Errorf("slice %d (fit %g): progress %.3f, want %.3f", i, slices[i].Fit, got[i].Progress, w)
+		}
+	}
+	// A constrained slice's settling part had the drop's reclaim: its
+	// system time beyond the rate comes off (0.1 - 0.2*0.25 = 0.05).
+	if math.Abs(got[2].SetProg-0.2) > 1e-9 {
+		t.Errorf("settling progress %.3f, want 0.2", got[2].SetProg)
+	}
+	if slices[2].Progress != 1 {
+		t.Errorf("withClock changed its argument")
+	}
+}

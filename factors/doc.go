@@ -1,12 +1,17 @@
-// Package factors holds the parts of the slowdown factor file that the
-// producers (memplan probe, memplan profile, the device benchmark) and the
-// model both name: the machine a curve was measured on (HostFacts) and the
-// device and load it was obtained with (Reference).
+// Package factors owns the slowdown factor file: its types (File, Curve,
+// Point, Software, TargetOverhead, Shape, Readahead, and the HostFacts and
+// Reference a curve was measured with) and how a file is decoded.
 //
-// It is a leaf: it imports only the standard library and units, so the
-// measuring packages under measure/ can fill these types without importing
-// the model, and the model reads them without reaching anything that
-// speaks to the kernel. model keeps type aliases (model.HostFacts,
-// model.Reference), so a value of one is a value of the other; the file
-// format, its parsing and its validation stay in model.
+// Who writes it: memplan probe, memplan profile (all three methods) and
+// memplan factors merge, through the measuring packages under measure/ and
+// cmd/memplan; people write it by hand too. Who reads it: the model (which
+// merges files into the curves it predicts with) and the reports.
+//
+// It is a leaf: it imports only the standard library, units,
+// internal/yamlx and yaml, so the measuring side fills these types without
+// importing the model, and the model and reports read them without
+// reaching anything that speaks to the kernel. model keeps type aliases
+// (model.FactorFile, model.Curve, ...), so a value of one is a value of
+// the other. What the model computes from a file (prepared curves, shapes'
+// page rates, transfer to other devices) stays in model.
 package factors

@@ -16,7 +16,7 @@ func checkCurves(f *FactorFile) error {
 			if lo.Slowdown >= hi.Slowdown || intervalsOverlap(hi, lo) {
 				continue
 			}
-			return f.doc.Errorf(fmt.Sprintf("curves[%d].points", i),
+			return f.Errorf(fmt.Sprintf("curves[%d].points", i),
 				"check the points: with less of the job in RAM (a lower fit) the slowdown must be the same or higher; swapped fit or slowdown values are the usual cause",
 				"curve %s: slowdown %g at fit %g is below %g at fit %g; a curve cannot fall as the fit ratio falls",
 				c.Class, lo.Slowdown, lo.Fit, hi.Slowdown, hi.Fit)

@@ -22,69 +22,23 @@ import (
 
 // Provenance of a slowdown curve.
 const (
-	Published = "published" // taken from a published study
-	Measured  = "measured"  // measured by memplan probe/profile on a real device
-	Emulated  = "emulated"  // measured on a throttled stand-in for a device not present
-	// Inferred is a job's curve worked out from one unconstrained run by
-	// sampling which pages it referenced (memplan profile --one-pass), not
-	// measured under a memory limit. Its points' ci is the one-pass band,
-	// asymmetric and far wider than a measured interval; the model carries
-	// that band as it is, never teaches its transfer error with such a
-	// curve, and crossval never holds one out as if it were an observation.
-	Inferred = "inferred"
-	Derived  = "derived" // computed by memplan from another curve (never in a file)
-	InRAM    = "in RAM"  // no swapping: the jobs fit
+	Published = factors.Published
+	Measured  = factors.Measured
+	Emulated  = factors.Emulated
+	Inferred  = factors.Inferred
+	Derived   = "derived" // computed by memplan from another curve (never in a file)
+	InRAM     = "in RAM"  // no swapping: the jobs fit
 )
 
-// FactorFile holds slowdown curves. The probe writes this format (as JSON,
-// which the YAML loader reads too); people may write it by hand.
-type FactorFile struct {
-	Name          string         `yaml:"name" json:"name"`
-	Date          units.Date     `yaml:"date" json:"date"`
-	Source        string         `yaml:"source" json:"source"`
-	Host          *HostFacts     `yaml:"host,omitempty" json:"host,omitempty"`
-	TransferFrom  string         `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
-	FaultOverhead units.Duration `yaml:"fault_overhead,omitempty" json:"fault_overhead,omitempty"`
-	// FaultOverheadRange is what fault_overhead may really be when it was
-	// not measured; predictions span it.
-	FaultOverheadRange []units.Duration `yaml:"fault_overhead_range,omitempty" json:"fault_overhead_range,omitempty"`
-	// TargetOverhead is the software cost per page on the devices a
-	// prediction is for, by class: fault_overhead is that of the file's
-	// own curves (their reference paths) and does not move it.
-	TargetOverhead []TargetOverhead `yaml:"target_overhead,omitempty" json:"target_overhead,omitempty"`
-	// Shapes are the curve-shape families the model extrapolates with.
-	Shapes []Shape `yaml:"shapes,omitempty" json:"shapes,omitempty"`
-	// Readahead is a profiled job's faults and pages read on a block device
-	// per page it needs back (memplan profile measures it).
-	Readahead *Readahead `yaml:"readahead,omitempty" json:"readahead,omitempty"`
-	Curves    []Curve    `yaml:"curves" json:"curves"`
-	Software  []Software `yaml:"software,omitempty" json:"software,omitempty"`
-	// Extra holds whatever else a probe records (parameters, raw runs); the
-	// model ignores it but keeps files round-trippable.
-	Extra map[string]any `yaml:"extra,omitempty" json:"extra,omitempty"`
-
-	File string     `yaml:"-" json:"-"`
-	doc  *yamlx.Doc `yaml:"-"`
-}
+// FactorFile holds slowdown curves (package factors owns the format).
+type FactorFile = factors.File
 
 // HostFacts describe the machine a curve was measured on (package factors
 // owns the type, so the measuring packages need not import the model).
 type HostFacts = factors.HostFacts
 
 // Curve is slowdown versus fit ratio for one backend class.
-type Curve struct {
-	Class       string      `yaml:"class" json:"class"`
-	Provenance  string      `yaml:"provenance" json:"provenance"`
-	Source      string      `yaml:"source" json:"source"`
-	Host        string      `yaml:"host,omitempty" json:"host,omitempty"`
-	MeasuredAt  units.Date  `yaml:"measured_at,omitempty" json:"measured_at,omitempty"`
-	Uncertainty units.Ratio `yaml:"uncertainty,omitempty" json:"uncertainty,omitempty"` // relative, of (slowdown-1), when points carry no CI
-	// Method is how a measured curve was measured: "" for whole runs at
-	// each fit ratio, OneRunMethod for one run under a stepped limit.
-	Method    string    `yaml:"method,omitempty" json:"method,omitempty"`
-	Reference Reference `yaml:"reference" json:"reference"`
-	Points    []Point   `yaml:"points" json:"points"`
-}
+type Curve = factors.Curve
 
 // Reference is the device and load a curve was obtained with; the transfer
 // model scales a curve by the ratio of per-fault service times (package
@@ -93,7 +47,7 @@ type Reference = factors.Reference
 
 // RefDevice is the device the curve was obtained on, as the transfer model
 // sees it.
-func (c *Curve) RefDevice() Device {
+func RefDevice(c *Curve) Device {
 	r := c.Reference
 	seq := r.SeqReadLatency.D()
 	if seq <= 0 {
@@ -103,42 +57,23 @@ func (c *Curve) RefDevice() Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
-// MaxSlowdownInRAM is the most a curve's point at fit 1 (everything in
-// RAM, the reference itself) may read: 1 plus run-to-run noise.
-const MaxSlowdownInRAM = 1.1
+// MaxSlowdownInRAM is the most a curve's point at fit 1 may read
+// (package factors).
+const MaxSlowdownInRAM = factors.MaxSlowdownInRAM
 
 // Point is one measured (or published) slowdown at a fit ratio.
-type Point struct {
-	Fit      float64   `yaml:"fit" json:"fit"`
-	Slowdown float64   `yaml:"slowdown" json:"slowdown"`
-	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"` // 95% interval [low, high]
-	// FitRange is where the fit ratio may really have been when it was
-	// not measured (a published figure whose job sizes are not known).
-	FitRange []float64 `yaml:"fit_range,omitempty" json:"fit_range,omitempty"`
-	Samples  []float64 `yaml:"samples,omitempty" json:"samples,omitempty"` // per-run slowdowns
-	// PageRate is the pages the job needed back per second of its in-RAM
-	// runtime on the reference device; BlockFaultRate and BlockPageRate
-	// the major faults it took and the pages the kernel read per second on
-	// a block device (swap readahead). memplan profile writes them; with
-	// them the model carries the point to another device by counting:
-	// excess = rate x service time per page, instead of scaling the
-	// measured excess (fault counts are steadier than wall times).
-	PageRate       float64 `yaml:"page_rate,omitempty" json:"page_rate,omitempty"`
-	BlockFaultRate float64 `yaml:"block_fault_rate,omitempty" json:"block_fault_rate,omitempty"`
-	BlockPageRate  float64 `yaml:"block_page_rate,omitempty" json:"block_page_rate,omitempty"`
-}
+type Point = factors.Point
+
+// Shape is a family of curve shapes: how the pages a job needs back grow
+// as its resident share shrinks (package factors).
+type Shape = factors.Shape
+
+// Readahead is how a job's pages come back from a block device, per page
+// it needs back (package factors).
+type Readahead = factors.Readahead
 
 // Software is a compressed in-RAM swap backend (zram with a compressor).
-type Software struct {
-	Name    string         `yaml:"name" json:"name"`
-	Latency units.Duration `yaml:"latency" json:"latency"`
-	// CompressLatency is the time to compress a 4 KiB page (default:
-	// Latency). zram frees a page's compressed copy when it is read back,
-	// so every page a job needs back is compressed again on eviction.
-	CompressLatency units.Duration `yaml:"compress_latency,omitempty" json:"compress_latency,omitempty"`
-	Ratio           float64        `yaml:"ratio" json:"ratio"`
-	Source          string         `yaml:"source,omitempty" json:"source,omitempty"`
-}
+type Software = factors.Software
 
 //go:embed defaults/factors.yaml
 var defaultFactors []byte
@@ -181,45 +116,38 @@ func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
 
 // ParseFactors decodes and validates a factor file.
 func ParseFactors(file string, data []byte) (*FactorFile, error) {
-	var f FactorFile
-	doc, err := yamlx.Decode(file, data, &f)
+	f, err := factors.Decode(file, data)
 	if err != nil {
-		if k := yamlx.WrongKind(file, data, yamlx.KindFactors); k != nil {
-			return nil, k
-		}
 		return nil, err
 	}
-	f.File, f.doc = file, doc
-	if err := f.validate(); err != nil {
+	if err := validateFactors(f); err != nil {
 		return nil, err
 	}
-	return &f, nil
+	return f, nil
 }
 
 var validProvenance = []string{Published, Measured, Emulated, Inferred}
 
-// OnePassMethod is extra.profile.method in a profile memplan profile
-// --one-pass wrote.
-const OnePassMethod = "one-pass"
-
-// OneRunMethod is a curve's method (and extra.profile.method) when memplan
-// profile --one-run measured it: one run of the job under a memory limit
-// stepped through the fit ratios.
-const OneRunMethod = "one-run"
+// OnePassMethod and OneRunMethod are the ways memplan profile measures
+// (package factors).
+const (
+	OnePassMethod = factors.OnePassMethod
+	OneRunMethod  = factors.OneRunMethod
+)
 
 // OneRunBasis says how a one-run curve was measured, for bases and
 // verdicts.
 const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"
 
 // onePass reports whether f was written by memplan profile --one-pass.
-func (f *FactorFile) onePass() bool {
+func onePass(f *FactorFile) bool {
 	p, _ := f.Extra["profile"].(map[string]any)
 	m, _ := p["method"].(string)
 	return m == OnePassMethod
 }
 
-func (f *FactorFile) validate() error {
-	d := f.doc
+func validateFactors(f *FactorFile) error {
+	d := f
 	if strings.TrimSpace(f.Name) == "" {
 		return d.Errorf("name", "", "missing")
 	}
@@ -310,7 +238,7 @@ func (f *FactorFile) validate() error {
 		case c.Provenance != Measured:
 			return d.Errorf(p+".method", "", "%q is how a measured curve was measured (memplan profile --one-run); a %s curve has no method", c.Method, c.Provenance)
 		}
-		if c.Provenance == Measured && f.onePass() {
+		if c.Provenance == Measured && onePass(f) {
 			// memplan profile --one-pass wrote "measured" before the
 			// format knew inferred; its curves are inferred all the same.
 			c.Provenance = Inferred
@@ -456,18 +384,12 @@ type prepCache struct {
 }
 
 // TargetOverhead is the software cost of one page swapped in on the
-// devices of a class (Class is a class name or its start: nvme-ssd covers
-// nvme-ssd-tlc), with the range it may really lie in.
-type TargetOverhead struct {
-	Class         string           `yaml:"class" json:"class"`
-	Overhead      units.Duration   `yaml:"overhead" json:"overhead"`
-	OverheadRange []units.Duration `yaml:"overhead_range,omitempty" json:"overhead_range,omitempty"`
-	Source        string           `yaml:"source" json:"source"`
-}
+// devices of a class, with the range it may really lie in.
+type TargetOverhead = factors.TargetOverhead
 
 // at is the overhead moved a share pos of the way through its range
 // (-1 its low end, +1 its high end).
-func (t TargetOverhead) at(pos float64) time.Duration {
+func overheadAt(t TargetOverhead, pos float64) time.Duration {
 	o := t.Overhead.D()
 	if r := t.OverheadRange; len(r) == 2 && pos != 0 {
 		return time.Duration(towards(float64(o), float64(r[0]), float64(r[1]), pos))
@@ -560,8 +482,8 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 				f = x
 			}
 		}
-		if f != nil && f.doc != nil {
-			return nil, f.doc.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
+		if f != nil && f.Parsed() {
+			return nil, f.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
 		}
 		return nil, fmt.Errorf("%w: transfer_from names class %q but no factor file has a curve for it", yamlx.ErrInput, fs.TransferFrom)
 	}

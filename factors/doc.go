@@ -1,6 +1,10 @@
 // Package factors owns the slowdown factor file: its types (File, Curve,
 // Point, Software, TargetOverhead, Shape, Readahead, and the HostFacts and
-// Reference a curve was measured with) and how a file is decoded.
+// Reference a curve was measured with), how a file is decoded (Decode)
+// and what makes one valid (Parse): every bad value is an error naming the
+// file, line and field. What validation fills in and cannot decide itself
+// (a point's slowdown and interval from its samples, the default dirty
+// share) the reader passes in Defaults.
 //
 // Who writes it: memplan probe, memplan profile (all three methods) and
 // memplan factors merge, through the measuring packages under measure/ and

@@ -1,7 +1,7 @@
 // Package factors owns the slowdown factor file: its types (File, Curve,
 // Point, Software, TargetOverhead, Shape, Readahead, and the HostFacts and
-// Reference a curve was measured with), how a file is decoded (Decode)
-// and what makes one valid (Parse): every bad value is an error naming the
+// Reference a curve was measured with), how a file is decoded (Decode),
+// what makes one valid (Parse) and how memplan writes one (Encode): every bad value is an error naming the
 // file, line and field. What validation fills in and cannot decide itself
 // (a point's slowdown and interval from its samples, the default dirty
 // share) the reader passes in Defaults.

@@ -1,12 +1,30 @@
-// Package factors holds the parts of the slowdown factor file that the
-// producers (memplan probe, memplan profile, the device benchmark) and the
-// model both name: the machine a curve was measured on (HostFacts) and the
-// device and load it was obtained with (Reference).
+// Package factors owns the slowdown factor file, memplan's one exchange
+// format between measuring and deciding:
 //
-// It is a leaf: it imports only the standard library and units, so the
-// measuring packages under measure/ can fill these types without importing
-// the model, and the model reads them without reaching anything that
-// speaks to the kernel. model keeps type aliases (model.HostFacts,
-// model.Reference), so a value of one is a value of the other; the file
-// format, its parsing and its validation stay in model.
+//   - its types: File, Curve, Point, Software, TargetOverhead, Shape,
+//     Readahead, and the HostFacts and Reference a curve was measured with;
+//   - reading it: Decode checks keys and types, Parse also checks every
+//     value, each bad one an error naming the file, line and field;
+//   - writing it: Encode, YAML or JSON by the file name;
+//   - the stamp (extra.fleet) that says who measured a file and how.
+//
+// Who writes it: memplan probe, memplan profile (all three methods) and
+// memplan factors merge (measure/... and fleet fill the types, cmd/memplan
+// encodes them); people write it by hand too. Who reads it: the model,
+// which merges files into the curves it predicts with, and the reports,
+// through the model.
+//
+// What Parse fills in and this package does not decide itself, a point's
+// slowdown and 95% interval from its per-run samples and the default dirty
+// share, the reader passes in Defaults (model.ParseFactors passes the
+// model's). What the model computes from a file (prepared curves, shapes'
+// page rates, transfer to other devices) and the merge's statistics stay
+// out of this package.
+//
+// It is a leaf: it imports only the standard library, units,
+// internal/yamlx and yaml, so the measuring side fills these types without
+// importing the model, and the model reads them without reaching anything
+// that speaks to the kernel (measure's TestFactorsIsALeaf holds it to
+// that). model keeps type aliases (model.FactorFile, model.Curve, ...),
+// so a value of one is a value of the other.
 package factors

@@ -104,9 +104,9 @@ func TestPortableDeps(t *testing.T) {
 	}
 }
 
-// TestFactorsIsALeaf holds the factor file's shared types (package
-// factors) to what a leaf may import: the standard library, units,
-// internal/yamlx and yaml. It also holds the measuring side's host and
+// TestFactorsIsALeaf holds the factor file's format (package factors) to
+// what a leaf may import: the standard library, units, internal/yamlx and
+// yaml, and to what those reach. It also holds the measuring side's host and
 // device packages off the deciding side: they once imported the model for
 // HostFacts and Reference (now factors'), so the pipeline's arrows run one
 // way: measure writes factor files, model reads them.
@@ -143,6 +143,16 @@ func TestFactorsIsALeaf(t *testing.T) {
 			continue
 		}
 		t.Errorf("factors imports %s: a leaf imports only the standard library, units, internal/yamlx and yaml", imp)
+	}
+	// What those reach in turn: a statistics library or a measuring
+	// package coming in through units or yamlx would make the leaf heavy
+	// all the same.
+	reach := map[string]bool{mod + "factors": true, mod + "units": true, mod + "money": true,
+		mod + "internal/usage": true, mod + "internal/yamlx": true}
+	for path, q := range deps {
+		if !q.Standard && !reach[path] && !strings.HasPrefix(path, "gopkg.in/yaml.") {
+			t.Errorf("factors reaches %s: its dependencies may be the standard library, yaml and %v only", path, reach)
+		}
 	}
 	for _, p := range []string{"measure/host", "measure/device"} {
 		for path := range list("-deps", mod+p) {

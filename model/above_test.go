@@ -16,7 +16,7 @@ func TestAboveTheHighestFitIsMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	nvme := Device{ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
-	slc := fs.Curves["sata-ssd-slc"].RefDevice()
+	slc := RefDevice(fs.Curves["sata-ssd-slc"])
 	for _, c := range []struct {
 		class string
 		dev   Device

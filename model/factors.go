@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -22,69 +21,23 @@ import (
 
 // Provenance of a slowdown curve.
 const (
-	Published = "published" // taken from a published study
-	Measured  = "measured"  // measured by memplan probe/profile on a real device
-	Emulated  = "emulated"  // measured on a throttled stand-in for a device not present
-	// Inferred is a job's curve worked out from one unconstrained run by
-	// sampling which pages it referenced (memplan profile --one-pass), not
-	// measured under a memory limit. Its points' ci is the one-pass band,
-	// asymmetric and far wider than a measured interval; the model carries
-	// that band as it is, never teaches its transfer error with such a
-	// curve, and crossval never holds one out as if it were an observation.
-	Inferred = "inferred"
-	Derived  = "derived" // computed by memplan from another curve (never in a file)
-	InRAM    = "in RAM"  // no swapping: the jobs fit
+	Published = factors.Published
+	Measured  = factors.Measured
+	Emulated  = factors.Emulated
+	Inferred  = factors.Inferred
+	Derived   = "derived" // computed by memplan from another curve (never in a file)
+	InRAM     = "in RAM"  // no swapping: the jobs fit
 )
 
-// FactorFile holds slowdown curves. The probe writes this format (as JSON,
-// which the YAML loader reads too); people may write it by hand.
-type FactorFile struct {
-	Name          string         `yaml:"name" json:"name"`
-	Date          units.Date     `yaml:"date" json:"date"`
-	Source        string         `yaml:"source" json:"source"`
-	Host          *HostFacts     `yaml:"host,omitempty" json:"host,omitempty"`
-	TransferFrom  string         `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
-	FaultOverhead units.Duration `yaml:"fault_overhead,omitempty" json:"fault_overhead,omitempty"`
-	// FaultOverheadRange is what fault_overhead may really be when it was
-	// not measured; predictions span it.
-	FaultOverheadRange []units.Duration `yaml:"fault_overhead_range,omitempty" json:"fault_overhead_range,omitempty"`
-	// TargetOverhead is the software cost per page on the devices a
-	// prediction is for, by class: fault_overhead is that of the file's
-	// own curves (their reference paths) and does not move it.
-	TargetOverhead []TargetOverhead `yaml:"target_overhead,omitempty" json:"target_overhead,omitempty"`
-	// Shapes are the curve-shape families the model extrapolates with.
-	Shapes []Shape `yaml:"shapes,omitempty" json:"shapes,omitempty"`
-	// Readahead is a profiled job's faults and pages read on a block device
-	// per page it needs back (memplan profile measures it).
-	Readahead *Readahead `yaml:"readahead,omitempty" json:"readahead,omitempty"`
-	Curves    []Curve    `yaml:"curves" json:"curves"`
-	Software  []Software `yaml:"software,omitempty" json:"software,omitempty"`
-	// Extra holds whatever else a probe records (parameters, raw runs); the
-	// model ignores it but keeps files round-trippable.
-	Extra map[string]any `yaml:"extra,omitempty" json:"extra,omitempty"`
-
-	File string     `yaml:"-" json:"-"`
-	doc  *yamlx.Doc `yaml:"-"`
-}
+// FactorFile holds slowdown curves (package factors owns the format).
+type FactorFile = factors.File
 
 // HostFacts describe the machine a curve was measured on (package factors
 // owns the type, so the measuring packages need not import the model).
 type HostFacts = factors.HostFacts
 
 // Curve is slowdown versus fit ratio for one backend class.
-type Curve struct {
-	Class       string      `yaml:"class" json:"class"`
-	Provenance  string      `yaml:"provenance" json:"provenance"`
-	Source      string      `yaml:"source" json:"source"`
-	Host        string      `yaml:"host,omitempty" json:"host,omitempty"`
-	MeasuredAt  units.Date  `yaml:"measured_at,omitempty" json:"measured_at,omitempty"`
-	Uncertainty units.Ratio `yaml:"uncertainty,omitempty" json:"uncertainty,omitempty"` // relative, of (slowdown-1), when points carry no CI
-	// Method is how a measured curve was measured: "" for whole runs at
-	// each fit ratio, OneRunMethod for one run under a stepped limit.
-	Method    string    `yaml:"method,omitempty" json:"method,omitempty"`
-	Reference Reference `yaml:"reference" json:"reference"`
-	Points    []Point   `yaml:"points" json:"points"`
-}
+type Curve = factors.Curve
 
 // Reference is the device and load a curve was obtained with; the transfer
 // model scales a curve by the ratio of per-fault service times (package
@@ -93,7 +46,7 @@ type Reference = factors.Reference
 
 // RefDevice is the device the curve was obtained on, as the transfer model
 // sees it.
-func (c *Curve) RefDevice() Device {
+func RefDevice(c *Curve) Device {
 	r := c.Reference
 	seq := r.SeqReadLatency.D()
 	if seq <= 0 {
@@ -103,42 +56,23 @@ func (c *Curve) RefDevice() Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
-// MaxSlowdownInRAM is the most a curve's point at fit 1 (everything in
-// RAM, the reference itself) may read: 1 plus run-to-run noise.
-const MaxSlowdownInRAM = 1.1
+// MaxSlowdownInRAM is the most a curve's point at fit 1 may read
+// (package factors).
+const MaxSlowdownInRAM = factors.MaxSlowdownInRAM
 
 // Point is one measured (or published) slowdown at a fit ratio.
-type Point struct {
-	Fit      float64   `yaml:"fit" json:"fit"`
-	Slowdown float64   `yaml:"slowdown" json:"slowdown"`
-	CI       []float64 `yaml:"ci,omitempty" json:"ci,omitempty"` // 95% interval [low, high]
-	// FitRange is where the fit ratio may really have been when it was
-	// not measured (a published figure whose job sizes are not known).
-	FitRange []float64 `yaml:"fit_range,omitempty" json:"fit_range,omitempty"`
-	Samples  []float64 `yaml:"samples,omitempty" json:"samples,omitempty"` // per-run slowdowns
-	// PageRate is the pages the job needed back per second of its in-RAM
-	// runtime on the reference device; BlockFaultRate and BlockPageRate
-	// the major faults it took and the pages the kernel read per second on
-	// a block device (swap readahead). memplan profile writes them; with
-	// them the model carries the point to another device by counting:
-	// excess = rate x service time per page, instead of scaling the
-	// measured excess (fault counts are steadier than wall times).
-	PageRate       float64 `yaml:"page_rate,omitempty" json:"page_rate,omitempty"`
-	BlockFaultRate float64 `yaml:"block_fault_rate,omitempty" json:"block_fault_rate,omitempty"`
-	BlockPageRate  float64 `yaml:"block_page_rate,omitempty" json:"block_page_rate,omitempty"`
-}
+type Point = factors.Point
+
+// Shape is a family of curve shapes: how the pages a job needs back grow
+// as its resident share shrinks (package factors).
+type Shape = factors.Shape
+
+// Readahead is how a job's pages come back from a block device, per page
+// it needs back (package factors).
+type Readahead = factors.Readahead
 
 // Software is a compressed in-RAM swap backend (zram with a compressor).
-type Software struct {
-	Name    string         `yaml:"name" json:"name"`
-	Latency units.Duration `yaml:"latency" json:"latency"`
-	// CompressLatency is the time to compress a 4 KiB page (default:
-	// Latency). zram frees a page's compressed copy when it is read back,
-	// so every page a job needs back is compressed again on eviction.
-	CompressLatency units.Duration `yaml:"compress_latency,omitempty" json:"compress_latency,omitempty"`
-	Ratio           float64        `yaml:"ratio" json:"ratio"`
-	Source          string         `yaml:"source,omitempty" json:"source,omitempty"`
-}
+type Software = factors.Software
 
 //go:embed defaults/factors.yaml
 var defaultFactors []byte
@@ -179,241 +113,31 @@ func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
 	return ParseFactors(inputfile.Name(path), data)
 }
 
-// ParseFactors decodes and validates a factor file.
+// ParseFactors decodes and validates a factor file (factors.Parse with
+// the model's defaults).
 func ParseFactors(file string, data []byte) (*FactorFile, error) {
-	var f FactorFile
-	doc, err := yamlx.Decode(file, data, &f)
-	if err != nil {
-		if k := yamlx.WrongKind(file, data, yamlx.KindFactors); k != nil {
-			return nil, k
-		}
-		return nil, err
-	}
-	f.File, f.doc = file, doc
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	return &f, nil
+	return factors.Parse(file, data, factorDefaults)
 }
 
-var validProvenance = []string{Published, Measured, Emulated, Inferred}
+// factorDefaults fill in what a factor file leaves out: the model's dirty
+// share, and a point's slowdown and 95% interval from its samples (the
+// mean and the Student-t interval of the mean).
+var factorDefaults = factors.Defaults{
+	DirtyShare: DefaultDirtyShare,
+	Mean:       func(xs []float64) float64 { return stat.Mean(xs, nil) },
+	Interval:   func(xs []float64) (lo, hi float64) { return stats.MeanInterval(xs, 0.95) },
+}
 
-// OnePassMethod is extra.profile.method in a profile memplan profile
-// --one-pass wrote.
-const OnePassMethod = "one-pass"
-
-// OneRunMethod is a curve's method (and extra.profile.method) when memplan
-// profile --one-run measured it: one run of the job under a memory limit
-// stepped through the fit ratios.
-const OneRunMethod = "one-run"
+// OnePassMethod and OneRunMethod are the ways memplan profile measures
+// (package factors).
+const (
+	OnePassMethod = factors.OnePassMethod
+	OneRunMethod  = factors.OneRunMethod
+)
 
 // OneRunBasis says how a one-run curve was measured, for bases and
 // verdicts.
 const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"
-
-// onePass reports whether f was written by memplan profile --one-pass.
-func (f *FactorFile) onePass() bool {
-	p, _ := f.Extra["profile"].(map[string]any)
-	m, _ := p["method"].(string)
-	return m == OnePassMethod
-}
-
-func (f *FactorFile) validate() error {
-	d := f.doc
-	if strings.TrimSpace(f.Name) == "" {
-		return d.Errorf("name", "", "missing")
-	}
-	if strings.TrimSpace(f.Source) == "" {
-		return d.Errorf("source", "say where the numbers come from", "missing")
-	}
-	if len(f.Curves) == 0 && len(f.Software) == 0 {
-		return d.Errorf("curves", "", "no curves: the file has nothing to contribute")
-	}
-	if f.FaultOverhead < 0 {
-		return d.Errorf("fault_overhead", "", "cannot be negative")
-	}
-	if r := f.FaultOverheadRange; len(r) != 0 {
-		if len(r) != 2 || r[0] <= 0 || r[0] > r[1] || (f.FaultOverhead > 0 && (f.FaultOverhead < r[0] || f.FaultOverhead > r[1])) {
-			return d.Errorf("fault_overhead_range", "[low, high] around fault_overhead, e.g. [10us, 50us]", "got %v", r)
-		}
-	}
-	for i, t := range f.TargetOverhead {
-		p := fmt.Sprintf("target_overhead[%d]", i)
-		if strings.TrimSpace(t.Class) == "" {
-			return d.Errorf(p+".class", "a device class or the start of one, e.g. nvme-ssd or zram", "missing")
-		}
-		if t.Overhead <= 0 {
-			return d.Errorf(p+".overhead", "the software cost of one page swapped in, e.g. 20us", "got %s, expected more than 0", t.Overhead)
-		}
-		if r := t.OverheadRange; len(r) != 0 && (len(r) != 2 || r[0] <= 0 || r[0] > t.Overhead || t.Overhead > r[1]) {
-			return d.Errorf(p+".overhead_range", "[low, high] around overhead, e.g. [10us, 50us]", "got %v for overhead %s", r, t.Overhead)
-		}
-		if strings.TrimSpace(t.Source) == "" {
-			return d.Errorf(p+".source", "say where the figure comes from", "missing")
-		}
-	}
-	for i, sh := range f.Shapes {
-		p := fmt.Sprintf("shapes[%d]", i)
-		if strings.TrimSpace(sh.Name) == "" {
-			return d.Errorf(p+".name", "e.g. uniform, cold-tail, sweep", "missing")
-		}
-		if !(sh.Exponent > 0 && sh.Exponent <= 10) {
-			return d.Errorf(p+".exponent", "page rate grows as (1-fit)^exponent: above 0, at most 10", "got %g", sh.Exponent)
-		}
-		if !(sh.Knee >= 0 && sh.Knee < 1) {
-			return d.Errorf(p+".knee", "the fit ratio where the exponent changes: from 0 (none) to below 1", "got %g", sh.Knee)
-		}
-		if sh.Knee > 0 && !(sh.KneeExponent > 0 && sh.KneeExponent <= 10) {
-			return d.Errorf(p+".knee_exponent", "page rate grows as (1-fit)^knee_exponent below the knee: above 0, at most 10", "got %g", sh.KneeExponent)
-		}
-		if sh.Knee == 0 && sh.KneeExponent != 0 {
-			return d.Errorf(p+".knee", "the fit ratio below which knee_exponent applies, e.g. 0.75", "missing, with knee_exponent %g", sh.KneeExponent)
-		}
-		if !(sh.Readahead > 0 && sh.Readahead <= 1) {
-			return d.Errorf(p+".readahead_faults", "major faults per page needed back on a block device: above 0, at most 1", "got %g", sh.Readahead)
-		}
-		if !(sh.Locality >= 0 && sh.Locality <= 1) {
-			return d.Errorf(p+".locality", "share of the reads that follow on from the one before: 0 to 1", "got %g", sh.Locality)
-		}
-		if r := sh.LocalityRange; len(r) != 0 && (len(r) != 2 || !(r[0] >= 0 && r[0] <= sh.Locality && sh.Locality <= r[1] && r[1] < 1)) {
-			return d.Errorf(p+".locality_range", "[low, high] around locality, from 0 to below 1", "got %v for locality %g", r, sh.Locality)
-		}
-		if strings.TrimSpace(sh.Source) == "" {
-			return d.Errorf(p+".source", "say what the shape was measured on", "missing")
-		}
-	}
-	if ra := f.Readahead; ra != nil {
-		if !(ra.Faults > 0 && ra.Faults <= 1) {
-			return d.Errorf("readahead.faults", "major faults per page needed back: above 0, at most 1", "got %g", ra.Faults)
-		}
-		if !(ra.Pages >= ra.Faults && ra.Pages <= 64) {
-			return d.Errorf("readahead.pages", "pages read per page needed back: at least readahead.faults, at most 64", "got %g", ra.Pages)
-		}
-	}
-	for i := range f.Curves {
-		c := &f.Curves[i]
-		p := fmt.Sprintf("curves[%d]", i)
-		if c.Class == "" {
-			return d.Errorf(p+".class", "e.g. sata-ssd-slc, nvme-ssd-tlc, hdd, zram-lz4, zswap", "missing")
-		}
-		ok := false
-		for _, v := range validProvenance {
-			ok = ok || c.Provenance == v
-		}
-		if !ok {
-			return d.Errorf(p+".provenance", "", "got %q, expected one of %s", c.Provenance, strings.Join(validProvenance, ", "))
-		}
-		switch {
-		case c.Method == "":
-		case c.Method != OneRunMethod:
-			return d.Errorf(p+".method", "", "got %q; the only method is %q (a curve memplan profile --one-run measured)", c.Method, OneRunMethod)
-		case c.Provenance != Measured:
-			return d.Errorf(p+".method", "", "%q is how a measured curve was measured (memplan profile --one-run); a %s curve has no method", c.Method, c.Provenance)
-		}
-		if c.Provenance == Measured && f.onePass() {
-			// memplan profile --one-pass wrote "measured" before the
-			// format knew inferred; its curves are inferred all the same.
-			c.Provenance = Inferred
-		}
-		if (c.Provenance == Measured || c.Provenance == Emulated || c.Provenance == Inferred) && c.Host == "" {
-			return d.Errorf(p+".host", "name the machine the curve was measured on", "missing for a %s curve", c.Provenance)
-		}
-		if c.Uncertainty < 0 || c.Uncertainty > 5 {
-			return d.Errorf(p+".uncertainty", "", "got %g, expected a relative uncertainty such as 25%%", float64(c.Uncertainty))
-		}
-		r := c.Reference
-		if r.ReadLatency <= 0 {
-			return d.Errorf(p+".reference.read_latency", "the 4 KiB read latency of the device the curve was measured on", "missing or zero")
-		}
-		if r.WriteLatency <= 0 {
-			c.Reference.WriteLatency = r.ReadLatency
-		}
-		if r.Drives == 0 {
-			c.Reference.Drives = 1
-		}
-		if r.Concurrency == 0 {
-			c.Reference.Concurrency = 1
-		}
-		if r.DirtyShare == 0 {
-			c.Reference.DirtyShare = DefaultDirtyShare
-		}
-		if r.SeqReadLatency < 0 || r.SeqReadLatency > r.ReadLatency {
-			return d.Errorf(p+".reference.seq_read_latency", "the latency of a 4 KiB read that follows on from the one before, at most read_latency", "got %s with read_latency %s", r.SeqReadLatency, r.ReadLatency)
-		}
-		if x := r.DirtyShareRange; len(x) != 0 && (len(x) != 2 || !(x[0] > 0 && x[0] <= c.Reference.DirtyShare && c.Reference.DirtyShare <= x[1] && x[1] <= 1)) {
-			return d.Errorf(p+".reference.dirty_share_range", "[low, high] around dirty_share, within (0, 1]", "got %v for dirty_share %g", x, float64(c.Reference.DirtyShare))
-		}
-		if x := r.WriteBandwidthRange; len(x) != 0 && (len(x) != 2 || r.WriteBandwidth <= 0 || !(x[0] > 0 && x[0] <= r.WriteBandwidth && r.WriteBandwidth <= x[1])) {
-			return d.Errorf(p+".reference.write_bandwidth_range", "[low, high] around write_bandwidth, e.g. [30MB, 80MB]", "got %v for write_bandwidth %v", x, r.WriteBandwidth)
-		}
-		if r.Drives < 0 || r.Concurrency < 0 || r.ReadIOPS < 0 || r.WriteIOPS < 0 {
-			return d.Errorf(p+".reference", "", "drives, concurrency and IOPS cannot be negative")
-		}
-		if len(c.Points) == 0 {
-			return d.Errorf(p+".points", "", "a curve needs at least one point")
-		}
-		for j := range c.Points {
-			pt := &c.Points[j]
-			pp := fmt.Sprintf("%s.points[%d]", p, j)
-			if len(pt.Samples) > 0 && pt.Slowdown == 0 {
-				pt.Slowdown = stat.Mean(pt.Samples, nil)
-			}
-			if !(pt.Fit > 0 && pt.Fit <= 1) {
-				return d.Errorf(pp+".fit", "usable RAM / memory touched, between 0 and 1", "got %g", pt.Fit)
-			}
-			if pt.Fit == 1 && len(c.Points) == 1 {
-				return d.Errorf(pp, "measure at least one fit ratio below 1; at fit 1 nothing is swapped", "a curve's only point is at fit 1, which says nothing about swapping")
-			}
-			if !(pt.Slowdown >= 1) || math.IsInf(pt.Slowdown, 0) {
-				return d.Errorf(pp+".slowdown", "runtime relative to all-in-RAM: 1.0 means no slowdown", "got %g, expected 1 or more", pt.Slowdown)
-			}
-			if pt.Fit == 1 && pt.Slowdown > MaxSlowdownInRAM {
-				// Everything is in RAM at fit 1: the point is the
-				// reference itself. A curve that slows down there
-				// makes every swap configuration lose (issue 27).
-				return d.Errorf(pp+".slowdown", "at fit 1 nothing is swapped; measure the point as the reference or leave it out",
-					"got %g at fit 1, where the job is all in RAM; expected 1 (at most %g for run-to-run noise)", pt.Slowdown, MaxSlowdownInRAM)
-			}
-			for _, r := range []struct {
-				name string
-				v    float64
-			}{{"page_rate", pt.PageRate}, {"block_fault_rate", pt.BlockFaultRate}, {"block_page_rate", pt.BlockPageRate}} {
-				if !(r.v >= 0) || math.IsInf(r.v, 0) {
-					return d.Errorf(pp+"."+r.name, "pages or faults per second of in-RAM runtime", "got %g, expected 0 or more", r.v)
-				}
-			}
-			if len(pt.CI) == 0 && len(pt.Samples) >= 2 {
-				lo, hi := stats.MeanInterval(pt.Samples, 0.95)
-				pt.CI = []float64{lo, hi}
-			}
-			if r := pt.FitRange; len(r) != 0 && (len(r) != 2 || !(r[0] > 0 && r[0] <= pt.Fit && pt.Fit <= r[1] && r[1] <= 1)) {
-				return d.Errorf(pp+".fit_range", "[low, high] around the fit ratio, within (0, 1]", "got %v for fit %g", r, pt.Fit)
-			}
-			if len(pt.CI) != 0 && (len(pt.CI) != 2 || pt.CI[0] > pt.Slowdown || pt.CI[1] < pt.Slowdown) {
-				return d.Errorf(pp+".ci", "", "expected [low, high] around the slowdown %g", pt.Slowdown)
-			}
-		}
-		sort.Slice(c.Points, func(a, b int) bool { return c.Points[a].Fit > c.Points[b].Fit })
-		for j := 1; j < len(c.Points); j++ {
-			if c.Points[j].Fit == c.Points[j-1].Fit {
-				return d.Errorf(p+".points", "merge the runs into one point", "two points at fit ratio %g", c.Points[j].Fit)
-			}
-		}
-	}
-	for i, s := range f.Software {
-		p := fmt.Sprintf("software[%d]", i)
-		if !strings.HasPrefix(s.Name, "zram-") {
-			return d.Errorf(p+".name", "", "got %q, expected zram-<compressor> such as zram-lz4", s.Name)
-		}
-		if s.Latency <= 0 {
-			return d.Errorf(p+".latency", "mean 4 KiB access time, e.g. 1.7us", "missing or zero")
-		}
-		if s.Ratio < 1 {
-			return d.Errorf(p+".ratio", "", "got %g, expected a compression ratio of 1 or more", s.Ratio)
-		}
-	}
-	return checkCurves(f) // curvecheck.go
-}
 
 // TInterval is the two-sided Student-t confidence interval of the mean
 // (internal/stats owns it; this name is kept for callers outside).
@@ -456,18 +180,12 @@ type prepCache struct {
 }
 
 // TargetOverhead is the software cost of one page swapped in on the
-// devices of a class (Class is a class name or its start: nvme-ssd covers
-// nvme-ssd-tlc), with the range it may really lie in.
-type TargetOverhead struct {
-	Class         string           `yaml:"class" json:"class"`
-	Overhead      units.Duration   `yaml:"overhead" json:"overhead"`
-	OverheadRange []units.Duration `yaml:"overhead_range,omitempty" json:"overhead_range,omitempty"`
-	Source        string           `yaml:"source" json:"source"`
-}
+// devices of a class, with the range it may really lie in.
+type TargetOverhead = factors.TargetOverhead
 
 // at is the overhead moved a share pos of the way through its range
 // (-1 its low end, +1 its high end).
-func (t TargetOverhead) at(pos float64) time.Duration {
+func overheadAt(t TargetOverhead, pos float64) time.Duration {
 	o := t.Overhead.D()
 	if r := t.OverheadRange; len(r) == 2 && pos != 0 {
 		return time.Duration(towards(float64(o), float64(r[0]), float64(r[1]), pos))
@@ -560,8 +278,8 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 				f = x
 			}
 		}
-		if f != nil && f.doc != nil {
-			return nil, f.doc.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
+		if f != nil && f.Parsed() {
+			return nil, f.Errorf("transfer_from", "name a class that has a curve: "+strings.Join(fs.Classes(), ", "), "no factor file has a curve for class %q", fs.TransferFrom)
 		}
 		return nil, fmt.Errorf("%w: transfer_from names class %q but no factor file has a curve for it", yamlx.ErrInput, fs.TransferFrom)
 	}

@@ -97,7 +97,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 	}
 	c := fs.Curves["zram-lz4"]
 	for _, pt := range c.Points {
-		est, err := fs.PredictShape("zram-lz4", c.RefDevice(), 1, 1, pt.Fit, NominalShape)
+		est, err := fs.PredictShape("zram-lz4", RefDevice(c), 1, 1, pt.Fit, NominalShape)
 		if err != nil {
 			t.Fatal(err)
 		}

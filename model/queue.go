@@ -143,7 +143,7 @@ func (p Path) IdleTime() float64 {
 	if p.Dev.Memory {
 		return o + p.Dev.ReadLatency.Seconds() + p.Dev.WriteLatency.Seconds()
 	}
-	faults, pages := p.RA.orOne()
+	faults, pages := raOrOne(p.RA)
 	return o*pages + faults*p.readLatency()
 }
 
@@ -158,7 +158,7 @@ func (p Path) PageTime(rate float64) float64 {
 		return idle
 	}
 	z := 1 / rate
-	faults, pages := p.RA.orOne()
+	faults, pages := raOrOne(p.RA)
 	s := p.readLatency()
 	k := p.units()
 	n := p.jobs()
@@ -251,7 +251,7 @@ func (p Path) sharedPageTime(rate float64) float64 {
 	z := 1 / rate
 	n := p.jobs()
 	c := float64(p.Cores)
-	faults, pages := p.RA.orOne()
+	faults, pages := raOrOne(p.RA)
 	cpu := z + p.Overhead.Seconds()*pages
 	var devDelay, devQ, tw float64
 	if p.Dev.Memory {

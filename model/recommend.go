@@ -782,7 +782,7 @@ func (e *evaluator) shapesOf(fs *Factors, j JobClass) []Shape {
 // overflow: the shape's page rate at 1 - wd(1-f) over its rate at f
 // (wd^exponent without a knee).
 func driveShare(sh Shape, wd, f float64) float64 {
-	return sh.rateRatio(1-wd*(1-f), f)
+	return shapeRateRatio(sh, 1-wd*(1-f), f)
 }
 
 func (e *evaluator) factorsFor(job string) *Factors {

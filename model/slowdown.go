@@ -43,26 +43,14 @@ func MemoryClass(class string) bool {
 	return strings.HasPrefix(class, "zram") || strings.HasPrefix(class, "zswap")
 }
 
-// Readahead is how a job's pages come back from a block device, per page
-// it needs back (a page the synchronous zram device would fault on): the
-// major faults it takes there (fewer when the kernel's swap readahead
-// fetches neighbouring pages the job then uses) and the pages read
-// (more than needed when readahead fetches pages the job does not use,
-// each costing reclaim). Measured by memplan profile; the zero value means
-// not measured: one fault and one page per page needed.
-type Readahead struct {
-	Faults float64 `yaml:"faults" json:"faults"`
-	Pages  float64 `yaml:"pages" json:"pages"`
-}
-
-func (r Readahead) orOne() (faults, pages float64) {
+func raOrOne(r Readahead) (faults, pages float64) {
 	if r.Faults <= 0 || r.Pages <= 0 {
 		return 1, 1
 	}
 	return r.Faults, r.Pages
 }
 
-func (r Readahead) measured() bool { return r.Faults > 0 && r.Pages > 0 }
+func raMeasured(r Readahead) bool { return r.Faults > 0 && r.Pages > 0 }
 
 // ServiceTime is the time one job loses per page it needs back from dev
 // when nothing queues (the latency bound of Path): software overhead x
@@ -128,33 +116,10 @@ const (
 	refuseBelow = 0.5
 )
 
-// Shape is a family of curve shapes: how the pages a job needs back grow
-// as its resident share shrinks, rate ∝ (1-fit)^Exponent, and its swap
-// readahead on a block device when not measured (faults per page needed).
-// With a Knee the rate grows as (1-fit)^Exponent above that fit ratio and
-// as (1-fit)^KneeExponent below it: a knee (flat, then steep) where
-// KneeExponent is the larger, early saturation where it is the smaller.
-type Shape struct {
-	Name     string  `yaml:"name" json:"name"`
-	Exponent float64 `yaml:"exponent" json:"exponent"`
-	// Knee is the fit ratio where the exponent changes to KneeExponent
-	// (0: it does not).
-	Knee         float64 `yaml:"knee,omitempty" json:"knee,omitempty"`
-	KneeExponent float64 `yaml:"knee_exponent,omitempty" json:"knee_exponent,omitempty"`
-	Readahead    float64 `yaml:"readahead_faults" json:"readahead_faults"`
-	// Locality is the share of the reads from a block device that follow
-	// on from the one before (no seek on a rotating disk).
-	Locality float64 `yaml:"locality,omitempty" json:"locality,omitempty"`
-	// LocalityRange is where the locality may really be when it was not
-	// measured; crossval and the transfer error's search span it.
-	LocalityRange []float64 `yaml:"locality_range,omitempty" json:"locality_range,omitempty"`
-	Source        string    `yaml:"source" json:"source"`
-}
-
-// logRate is the log of the page rate at non-resident share x = 1-fit,
+// shapeLogRate is the log of the page rate at non-resident share x = 1-fit,
 // up to a constant: Exponent x ln x, and past a knee KneeExponent x the
 // log of the share beyond it.
-func (sh Shape) logRate(x float64) float64 {
+func shapeLogRate(sh Shape, x float64) float64 {
 	if sh.Knee <= 0 || sh.KneeExponent <= 0 || x <= 1-sh.Knee {
 		return sh.Exponent * math.Log(x)
 	}
@@ -162,14 +127,14 @@ func (sh Shape) logRate(x float64) float64 {
 	return sh.Exponent*math.Log(xk) + sh.KneeExponent*math.Log(x/xk)
 }
 
-// rateRatio is the page rate at fit f over the rate at fit f0.
-func (sh Shape) rateRatio(f, f0 float64) float64 {
-	return math.Exp(sh.logRate(1-f) - sh.logRate(1-f0))
+// shapeRateRatio is the page rate at fit f over the rate at fit f0.
+func shapeRateRatio(sh Shape, f, f0 float64) float64 {
+	return math.Exp(shapeLogRate(sh, 1-f) - shapeLogRate(sh, 1-f0))
 }
 
-// locality is the shape's locality moved a share pos through its range,
+// shapeLocality is the shape's locality moved a share pos through its range,
 // in logs of the share of reads that seek (which is what a seek costs).
-func (sh Shape) locality(pos float64) float64 {
+func shapeLocality(sh Shape, pos float64) float64 {
 	r := sh.LocalityRange
 	if pos == 0 || len(r) != 2 || sh.Locality >= 1 {
 		return sh.Locality
@@ -445,7 +410,7 @@ func shapeNames(s []Shape) string {
 // refPath is the path a curve was obtained on.
 func (fs *Factors) refPath(c *Curve) Path {
 	r := c.Reference
-	return Path{Dev: c.RefDevice(), Jobs: r.Concurrency, Dirty: float64(r.DirtyShare), Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}
+	return Path{Dev: RefDevice(c), Jobs: r.Concurrency, Dirty: float64(r.DirtyShare), Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}
 }
 
 func samePath(a, b Path) bool {
@@ -554,7 +519,7 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 		return 0, 0, false
 	}
 	byShape := func(m pointModel) float64 {
-		r := m.rate * sh.rateRatio(f, m.fit)
+		r := m.rate * shapeRateRatio(sh, f, m.fit)
 		if m.rate <= 0 {
 			return 0
 		}
@@ -844,7 +809,7 @@ func (fs *Factors) scenarioGrid(ranges bool) []scenario {
 	// counted again.
 	seeks := false
 	for _, c := range fs.Curves {
-		if d := c.RefDevice(); d.SeqReadLatency > 0 && d.SeqReadLatency != d.ReadLatency && !d.Memory {
+		if d := RefDevice(c); d.SeqReadLatency > 0 && d.SeqReadLatency != d.ReadLatency && !d.Memory {
 			seeks = true
 		}
 	}
@@ -888,11 +853,11 @@ func positions(n int) []float64 {
 func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 	p.Overhead = s.overhead
 	if p.soft != nil {
-		p.Overhead = p.soft.at(fs.overheadPos(s.overhead))
+		p.Overhead = overheadAt(*p.soft, fs.overheadPos(s.overhead))
 	}
 	if !p.Dev.Memory {
-		p.Locality = s.shape.locality(s.localityPos)
-		if !fs.Readahead.measured() && s.shape.Readahead > 0 {
+		p.Locality = shapeLocality(s.shape, s.localityPos)
+		if !raMeasured(fs.Readahead) && s.shape.Readahead > 0 {
 			p.RA = Readahead{Faults: s.shape.Readahead, Pages: 1}
 		}
 	}

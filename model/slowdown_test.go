@@ -282,12 +282,12 @@ curves:
 		t.Fatal(err)
 	}
 	for i, want := range []time.Duration{250 * time.Microsecond, 100 * time.Microsecond, 0} {
-		if got := f.Curves[i].RefDevice().SeqReadLatency; got != want {
+		if got := RefDevice(&f.Curves[i]).SeqReadLatency; got != want {
 			t.Errorf("%s: sequential read %v, want %v", f.Curves[i].Class, got, want)
 		}
 	}
 	// And it is what a path's reads cost when they follow on.
-	p := Path{Dev: f.Curves[0].RefDevice(), Jobs: 1, Locality: 1}
+	p := Path{Dev: RefDevice(&f.Curves[0]), Jobs: 1, Locality: 1}
 	if got := p.IdleTime(); !near(got, 250e-6, 1e-12) {
 		t.Errorf("all reads following on: %.1fus, want 250us", got*1e6)
 	}
@@ -369,7 +369,7 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 // a knee, and for the zswap split, it is the plain power law.
 func TestShapeKneeExponents(t *testing.T) {
 	local := func(sh Shape, f1, f2 float64) float64 {
-		return math.Log(sh.rateRatio(f2, f1)) / math.Log((1-f2)/(1-f1))
+		return math.Log(shapeRateRatio(sh, f2, f1)) / math.Log((1-f2)/(1-f1))
 	}
 	knee := Shape{Name: "knee", Exponent: 2.4, Knee: 0.75, KneeExponent: 4.75}
 	sat := Shape{Name: "saturating", Exponent: 2.5, Knee: 0.75, KneeExponent: 0.45}
@@ -383,7 +383,7 @@ func TestShapeKneeExponents(t *testing.T) {
 		}
 	}
 	// Across the knee: the product of the two stretches.
-	if got, want := knee.rateRatio(0.6, 0.9), math.Pow(0.25/0.1, 2.4)*math.Pow(0.4/0.25, 4.75); math.Abs(got/want-1) > 1e-12 {
+	if got, want := shapeRateRatio(knee, 0.6, 0.9), math.Pow(0.25/0.1, 2.4)*math.Pow(0.4/0.25, 4.75); math.Abs(got/want-1) > 1e-12 {
 		t.Errorf("knee from fit 0.9 to 0.6: rate x%g, want x%g", got, want)
 	}
 	plain := Shape{Name: "uniform", Exponent: 1}

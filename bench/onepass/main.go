@@ -346,7 +346,7 @@ func compareWith(path string, res *onepass.Result) error {
 		return err
 	}
 	for _, c := range mp.Curves {
-		dev := c.RefDevice()
+		dev := model.RefDevice(&c)
 		fmt.Printf("\n%s on %s (read %v): measured by %s\n", c.Class, dev.Name, dev.ReadLatency, filepath.Base(path))
 		var costs []string
 		byFit := map[float64][]onepass.Comparison{}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/fleet"
 	"github.com/memplan/memplan/model"
 	"github.com/spf13/cobra"
@@ -93,7 +94,7 @@ func runFactorsMerge(o factorsMergeOptions, args []string, stdout, stderr io.Wri
 		if !o.Force && fileExists(p) {
 			return usagef("%s exists; use --force to overwrite it, or --out another directory", p)
 		}
-		data, err := encodeFactors(p, g.File)
+		data, err := factors.Encode(p, g.File)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/probe"
@@ -152,7 +153,7 @@ func runProbe(ctx context.Context, o probeOptions, h host.Host, stdout, stderr i
 	if o.Out == "" {
 		return nil
 	}
-	data, err := encodeFactors(o.Out, ff)
+	data, err := factors.Encode(o.Out, ff)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/profile"
@@ -154,7 +155,7 @@ func runProfile(ctx context.Context, o profileOptions, h host.Host, stdout, stde
 	if o.Out == "" {
 		return nil
 	}
-	data, err := encodeFactors(o.Out, ff)
+	data, err := factors.Encode(o.Out, ff)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
@@ -46,7 +47,7 @@ func TestEncodeFactorsGolden(t *testing.T) {
 	}
 	for name, ff := range files {
 		for _, ext := range []string{".json", ".yaml"} {
-			data, err := encodeFactors(name+ext, ff)
+			data, err := factors.Encode(name+ext, ff)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestEncodeFactors(t *testing.T) {
 	ff := model.DefaultFactors()
 	ff.Curves[0].MeasuredAt = ff.Date
 	for _, name := range []string{"probe.json", "probe.yaml", "probe.YML"} {
-		data, err := encodeFactors(name, ff)
+		data, err := factors.Encode(name, ff)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func Compare(res *Result, mp *model.FactorFile) ([]Comparison, error) {
 		for i, p := range pts {
 			fits[i] = p.Fit
 		}
-		dc := DeviceCost{Class: c.Class, Dev: c.RefDevice(), Source: "the multi-run profile's measured device"}
+		dc := DeviceCost{Class: c.Class, Dev: model.RefDevice(&c), Source: "the multi-run profile's measured device"}
 		variants := []struct {
 			name  string
 			costs Costs

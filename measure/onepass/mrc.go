@@ -388,7 +388,7 @@ func DefaultCosts() Costs {
 	}
 	for i := range f.Curves {
 		cv := &f.Curves[i]
-		c.Devices = append(c.Devices, DeviceCost{Class: cv.Class, Dev: cv.RefDevice(), Source: "model default: reference device of " + cv.Source})
+		c.Devices = append(c.Devices, DeviceCost{Class: cv.Class, Dev: model.RefDevice(cv), Source: "model default: reference device of " + cv.Source})
 	}
 	return c
 }

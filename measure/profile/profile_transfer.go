@@ -79,7 +79,7 @@ func modelOverhead() time.Duration {
 // phaseDevice is the model's device for a phase's reference.
 func phaseDevice(ph *ProfilePhase) model.Device {
 	c := model.Curve{Class: ph.Class, Reference: ph.Reference}
-	d := c.RefDevice()
+	d := model.RefDevice(&c)
 	d.Memory = ph.Backend == measure.BackendZram
 	return d
 }

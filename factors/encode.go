@@ -1,17 +1,16 @@
-package main
+package factors
 
 import (
 	"encoding/json"
 	"strings"
 
-	"github.com/memplan/memplan/model"
 	"gopkg.in/yaml.v3"
 )
 
-// The factor files memplan writes (probe, profile, factors merge).
-
-// encodeFactors renders the factor file as YAML for .yaml/.yml, else JSON.
-func encodeFactors(name string, ff *model.FactorFile) ([]byte, error) {
+// Encode renders a factor file as memplan writes it (probe, profile,
+// factors merge): YAML with a heading comment when name ends in .yaml or
+// .yml, else indented JSON. Parse reads either back.
+func Encode(name string, ff *File) ([]byte, error) {
 	lower := strings.ToLower(name)
 	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
 		var b strings.Builder
@@ -30,7 +29,7 @@ func encodeFactors(name string, ff *model.FactorFile) ([]byte, error) {
 	// struct), so it would be written as "": give undated curves the
 	// file's date instead.
 	c := *ff
-	c.Curves = append([]model.Curve(nil), ff.Curves...)
+	c.Curves = append([]Curve(nil), ff.Curves...)
 	for i := range c.Curves {
 		if c.Curves[i].MeasuredAt.IsZero() {
 			c.Curves[i].MeasuredAt = c.Date

@@ -126,6 +126,16 @@ func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, targe
 // there to check it (prior). med is the run the median came from (-1:
 // no run has an excess at f).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
+	return jointAtFunc(runs, f, prior, func(i int) float64 {
+		ex, _, _ := excessAt(runs[i].pts, runs[i].s.shape, f)
+		return ex
+	})
+}
+
+// jointAtFunc is jointAt over a figure of each run's own, excess(i) for
+// runs[i] (a zswap pair's split excess): the same median, span and
+// widening.
+func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int) float64) (central, lo, hi float64, med int) {
 	lo, hi = math.Inf(1), 0
 	reduced := false
 	for _, r := range runs {
@@ -138,7 +148,7 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 	}
 	var all []run
 	for i, r := range runs {
-		ex, _, _ := excessAt(r.pts, r.s.shape, f)
+		ex := excess(i)
 		if !(ex > 0) || math.IsInf(ex, 0) {
 			continue
 		}

@@ -126,16 +126,16 @@ func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, targe
 // there to check it (prior). med is the run the median came from (-1:
 // no run has an excess at f).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
-	return jointAtFunc(runs, f, prior, func(i int) float64 {
-		ex, _, _ := excessAt(runs[i].pts, runs[i].s.shape, f)
-		return ex
+	return jointAtFunc(runs, f, prior, func(i int, u float64) (ex, lo, hi float64) {
+		ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		return ex, ex * math.Exp(-u), ex * math.Exp(u)
 	})
 }
 
-// jointAtFunc is jointAt over a figure of each run's own, excess(i) for
-// runs[i] (a zswap pair's split excess): the same median, span and
-// widening.
-func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int) float64) (central, lo, hi float64, med int) {
+// jointAtFunc is jointAt over a figure of each run's own (a zswap pair's
+// split excess): excess(i, u) is runs[i]'s figure and its ends widened by
+// u, the run's own log uncertainty. The same median and span.
+func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u float64) (ex, lo, hi float64)) (central, lo, hi float64, med int) {
 	lo, hi = math.Inf(1), 0
 	reduced := false
 	for _, r := range runs {
@@ -148,15 +148,15 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int) float
 	}
 	var all []run
 	for i, r := range runs {
-		ex := excess(i)
-		if !(ex > 0) || math.IsInf(ex, 0) {
-			continue
-		}
 		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
 		if prior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)
 		}
-		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+		ex, exLo, exHi := excess(i, u)
+		if !(ex > 0) || math.IsInf(ex, 0) {
+			continue
+		}
+		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
 		if r.s.band == 0 && (r.weight > 0 || !reduced) {
 			all = append(all, run{ex, i, max(r.weight, 1)})
 		}

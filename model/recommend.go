@@ -1243,9 +1243,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				fig := z.at(wd, f)
 				est.Slowdown, est.Low, est.High = 1+fig.central, 1+fig.lo, 1+fig.hi
 				est.Shape, dc, driveEx = fig.shape, fig.share, fig.driveEx
-				if fig.med >= 0 {
+				if r := fig.driveRun; r != nil {
 					// The central run's own fault time and dirty share.
-					r := z.drive.joint[fig.med]
 					est.FaultTime = faultTime(r.pts, f)
 					if d, ok := impliedDirty(r.src, r.s); ok && est.DirtyFrom != "" {
 						est.Dirty = min(max(d, est.DirtyLow), est.DirtyHigh)
@@ -1257,11 +1256,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				}
 				est = adj
 			} else {
-				// The parts come from different engines (one derived
-				// jointly, one from a curve of its own), or the speed
-				// benchmarks' constant stands in for both: each part's
-				// band at the shapes that send the most and the least to
-				// the drive.
+				// The speed benchmarks' constant stands in for both parts
+				// (the same figure under every scenario).
 				pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
 				split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
 				dc = driveShare(e.shapeOf(fs, de.Shape), wd, f)

@@ -23,6 +23,9 @@ type zswapPair struct {
 	// scenario (0, a part's central one, where that part has no such
 	// unknown). pairs[0] is the central scenario.
 	pairs [][2]int
+	// mixed: one part is derived jointly and the other comes from a curve
+	// of its own; jointIsDrive says which is the drive.
+	mixed, jointIsDrive bool
 }
 
 // zswapFigure is a zswap job's excess slowdown over the scenarios.
@@ -32,8 +35,9 @@ type zswapFigure struct {
 	// the central scenario, driveEx the drive's part of the central excess.
 	share, driveEx float64
 	shape          string
-	// med is the central run of a joint pair (-1 otherwise).
-	med int
+	// driveRun is the drive's central run where the drive is derived
+	// jointly (nil otherwise).
+	driveRun *carried
 }
 
 // scenarioID names what a scenario chooses, so that two preparations'
@@ -50,9 +54,7 @@ func idOf(s scenario) scenarioID {
 	return scenarioID{s.dim, s.shape.Name, s.overhead, s.fitPos, s.band, s.dirtyPos, s.writePos, s.localityPos}
 }
 
-// pairZswap pairs the pool's preparation with the drive's. It reports
-// false where one part is derived jointly and the other from a curve of
-// its own: their scenarios are not the same unknowns.
+// pairZswap pairs the pool's preparation with the drive's.
 func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 	z := zswapPair{pool: pool, drive: drive}
 	switch {
@@ -62,7 +64,13 @@ func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 			z.poolRuns[i] = fs.carry(r.src, pool.target, r.s, false)
 		}
 		return z, true
-	case len(pool.joint) > 0 || len(drive.joint) > 0 || len(pool.scen) == 0 || len(drive.scen) == 0:
+	case len(pool.joint) > 0 && len(drive.scen) > 0:
+		z.mixed = true
+		return z, true
+	case len(drive.joint) > 0 && len(pool.scen) > 0:
+		z.mixed, z.jointIsDrive = true, true
+		return z, true
+	case len(pool.scen) == 0 || len(drive.scen) == 0:
 		return z, false
 	}
 	inPool := map[scenarioID]int{}
@@ -95,6 +103,9 @@ func (z zswapPair) at(wd, f float64) zswapFigure {
 	if z.poolRuns != nil {
 		return z.jointAt(wd, f)
 	}
+	if z.mixed {
+		return z.mixedAt(wd, f)
+	}
 	return z.curveAt(wd, f)
 }
 
@@ -110,18 +121,112 @@ func (z zswapPair) jointAt(wd, f float64) zswapFigure {
 		d := driveShare(r.s.shape, wd, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}
-	central, lo, hi, med := jointAtFunc(runs, f, z.drive.jointPrior || z.pool.jointPrior, func(i int) float64 {
+	central, lo, hi, med := jointAtFunc(runs, f, z.drive.jointPrior || z.pool.jointPrior, func(i int, u float64) (ex, lo, hi float64) {
 		t, _, _ := split(i)
-		return t
+		return t, t * math.Exp(-u), t * math.Exp(u)
 	})
-	fig := zswapFigure{central: central, lo: lo, hi: hi, med: med}
+	fig := zswapFigure{central: central, lo: lo, hi: hi}
 	if med < 0 {
-		fig.med, fig.shape = 0, runs[0].s.shape.Name
+		fig.shape = runs[0].s.shape.Name
 		_, _, fig.share = split(0)
 		return fig
 	}
 	_, fig.driveEx, fig.share = split(med)
-	fig.shape = runs[med].s.shape.Name
+	fig.shape, fig.driveRun = runs[med].s.shape.Name, &runs[med]
+	return fig
+}
+
+// curveSpread is a part carried from a curve of its own at one fit ratio:
+// its excess under each shape (the other unknowns at their central
+// values), and the factors its other unknowns, its point's interval and
+// its transfer error move it by, joined in quadrature as prepared.at
+// joins them.
+type curveSpread struct {
+	central  float64
+	byShape  map[string]float64
+	up, down float64
+}
+
+func (p prepared) spreadAt(f float64) curveSpread {
+	central, u, _ := excessAt(p.points[0], p.scen[0].shape, f)
+	c := curveSpread{central: central, byShape: map[string]float64{p.scen[0].shape.Name: central}, up: 1, down: 1}
+	var up, down [dims]float64
+	lowEx, highEx := central, central
+	for i, s := range p.scen[1:] {
+		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
+		switch {
+		case s.dim == dimShape:
+			c.byShape[s.shape.Name] = ex
+		case s.dim == dimBand:
+			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
+		case central > 0 && ex > 0:
+			l := math.Log(ex / central)
+			up[s.dim] = math.Max(up[s.dim], l)
+			down[s.dim] = math.Max(down[s.dim], -l)
+		}
+	}
+	if central <= 0 {
+		return c
+	}
+	sumUp := math.Pow(math.Log1p(u), 2) + p.transfer*p.transfer
+	sumDown := math.Pow(math.Log1p(-math.Min(u, 0.95)), 2) + p.transfer*p.transfer
+	for d := range dims {
+		sumUp += up[d] * up[d]
+		sumDown += down[d] * down[d]
+	}
+	c.up = highEx / central * math.Exp(math.Sqrt(sumUp))
+	c.down = lowEx / central * math.Exp(-math.Sqrt(sumDown))
+	return c
+}
+
+// mixedAt is at for one part derived jointly and one from a curve of its
+// own. The shape is the unknown they share: under each run of the joint
+// part, the other part is taken under the run's shape, the run's shape
+// sets the split, and the sum's ends are each part's own ends under that
+// run (the joint part widened by the run's uncertainty, the other by its
+// unknowns other than the shape). The central figure and the band are
+// jointAt's over those sums.
+func (z zswapPair) mixedAt(wd, f float64) zswapFigure {
+	j, o := z.pool, z.drive
+	if z.jointIsDrive {
+		j, o = z.drive, z.pool
+	}
+	own := o.spreadAt(f)
+	runs := j.joint
+	// sum is the excess of run i with the joint part's figure x and the
+	// other's y, and the drive's part of it.
+	sum := func(i int, x, y float64) (total, onDrive float64) {
+		d := driveShare(runs[i].s.shape, wd, f)
+		if z.jointIsDrive {
+			return (1-d)*y + d*x, d * x
+		}
+		return (1-d)*x + d*y, d * y
+	}
+	parts := func(i int) (x, y float64) {
+		x, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		y, ok := own.byShape[runs[i].s.shape.Name]
+		if !ok {
+			y = own.central
+		}
+		return x, y
+	}
+	central, lo, hi, med := jointAtFunc(runs, f, j.jointPrior, func(i int, u float64) (ex, lo, hi float64) {
+		x, y := parts(i)
+		ex, _ = sum(i, x, y)
+		lo, _ = sum(i, x*math.Exp(-u), y*own.down)
+		hi, _ = sum(i, x*math.Exp(u), y*own.up)
+		return ex, lo, hi
+	})
+	if med < 0 {
+		med = 0
+	}
+	fig := zswapFigure{central: central, lo: lo, hi: hi, shape: runs[med].s.shape.Name}
+	fig.share = driveShare(runs[med].s.shape, wd, f)
+	x, y := parts(med)
+	_, fig.driveEx = sum(med, x, y)
+	if z.jointIsDrive {
+		fig.driveRun = &runs[med]
+	}
 	return fig
 }
 
@@ -144,7 +249,7 @@ func (z zswapPair) curveAt(wd, f float64) zswapFigure {
 		return (1-d)*pex + d*dex, d * dex, d
 	}
 	central, driveEx, share := split(0)
-	fig := zswapFigure{central: central, share: share, driveEx: driveEx, shape: z.drive.scen[0].shape.Name, med: -1}
+	fig := zswapFigure{central: central, share: share, driveEx: driveEx, shape: z.drive.scen[0].shape.Name}
 	var up, down [dims]float64
 	lowEx, highEx := central, central
 	for k := 1; k < len(z.pairs); k++ {

@@ -105,7 +105,9 @@ func TestZswapBandTopIsItsWorstScenario(t *testing.T) {
 // the drive, fit ratios, devices, loads and access patterns, a zswap
 // figure from two jointly derived parts has its central figure within the
 // range of the scenarios' own figures and its band within their range
-// widened by each run's own uncertainty; from two curves of their own, its
+// widened by each run's own uncertainty; from a curve and a joint
+// derivation, its band holds every run's figure and its central figure is
+// one of them; from two curves of their own, its
 // band holds every scenario's figure and is no wider than the scenarios'
 // spread and the larger part's own error in quadrature.
 func TestZswapBandWithinItsScenarios(t *testing.T) {
@@ -147,10 +149,37 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 				dev.Name, jobs, shape, wd, f, fig.central, fig.lo, fig.hi, lo, hi, wlo, whi)
 		}
 
+		// The pool from a curve of its own, the drive derived jointly:
+		// under each of the drive's runs, the pool's figure under that
+		// run's shape (prepared for that shape alone).
+		pc := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, shape, 0, false, nil)
+		z, ok = fs.pairZswap(pc, dp)
+		if !ok || !z.mixed || !z.jointIsDrive {
+			t.Fatalf("%s: not paired as a curve and a joint derivation", dev.Name)
+		}
+		fig = z.at(wd, f)
+		isRun := false
+		for _, r := range dp.joint {
+			one := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, r.s.shape.Name, 0, false, nil)
+			pex, _, _ := excessAt(one.points[0], r.s.shape, f)
+			dex, _, _ := excessAt(r.pts, r.s.shape, f)
+			d := driveShare(r.s.shape, wd, f)
+			x := (1-d)*pex + d*dex
+			if !(x > 0) || math.IsInf(x, 0) {
+				continue
+			}
+			if fig.lo > x*(1+tol) || fig.hi < x*(1-tol) {
+				t.Errorf("mixed, %s, shape %q, wd %.3f, fit %.3f: band %.4g-%.4g leaves out the %s run's %.4g", dev.Name, shape, wd, f, fig.lo, fig.hi, r.s.shape.Name, x)
+			}
+			isRun = isRun || math.Abs(x-fig.central) <= tol*x
+		}
+		if !isRun {
+			t.Errorf("mixed, %s, shape %q, wd %.3f, fit %.3f: central %.4g is no run's figure", dev.Name, shape, wd, f, fig.central)
+		}
+
 		// From a curve each (the published SLC curve as the pool, the MLC
 		// curve, which has a write bandwidth range the SLC lacks, as the
 		// drive): prepareCurve's scenarios.
-		pc := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, shape, 0, false, nil)
 		dc := fs.prepareCurve(fs.Curves["sata-ssd-mlc"], false, dev, jobs, 0.5, shape, 0, false, nil)
 		z, ok = fs.pairZswap(pc, dc)
 		if !ok || z.pairs == nil {

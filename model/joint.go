@@ -191,6 +191,12 @@ type jointCache struct {
 	// (jointGrid).
 	group *Factors
 	grid  []scenario
+	// zswaps are the zswap pairs of every search over the factor set,
+	// figs their figures in the repeated searches (uncertainty,
+	// break-even), under their own lock.
+	zmu    sync.Mutex
+	zswaps map[[2]prepKey]zswapEntry
+	figs   map[zswapFigKey]zswapFigure
 }
 
 type planKey struct {

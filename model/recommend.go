@@ -1240,7 +1240,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			k := drawKey(fs, s.Class, de)
 			var dc, driveEx float64
 			if z, ok := e.zswapPair(fs, "zram-"+s.Algorithm, zramDevice(sw), s.Class, dev, j, c.Cores); ok {
-				fig := z.at(wd, f)
+				fig := e.zswapAt(fs, z, wd, f)
 				est.Slowdown, est.Low, est.High = 1+fig.central, 1+fig.lo, 1+fig.hi
 				est.Shape, dc, driveEx = fig.shape, fig.share, fig.driveEx
 				if r := fig.driveRun; r != nil {
@@ -1364,12 +1364,66 @@ func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, dri
 	if z, ok := e.zswaps[key]; ok {
 		return z.z, z.ok
 	}
-	z, ok := fs.pairZswap(pp, dp)
+	var ent zswapEntry
+	c := fs.joint
+	if c != nil {
+		c.zmu.Lock()
+		ent, ok := c.zswaps[key]
+		c.zmu.Unlock()
+		if ok {
+			e.storeZswap(key, ent)
+			return ent.z, ent.ok
+		}
+	}
+	ent.z, ent.ok = fs.pairZswap(pp, dp)
+	ent.z.key = key
+	if c != nil {
+		c.zmu.Lock()
+		if c.zswaps == nil {
+			c.zswaps = map[[2]prepKey]zswapEntry{}
+		}
+		c.zswaps[key] = ent
+		c.zmu.Unlock()
+	}
+	e.storeZswap(key, ent)
+	return ent.z, ent.ok
+}
+
+func (e *evaluator) storeZswap(key [2]prepKey, ent zswapEntry) {
 	if e.zswaps == nil {
 		e.zswaps = map[[2]prepKey]zswapEntry{}
 	}
-	e.zswaps[key] = zswapEntry{z, ok}
-	return z, ok
+	e.zswaps[key] = ent
+}
+
+// zswapFigKey is one zswap figure: a pair at one split and fit ratio.
+type zswapFigKey struct {
+	pair  [2]prepKey
+	wd, f float64
+}
+
+// zswapAt is z.at, kept in the factor set for a repeated search (which
+// asks every run the same questions), as predict keeps its estimates.
+func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure {
+	c := fs.joint
+	if e.h == nil || c == nil {
+		return z.at(wd, f)
+	}
+	k := zswapFigKey{z.key, wd, f}
+	c.zmu.Lock()
+	fig, ok := c.figs[k]
+	c.zmu.Unlock()
+	if ok {
+		return fig
+	}
+	fig = z.at(wd, f)
+	c.zmu.Lock()
+	if c.figs == nil {
+		c.figs = map[zswapFigKey]zswapFigure{}
+	}
+	c.figs[k] = fig
+	c.zmu.Unlock()
+	return fig
 }
 
 // zswapBasis is a zswap estimate's basis: the pool's and the drive's,

@@ -26,6 +26,8 @@ type zswapPair struct {
 	// mixed: one part is derived jointly and the other comes from a curve
 	// of its own; jointIsDrive says which is the drive.
 	mixed, jointIsDrive bool
+	// key names the pair in the caches (evaluator.zswapPair).
+	key [2]prepKey
 }
 
 // zswapFigure is a zswap job's excess slowdown over the scenarios.

@@ -656,6 +656,7 @@ type evaluator struct {
 	wearBlock   []Wear
 	ests        map[estKey]Estimate
 	zswaps      map[[2]prepKey]zswapEntry
+	zfigs       map[zswapFigKey]zswapFigure
 	rejected    map[Reject]int // reason -> count, merged into Result.Rejected
 	notes       map[Reject]rejectNote
 	evaluated   int
@@ -1404,25 +1405,36 @@ type zswapFigKey struct {
 
 // zswapAt is z.at, kept in the factor set for a repeated search (which
 // asks every run the same questions), as predict keeps its estimates.
+// Within one search the evaluator keeps them, as it keeps its estimates:
+// many configurations share a drive, a split and a fit ratio.
 func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure {
-	c := fs.joint
-	if e.h == nil || c == nil {
-		return z.at(wd, f)
-	}
 	k := zswapFigKey{z.key, wd, f}
-	c.zmu.Lock()
-	fig, ok := c.figs[k]
-	c.zmu.Unlock()
-	if ok {
+	if fig, ok := e.zfigs[k]; ok {
 		return fig
 	}
-	fig = z.at(wd, f)
-	c.zmu.Lock()
-	if c.figs == nil {
-		c.figs = map[zswapFigKey]zswapFigure{}
+	c := fs.joint
+	var fig zswapFigure
+	ok := false
+	if e.h != nil && c != nil {
+		c.zmu.Lock()
+		fig, ok = c.figs[k]
+		c.zmu.Unlock()
 	}
-	c.figs[k] = fig
-	c.zmu.Unlock()
+	if !ok {
+		fig = z.at(wd, f)
+		if e.h != nil && c != nil {
+			c.zmu.Lock()
+			if c.figs == nil {
+				c.figs = map[zswapFigKey]zswapFigure{}
+			}
+			c.figs[k] = fig
+			c.zmu.Unlock()
+		}
+	}
+	if e.zfigs == nil {
+		e.zfigs = map[zswapFigKey]zswapFigure{}
+	}
+	e.zfigs[k] = fig
 	return fig
 }
 

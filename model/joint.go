@@ -126,6 +126,16 @@ func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, targe
 // there to check it (prior). med is the run the median came from (-1:
 // no run has an excess at f).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
+	return jointAtFunc(runs, f, prior, func(i int, u float64) (ex, lo, hi float64) {
+		ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		return ex, ex * math.Exp(-u), ex * math.Exp(u)
+	})
+}
+
+// jointAtFunc is jointAt over a figure of each run's own (a zswap pair's
+// split excess): excess(i, u) is runs[i]'s figure and its ends widened by
+// u, the run's own log uncertainty. The same median and span.
+func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u float64) (ex, lo, hi float64)) (central, lo, hi float64, med int) {
 	lo, hi = math.Inf(1), 0
 	reduced := false
 	for _, r := range runs {
@@ -138,15 +148,15 @@ func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, me
 	}
 	var all []run
 	for i, r := range runs {
-		ex, _, _ := excessAt(r.pts, r.s.shape, f)
-		if !(ex > 0) || math.IsInf(ex, 0) {
-			continue
-		}
 		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
 		if prior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)
 		}
-		lo, hi = math.Min(lo, ex*math.Exp(-u)), math.Max(hi, ex*math.Exp(u))
+		ex, exLo, exHi := excess(i, u)
+		if !(ex > 0) || math.IsInf(ex, 0) {
+			continue
+		}
+		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
 		if r.s.band == 0 && (r.weight > 0 || !reduced) {
 			all = append(all, run{ex, i, max(r.weight, 1)})
 		}
@@ -181,6 +191,12 @@ type jointCache struct {
 	// (jointGrid).
 	group *Factors
 	grid  []scenario
+	// zswaps are the zswap pairs of every search over the factor set,
+	// figs their figures in the repeated searches (uncertainty,
+	// break-even), under their own lock.
+	zmu    sync.Mutex
+	zswaps map[[2]prepKey]zswapEntry
+	figs   map[zswapFigKey]zswapFigure
 }
 
 type planKey struct {

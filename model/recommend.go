@@ -655,6 +655,8 @@ type evaluator struct {
 	configBlock []Config
 	wearBlock   []Wear
 	ests        map[estKey]Estimate
+	zswaps      map[[2]prepKey]zswapEntry
+	zfigs       map[zswapFigKey]zswapFigure
 	rejected    map[Reject]int // reason -> count, merged into Result.Rejected
 	notes       map[Reject]rejectNote
 	evaluated   int
@@ -708,6 +710,24 @@ type estKey struct {
 	fit  float64
 }
 
+// prepFor is the fit-independent part of a prediction for job j on dev,
+// from the evaluator's cache or the factor set's.
+func (e *evaluator) prepFor(fs *Factors, class string, dev Device, j JobClass, cores int) (prepared, prepKey, error) {
+	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
+	p, ok := e.preps[k]
+	if !ok {
+		var err error
+		if p, err = fs.cachedPrepare(k); err != nil {
+			return prepared{}, k, err
+		}
+		if e.preps == nil {
+			e.preps = map[prepKey]prepared{}
+		}
+		e.preps[k] = p
+	}
+	return p, k, nil
+}
+
 // predict is Factors.Predict with the fit-independent part cached, and each
 // figure cached too: the search asks the same device and load about many
 // memory sizes, and about the same size many times.
@@ -715,17 +735,9 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	if constantEstimate != nil {
 		return *constantEstimate, nil // the speed benchmarks' limit (speedlimit.go)
 	}
-	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
-	p, ok := e.preps[k]
-	if !ok {
-		var err error
-		if p, err = fs.cachedPrepare(k); err != nil {
-			return Estimate{}, err
-		}
-		if e.preps == nil {
-			e.preps = map[prepKey]prepared{}
-		}
-		e.preps[k] = p
+	p, k, err := e.prepFor(fs, class, dev, j, cores)
+	if err != nil {
+		return Estimate{}, err
 	}
 	ek := estKey{k, f}
 	if est, ok := e.ests[ek]; ok {
@@ -1203,9 +1215,6 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if why := cmp.Or(de.Unsupported, pe.Unsupported); why != "" {
 				return jr, 0, e.unsupported(&c, j, f, why)
 			}
-			// The pool and the drive share the job's page rate: one error.
-			k := drawKey(fs, s.Class, de)
-			pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
 			// Which part a fault reaches depends on the shape. zswap writes
 			// its least recently stored pages back to the drive, so the pool
 			// extends RAM as the next stretch of an LRU stack: faults beyond
@@ -1213,23 +1222,12 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// (onDrive/(F-M))^exponent of those beyond RAM alone
 			// (driveShare; past a knee the exponent changes). Uniform
 			// (exponent 1) is the byte share; a cold tail sends more to the
-			// pool, a sweep more to the drive. The central figure takes the
-			// central shape; the band's ends take the shapes the job may have
-			// that send the most and the least to the drive.
+			// pool, a sweep more to the drive. Each scenario the band spans
+			// splits its own pool and drive figures by its own shape's
+			// share (zswapPair); the figure is their median and span.
 			wd := onDrive / (F - M)
-			split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
-			dc := driveShare(e.shapeOf(fs, de.Shape), wd, f)
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, sh := range e.shapesOf(fs, j) {
-				d := driveShare(sh, wd, f)
-				lo, hi = math.Min(lo, split(d, pe.Low, de.Low)), math.Max(hi, split(d, pe.High, de.High))
-			}
-			jr.Estimate = Estimate{
-				Slowdown:     1 + split(dc, pe.Slowdown, de.Slowdown),
-				Low:          1 + math.Min(lo, split(dc, pe.Slowdown, de.Slowdown)),
-				High:         1 + math.Max(hi, split(dc, pe.Slowdown, de.Slowdown)),
+			est := Estimate{
 				Provenance:   worse(pe.Provenance, de.Provenance),
-				Basis:        e.zswapBasis(wd, dc, pe, de),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
 				Above:        max(pe.Above, de.Above),
 				FaultTime:    de.FaultTime,
@@ -1239,8 +1237,44 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				// Only the drive's part is written: its dirty share.
 				Dirty: de.Dirty, DirtyLow: de.DirtyLow, DirtyHigh: de.DirtyHigh, DirtyFrom: de.DirtyFrom,
 			}
-			dirty = wearDirty(j, de)
-			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + dc*(de.Slowdown-1), FaultTime: de.FaultTime}, j) * pageSize * dirty
+			// The pool and the drive share the job's page rate: one error.
+			k := drawKey(fs, s.Class, de)
+			var dc, driveEx float64
+			if z, ok := e.zswapPair(fs, "zram-"+s.Algorithm, zramDevice(sw), s.Class, dev, j, c.Cores); ok {
+				fig := e.zswapAt(fs, z, wd, f)
+				est.Slowdown, est.Low, est.High = 1+fig.central, 1+fig.lo, 1+fig.hi
+				est.Shape, dc, driveEx = fig.shape, fig.share, fig.driveEx
+				if r := fig.driveRun; r != nil {
+					// The central run's own fault time and dirty share.
+					est.FaultTime = faultTime(r.pts, f)
+					if d, ok := impliedDirty(r.src, r.s); ok && est.DirtyFrom != "" {
+						est.Dirty = min(max(d, est.DirtyLow), est.DirtyHigh)
+					}
+				}
+				adj := e.h.adjust(k, est)
+				if est.Slowdown > 1 {
+					driveEx *= (adj.Slowdown - 1) / (est.Slowdown - 1)
+				}
+				est = adj
+			} else {
+				// The speed benchmarks' constant stands in for both parts
+				// (the same figure under every scenario).
+				pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
+				split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
+				dc = driveShare(e.shapeOf(fs, de.Shape), wd, f)
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, sh := range e.shapesOf(fs, j) {
+					d := driveShare(sh, wd, f)
+					lo, hi = math.Min(lo, split(d, pe.Low, de.Low)), math.Max(hi, split(d, pe.High, de.High))
+				}
+				central := split(dc, pe.Slowdown, de.Slowdown)
+				est.Slowdown, est.Low, est.High = 1+central, 1+math.Min(lo, central), 1+math.Max(hi, central)
+				driveEx = dc * (de.Slowdown - 1)
+			}
+			est.Basis = e.zswapBasis(wd, dc, est.Shape, pe, de)
+			jr.Estimate = est
+			dirty = wearDirty(j, est)
+			flashWrites = faultsPerJob(Estimate{Slowdown: 1 + driveEx, FaultTime: est.FaultTime}, j) * pageSize * dirty
 		}
 		jr.InRAM = units.Bytes(jr.Fit * F)
 	}
@@ -1310,18 +1344,112 @@ func (h *hooks) plain() bool {
 	return h == nil || (h.price == nil && h.slowdown == nil && !h.lean)
 }
 
+// zswapEntry is a cached zswapPair; ok false where none can be formed.
+type zswapEntry struct {
+	z  zswapPair
+	ok bool
+}
+
+// zswapPair prepares a zswap job's pool (poolClass on poolDev) and drive
+// (driveClass on dev) together, once per evaluator.
+func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, driveClass string, dev Device, j JobClass, cores int) (zswapPair, bool) {
+	if constantEstimate != nil {
+		return zswapPair{}, false
+	}
+	pp, pk, err1 := e.prepFor(fs, poolClass, poolDev, j, cores)
+	dp, dk, err2 := e.prepFor(fs, driveClass, dev, j, cores)
+	if err1 != nil || err2 != nil {
+		return zswapPair{}, false
+	}
+	key := [2]prepKey{pk, dk}
+	if z, ok := e.zswaps[key]; ok {
+		return z.z, z.ok
+	}
+	var ent zswapEntry
+	c := fs.joint
+	if c != nil {
+		c.zmu.Lock()
+		ent, ok := c.zswaps[key]
+		c.zmu.Unlock()
+		if ok {
+			e.storeZswap(key, ent)
+			return ent.z, ent.ok
+		}
+	}
+	ent.z, ent.ok = fs.pairZswap(pp, dp)
+	ent.z.key = key
+	if c != nil {
+		c.zmu.Lock()
+		if c.zswaps == nil {
+			c.zswaps = map[[2]prepKey]zswapEntry{}
+		}
+		c.zswaps[key] = ent
+		c.zmu.Unlock()
+	}
+	e.storeZswap(key, ent)
+	return ent.z, ent.ok
+}
+
+func (e *evaluator) storeZswap(key [2]prepKey, ent zswapEntry) {
+	if e.zswaps == nil {
+		e.zswaps = map[[2]prepKey]zswapEntry{}
+	}
+	e.zswaps[key] = ent
+}
+
+// zswapFigKey is one zswap figure: a pair at one split and fit ratio.
+type zswapFigKey struct {
+	pair  [2]prepKey
+	wd, f float64
+}
+
+// zswapAt is z.at, kept in the factor set for a repeated search (which
+// asks every run the same questions), as predict keeps its estimates.
+// Within one search the evaluator keeps them, as it keeps its estimates:
+// many configurations share a drive, a split and a fit ratio.
+func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure {
+	k := zswapFigKey{z.key, wd, f}
+	if fig, ok := e.zfigs[k]; ok {
+		return fig
+	}
+	c := fs.joint
+	var fig zswapFigure
+	ok := false
+	if e.h != nil && c != nil {
+		c.zmu.Lock()
+		fig, ok = c.figs[k]
+		c.zmu.Unlock()
+	}
+	if !ok {
+		fig = z.at(wd, f)
+		if e.h != nil && c != nil {
+			c.zmu.Lock()
+			if c.figs == nil {
+				c.figs = map[zswapFigKey]zswapFigure{}
+			}
+			c.figs[k] = fig
+			c.zmu.Unlock()
+		}
+	}
+	if e.zfigs == nil {
+		e.zfigs = map[zswapFigKey]zswapFigure{}
+	}
+	e.zfigs[k] = fig
+	return fig
+}
+
 // zswapBasis is a zswap estimate's basis: the pool's and the drive's,
 // the share of the overflow on the drives (wd) and of the faults that
 // reach them (dc). A lean search reads no basis and gets an empty one
 // (keeping both parts' would allocate for every configuration).
-func (e *evaluator) zswapBasis(wd, dc float64, pe, de Estimate) Basis {
+func (e *evaluator) zswapBasis(wd, dc float64, shape string, pe, de Estimate) Basis {
 	if e.h != nil && e.h.lean {
 		return Basis{}
 	}
 	// Both parts in one allocation, and only their bases, not the whole
 	// estimates they sit in.
 	parts := &[2]Basis{pe.Basis, de.Basis}
-	return Basis{Kind: BasisZswap, Pool: &parts[0], Drive: &parts[1], DriveShare: wd, DriveFaults: dc, Shape: de.Shape}
+	return Basis{Kind: BasisZswap, Pool: &parts[0], Drive: &parts[1], DriveShare: wd, DriveFaults: dc, Shape: shape}
 }
 
 // rejectNote is one refused configuration's own account of a reason.

@@ -19,7 +19,7 @@ func scenarioSplit(fs *Factors, pool, drive prepared, wd, f float64) (ex, widen 
 	for _, r := range drive.joint {
 		pex, _, _ := excessAt(fs.carry(r.src, pool.target, r.s, false), r.s.shape, f)
 		dex, _, _ := excessAt(r.pts, r.s.shape, f)
-		d := math.Exp(r.s.shape.logRate(wd*(1-f)) - r.s.shape.logRate(1-f))
+		d := math.Exp(shapeLogRate(r.s.shape, wd*(1-f)) - shapeLogRate(r.s.shape, 1-f))
 		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
 		if drive.jointPrior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)

@@ -264,35 +264,29 @@ func (c *Cgroup) Stat() (map[string]int64, error) {
 // Usage is the memory the cgroup is charged for now, the figure its limit
 // holds down (memory.usage_in_bytes, on v2 memory.current).
 func (c *Cgroup) Usage() (units.Bytes, error) {
+	return c.readBytes("memory.usage_in_bytes", "memory.current")
+}
+
+// peak is the highest memory use since the cgroup was created.
+func (c *Cgroup) Peak() (units.Bytes, error) {
+	return c.readBytes("memory.max_usage_in_bytes", "memory.peak")
+}
+
+// readBytes reads a memory controller file holding one byte count: v1's
+// name on a v1 hierarchy, v2's on v2.
+func (c *Cgroup) readBytes(v1, v2 string) (units.Bytes, error) {
 	if c == nil {
 		return 0, ErrNoCgroup
 	}
-	name := "memory.usage_in_bytes"
+	name := v1
 	if c.Version == 2 {
-		name = "memory.current"
+		name = v2
 	}
 	s, err := ReadString(c.Host, c.memFile(name))
 	if err != nil {
 		return 0, err
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	return units.Bytes(v), err
-}
-
-// peak is the highest memory use since the cgroup was created.
-func (c *Cgroup) Peak() (units.Bytes, error) {
-	if c == nil {
-		return 0, ErrNoCgroup
-	}
-	name := "memory.max_usage_in_bytes"
-	if c.Version == 2 {
-		name = "memory.peak"
-	}
-	s, err := ReadString(c.Host, c.memFile(name))
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
 	return units.Bytes(v), err
 }
 

@@ -18,12 +18,12 @@ import (
 
 // swapTarget is the device and filesystem under --swap-dir.
 type SwapTarget struct {
-	Dir        string       // absolute, symlinks resolved
-	FS         string       // filesystem type
-	MountPoint string       //
-	Source     string       // mount source
-	Disk       *BlockDevice // nil when no block device is behind it
-	DiskDev    string       // maj:min of the whole disk (what blkio throttles)
+	Dir        string       `json:"dir"`            // absolute, symlinks resolved
+	FS         string       `json:"fs"`             // filesystem type
+	MountPoint string       `json:"mount_point"`    //
+	Source     string       `json:"source"`         // mount source
+	Disk       *BlockDevice `json:"disk,omitempty"` // nil when no block device is behind it
+	DiskDev    string       `json:"disk_dev"`       // maj:min of the whole disk (what blkio throttles)
 }
 
 // locateSwapDir resolves dir to its filesystem and disk using the host's

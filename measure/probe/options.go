@@ -34,78 +34,78 @@ var (
 
 // WorkloadOptions shape the workload; zero values scale to the host.
 type WorkloadOptions struct {
-	DataSize units.Bytes // anonymous data segment
-	CodeSize units.Bytes // the mapped "code" file
-	Pattern  string      // uniform, zipf, sequential
-	ZipfS    float64     // skew of the zipf pattern (> 1)
-	Content  string      // zeros, compressible, random
-	WriteMix float64     // share of page visits that dirty the page
-	Passes   int         // reads of each visited page (CPU work per page)
-	Rounds   float64     // timed visits, in multiples of the data pages
+	DataSize units.Bytes `json:"data_size,omitempty"` // anonymous data segment
+	CodeSize units.Bytes `json:"code_size,omitempty"` // the mapped "code" file
+	Pattern  string      `json:"pattern"`             // uniform, zipf, sequential
+	ZipfS    float64     `json:"zipf_s"`              // skew of the zipf pattern (> 1)
+	Content  string      `json:"content"`             // zeros, compressible, random
+	WriteMix float64     `json:"write_mix"`           // share of page visits that dirty the page
+	Passes   int         `json:"passes"`              // reads of each visited page (CPU work per page)
+	Rounds   float64     `json:"rounds"`              // timed visits, in multiples of the data pages
 }
 
 // Options control a probe run.
 type Options struct {
-	SwapDir         string
-	Backends        []string // default: all
-	Fits            []float64
-	Reps            int
-	Quick           bool
-	Scenarios       []string // default: curves
-	ZramAlgorithm   string
-	ZswapCompressor string
-	DeviceClass     string   // overrides the class picked from the swap device
-	Emulate         []string // factor classes to emulate; empty: every catalog class not present
+	SwapDir         string    `json:"swap_dir"`
+	Backends        []string  `json:"backends"` // default: all
+	Fits            []float64 `json:"fits"`
+	Reps            int       `json:"reps"`
+	Quick           bool      `json:"quick"`
+	Scenarios       []string  `json:"scenarios"` // default: curves
+	ZramAlgorithm   string    `json:"zram_algorithm"`
+	ZswapCompressor string    `json:"zswap_compressor,omitempty"`
+	DeviceClass     string    `json:"device_class,omitempty"` // overrides the class picked from the swap device
+	Emulate         []string  `json:"emulate,omitempty"`      // factor classes to emulate; empty: every catalog class not present
 	// EmulateLatency emulates them with their latency (a FUSE-backed
 	// loop device, measure/host/emulate) instead of IOPS throttling.
-	EmulateLatency bool
-	DeviceProfile  bool    // measure the swap device's latency and IOPS
-	MaxSlowdown    float64 // stop a run at this multiple of the in-RAM time
-	ScenarioFit    float64 // fit ratio of the swappiness scenario
-	Swappiness     []int
-	PageCacheSizes []float64 // writer file sizes, as multiples of the memory limit
-	Workload       WorkloadOptions
-	Seed           uint64
+	EmulateLatency bool            `json:"emulate_latency"`
+	DeviceProfile  bool            `json:"device_profile"` // measure the swap device's latency and IOPS
+	MaxSlowdown    float64         `json:"max_slowdown"`   // stop a run at this multiple of the in-RAM time
+	ScenarioFit    float64         `json:"scenario_fit"`   // fit ratio of the swappiness scenario
+	Swappiness     []int           `json:"swappiness"`
+	PageCacheSizes []float64       `json:"pagecache_sizes"` // writer file sizes, as multiples of the memory limit
+	Workload       WorkloadOptions `json:"workload"`
+	Seed           uint64          `json:"seed"`
 
 	// PageCacheFit is the page-cache scenario's memory limit over the
 	// workload's footprint (default 1: the application fills its memory,
 	// as the source's application servers did).
-	PageCacheFit float64
+	PageCacheFit float64 `json:"pagecache_fit"`
 	// PageCacheRemedies are run side by side in the page-cache scenario
 	// (see scenario_pagecache.go); default: none only.
-	PageCacheRemedies []string
+	PageCacheRemedies []string `json:"pagecache_remedies,omitempty"`
 	// Limit is the swapdemo experiment's memory limit L; 0: sized to the
 	// host.
-	Limit units.Bytes
+	Limit units.Bytes `json:"limit,omitempty"`
 	// Budget is the swapdemo experiment's time budget per run
 	// (--swapdemo-budget); 0: the experiment's 2 minutes (--quick 20s).
-	Budget time.Duration
+	Budget time.Duration `json:"budget_ns,omitempty"`
 	// Precision, when above 0, repeats a stage's rounds past Reps until
 	// every point's 95% interval is within this share of its mean (0.05:
 	// +-5%), or PrecisionBudget is spent, or 100 rounds are done
 	// (measure.RoundRule, as memplan profile --precision).
-	Precision float64
+	Precision float64 `json:"precision,omitempty"`
 	// PrecisionBudget bounds each stage's wall time when Precision adds
 	// rounds (--budget; 0: none).
-	PrecisionBudget time.Duration
+	PrecisionBudget time.Duration `json:"precision_budget_ns,omitempty"`
 	// CopyRuns is how often each copy workload runs (default 8).
-	CopyRuns int
+	CopyRuns int `json:"copy_runs,omitempty"`
 	// CodePasses is how often a swapdemo iteration reads the code through,
 	// at random pages (default 8).
-	CodePasses float64
+	CodePasses float64 `json:"code_passes,omitempty"`
 	// SwapdemoSettings, when set, runs only these swapdemo settings (by
 	// name, as in the table: "swappiness 60", "swap off", ...), so that a
 	// test can afford the sizes at which one comparison shows; nil: all.
 	// No flag: a user wants the whole table.
-	SwapdemoSettings []string
+	SwapdemoSettings []string `json:"swapdemo_settings,omitempty"`
 
 	// Command is recorded in the journal so cleanup can say what left it.
-	Command string
+	Command string `json:"command,omitempty"`
 	// Executable is re-executed for the workload; default /proc/self/exe.
-	Executable string
+	Executable string `json:"executable"`
 	// StateDir holds the journal, the lock and the working files; default
 	// host.DefaultStateDir (commands pass host.StateDir(os.Getenv)).
-	StateDir string
+	StateDir string `json:"state_dir"`
 }
 
 // DefaultOptions are the probe's defaults before scaling to the host.

@@ -23,40 +23,40 @@ import (
 // Plan is what a probe will do on this host, worked out without changing
 // anything: sizes, backends, emulations, and every change it will make.
 type Plan struct {
-	Options     Options
-	Root        bool
-	Cgroups     *host.CgroupLayout
-	Swap        *host.SwapTarget
-	DeviceClass string
-	MemTotal    units.Bytes
-	MemAvail    units.Bytes
+	Options     Options            `json:"options"`
+	Root        bool               `json:"root"`
+	Cgroups     *host.CgroupLayout `json:"cgroups,omitempty"` // nil without root
+	Swap        *host.SwapTarget   `json:"swap"`
+	DeviceClass string             `json:"device_class"`
+	MemTotal    units.Bytes        `json:"mem_total"`
+	MemAvail    units.Bytes        `json:"mem_available"`
 
-	Workload     WorkloadSpec // template; each run sets its seed
-	Footprint    units.Bytes  // estimate until the baseline measures it
-	SwapFile     string
-	SwapFileSize units.Bytes
-	ZramSize     units.Bytes
-	ZramAlg      string
-	ZramHotAdd   bool // else ZramFree is the free device to use
-	ZramFree     int
-	ZswapAlg     string
-	WorkDir      string
-	Emulations   []Emulation
-	Stages       []Stage
-	Scenarios    []string
+	Workload     WorkloadSpec `json:"workload"`  // template; each run sets its seed
+	Footprint    units.Bytes  `json:"footprint"` // estimate until the baseline measures it
+	SwapFile     string       `json:"swap_file"`
+	SwapFileSize units.Bytes  `json:"swap_file_size"`
+	ZramSize     units.Bytes  `json:"zram_size"`
+	ZramAlg      string       `json:"zram_algorithm"`
+	ZramHotAdd   bool         `json:"zram_hot_add"` // else ZramFree is the free device to use
+	ZramFree     int          `json:"zram_free"`
+	ZswapAlg     string       `json:"zswap_compressor"`
+	WorkDir      string       `json:"work_dir"`
+	Emulations   []Emulation  `json:"emulations,omitempty"`
+	Stages       []Stage      `json:"stages,omitempty"`
+	Scenarios    []string     `json:"scenarios"`
 	// The source experiments' sizes (scenario_*.go); nil when not run.
-	Swapdemo *SwapdemoPlan
-	Copy     *CopyPlan
+	Swapdemo *SwapdemoPlan `json:"swapdemo,omitempty"`
+	Copy     *CopyPlan     `json:"copy,omitempty"`
 
 	// Changes lists the changes to the host in the order they are made.
-	Changes []string
+	Changes []string `json:"changes,omitempty"`
 	// Skipped says what will not be measured and why.
-	Skipped []string
+	Skipped []string `json:"skipped,omitempty"`
 	// Notes qualify what will be measured.
-	Notes []string
-	Runs  int
+	Notes []string `json:"notes,omitempty"`
+	Runs  int      `json:"runs"`
 	// Wall is the estimated wall time of the runs (EstimateWall).
-	Wall WallTime
+	Wall WallTime `json:"wall"`
 }
 
 // WallTime is a range for the probe's wall time: Low with every run as
@@ -64,8 +64,9 @@ type Plan struct {
 // swaps stopped at --max-slowdown (and every swapdemo run at its
 // budget). Left out names what the range does not count.
 type WallTime struct {
-	Low, High time.Duration
-	LeftOut   []string
+	Low     time.Duration `json:"low_ns"`
+	High    time.Duration `json:"high_ns"`
+	LeftOut []string      `json:"left_out,omitempty"`
 }
 
 // The in-RAM time of a page visit, from this project's recorded probes:
@@ -83,16 +84,16 @@ const (
 // Emulation is a catalog drive the probe stands in for by throttling the
 // swap file's disk to the drive's IOPS.
 type Emulation struct {
-	Class string
-	Drive prices.Drive
-	Count int // drives striped (RAID 0)
-	RIOPS int
-	WIOPS int
-	Label string
+	Class string       `json:"class"`
+	Drive prices.Drive `json:"drive"`
+	Count int          `json:"count"` // drives striped (RAID 0)
+	RIOPS int          `json:"read_iops"`
+	WIOPS int          `json:"write_iops"`
+	Label string       `json:"label"`
 	// Latency names the measure/host/emulate preset that stands in for the
 	// drive with its latency (--emulate-latency): its stage swaps to a
 	// FUSE-backed loop device instead of the throttled swap file.
-	Latency string `json:",omitempty"`
+	Latency string `json:"latency,omitempty"`
 }
 
 // latencyPresets are the emulated devices with a drive's latency, by the
@@ -101,13 +102,13 @@ var latencyPresets = map[string]string{"sata-ssd-slc": "x25-e", "sata-ssd-mlc": 
 
 // Stage is a set of runs against one backend.
 type Stage struct {
-	Name       string // e.g. "zram-lz4", "file", "emulated sata-ssd-slc"
-	Backend    string
-	Class      string // factor class of the curve; "" for none
-	Provenance string
-	Fits       []float64
-	Reps       int
-	Emulation  *Emulation
+	Name       string     `json:"name"` // e.g. "zram-lz4", "file", "emulated sata-ssd-slc"
+	Backend    string     `json:"backend"`
+	Class      string     `json:"class,omitempty"` // factor class of the curve; "" for none
+	Provenance string     `json:"provenance"`
+	Fits       []float64  `json:"fits"`
+	Reps       int        `json:"reps"`
+	Emulation  *Emulation `json:"emulation,omitempty"`
 }
 
 // MakePlan validates the options against the host and works out the plan.

@@ -289,3 +289,50 @@ func TestDeviceCatalogEntryLoads(t *testing.T) {
 		t.Errorf("the entry as printed loads or fails elsewhere: %v", err)
 	}
 }
+
+// TestProbeRecordReadsOldPlanKeys: testdata/probe.json was recorded before
+// the plan had json tags, so its plan's keys are Go field names; the
+// multi-word ones, which encoding/json alone does not match to the
+// snake_case keys, must still come through.
+func TestProbeRecordReadsOldPlanKeys(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "probe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"DeviceClass"`)) {
+		t.Fatal("testdata/probe.json no longer has the old plan keys; it is the fixture for reading them")
+	}
+	var r probeRecord
+	load(t, "probe.json", &r)
+	p, o := r.Plan, r.Plan.Options
+	checks := []struct {
+		field     string
+		got, want any
+	}{
+		{"DeviceClass", p.DeviceClass, "hdd"},
+		{"MemTotal", p.MemTotal.String(), "23.5GiB"},
+		{"SwapFileSize", p.SwapFileSize.String(), "152MiB"},
+		{"ZramHotAdd", p.ZramHotAdd, true},
+		{"ZramAlg", p.ZramAlg, "lz4"},
+		{"WorkDir", p.WorkDir, "/tmp/TestRecord2875185573/001/work-7168"},
+		{"Swap.MountPoint", p.Swap.MountPoint, "/"},
+		{"Swap.DiskDev", p.Swap.DiskDev, "254:0"},
+		{"Options.SwapDir", o.SwapDir, "/tmp/TestRecordprobe2436992025/001"},
+		{"Options.PageCacheRemedies", strings.Join(o.PageCacheRemedies, ","), "none,dontneed"},
+		{"Options.MaxSlowdown", o.MaxSlowdown, 40.0},
+		{"Options.ScenarioFit", o.ScenarioFit, 0.75},
+		{"Options.CopyRuns", o.CopyRuns, 3},
+		{"Options.CodePasses", o.CodePasses, 8.0},
+		{"Options.Workload.DataSize", o.Workload.DataSize.String(), "64MiB"},
+		{"Options.Workload.WriteMix", o.Workload.WriteMix, 0.5},
+		{"Stages", len(p.Stages), 3},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("plan.%s = %v, want %v", c.field, c.got, c.want)
+		}
+	}
+	if len(p.Stages) == 3 && (p.Stages[0].Backend != "zram" || p.Stages[0].Provenance != "measured" || p.Stages[0].Reps != 2) {
+		t.Errorf("plan.Stages[0] = %+v, want backend zram, provenance measured, 2 reps", p.Stages[0])
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -156,6 +157,12 @@ type OneRunSlice struct {
 	// usage stayed under oneRunBound of its limit while it faulted did not
 	// have its limit binding (unbound).
 	UsageMax units.Bytes `json:"usage_max_bytes,omitempty"`
+	// SwappedIn is what the host read back from swap while a reference
+	// slice restored the command's pages (restore; read from the host's
+	// counters, so another process's swap-ins count too), SwapInWall how
+	// long that took.
+	SwappedIn  units.Bytes `json:"swapped_in_bytes,omitempty"`
+	SwapInWall float64     `json:"swap_in_wall_s,omitempty"`
 }
 
 // unbound reports whether a constrained slice faulted (more than
@@ -685,6 +692,27 @@ func (s *stepper) pauseFor() (resume func()) {
 	}
 }
 
+// restore reads back what the command has in swap when its limit is
+// lifted for a reference slice (host.SwapIn, in this process). Left to
+// itself, a command faults back only what it touches, and the next slice,
+// the highest fit, starts far under its limit: it faults back what the
+// lowest fit evicted, with no reclaim behind each fault, the state of no
+// whole run at that fit (unbound). With its pages back the reference runs
+// in RAM and the next drop starts, as a whole run at that fit does, from
+// a command holding all it has. On the step-counting job (hot eighth,
+// 512 MiB, zram) this took the one run from 0.98/0.98/1.81/2.00 to
+// 1.01/1.08/1.14/1.20 against whole runs of 1.11/1.21/1.33/1.38 (one
+// repetition each); it does not help a command that sweeps its memory
+// (bench/results/onerun-sweep-2026-12-04.md).
+func (s *stepper) restore(cur *OneRunSlice) {
+	t0, in0 := time.Now(), s.ps.Counters(nil).VM["pswpin"]
+	for _, pid := range host.ProcsIn(s.ps.Host, s.cg.Mem) {
+		_, _ = s.ps.Host.SwapIn(pid)
+	}
+	cur.SwapInWall = time.Since(t0).Seconds()
+	cur.SwappedIn = units.Bytes(s.ps.Counters(nil).VM["pswpin"]-in0) * units.Bytes(os.Getpagesize())
+}
+
 // approach moves the limit towards want: at once upwards, downwards at
 // most an eighth of the footprint (32 MiB at least) a tick, so that no
 // write blocks the loop for long. It reports whether want is in force.
@@ -729,7 +757,11 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 		target = s.sliceLen(now.progress)
 		settleTarget = oneRunSettle * target
 		cur.Limit = 0
+		wasLimited := s.applied > 0 && s.applied < s.ceiling
 		s.approach(s.limitFor(fit))
+		if fit == 0 && wasLimited && s.applied == s.ceiling {
+			s.restore(cur)
+		}
 	}
 	next := func(now orSample) {
 		// After the reference or a fit: the next fit, unless the budget

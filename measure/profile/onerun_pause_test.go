@@ -46,3 +46,25 @@ func TestALowerLimitIsWrittenWithTheCommandStopped(t *testing.T) {
 		t.Fatalf("rise: pause calls %v, want no more than the drop's four", h.Paused)
 	}
 }
+
+// Lifting the limit for a reference reads every process's swapped pages
+// back (host.SwapIn) and records what the host swapped in meanwhile.
+func TestAReferenceReadsTheCommandsPagesBack(t *testing.T) {
+	const dir = "/sys/fs/cgroup/memory/memplan/run"
+	h := hosttest.NewFake(t, map[string]string{
+		dir + "/cgroup.procs": "41\n42\n",
+		"/proc/vmstat":        "pswpin 100\npswpout 300\n",
+	})
+	s := &stepper{
+		ps: &profileSession{Confinement: &host.Confinement{Host: h}},
+		cg: &host.Cgroup{Host: h, Version: 1, Mem: dir},
+	}
+	var cur OneRunSlice
+	s.restore(&cur)
+	if want := []int{41, 42}; !reflect.DeepEqual(h.SwappedIn, want) {
+		t.Fatalf("SwapIn calls %v, want %v", h.SwappedIn, want)
+	}
+	if cur.SwappedIn != 0 || cur.SwapInWall < 0 {
+		t.Errorf("swapped in %v in %gs; the fake's counters did not move", cur.SwappedIn, cur.SwapInWall)
+	}
+}

@@ -21,14 +21,15 @@ import (
 // kernel would.
 type Fake struct {
 	*host.OSHost
-	t        *testing.T
-	RootUser bool
-	Free     units.Bytes
-	mu       sync.Mutex
-	Killed   []int
-	Paused   []int // Pause calls: pid stopped, -pid continued
-	Calls    []string
-	locked   bool
+	t         *testing.T
+	RootUser  bool
+	Free      units.Bytes
+	mu        sync.Mutex
+	Killed    []int
+	Paused    []int // Pause calls: pid stopped, -pid continued
+	SwappedIn []int // SwapIn calls
+	Calls     []string
+	locked    bool
 }
 
 func NewFake(t *testing.T, files map[string]string) *Fake {
@@ -114,6 +115,14 @@ func (f *Fake) Pause(pid int, stop bool) error {
 	f.Paused = append(f.Paused, pid)
 	f.mu.Unlock()
 	return nil
+}
+
+// SwapIn records pid in SwappedIn and advises nothing.
+func (f *Fake) SwapIn(pid int) (units.Bytes, error) {
+	f.mu.Lock()
+	f.SwappedIn = append(f.SwappedIn, pid)
+	f.mu.Unlock()
+	return 0, nil
 }
 
 func (f *Fake) Statfs(dir string) (units.Bytes, int64, error) {

@@ -38,20 +38,9 @@ func scenarioSplit(fs *Factors, pool, drive prepared, wd, f float64) (ex, widen 
 // with the shape that sends the most faults to the drive (a sweep) gave
 // 18.6 for the regression jobs on 512 GiB + zswap + 3.84 TB TLC.
 func TestZswapBandTopIsItsWorstScenario(t *testing.T) {
-	w, err := LoadWorkload("../examples/eda.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := prices.Embedded(prices.DefaultCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := testFactors(t)
-	res, err := Recommend(Input{Workload: w, Prices: set, Factors: fs})
+	in := edaInput(t)
+	w, fs := in.Workload, in.Factors
+	res, err := Recommend(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +49,7 @@ func TestZswapBandTopIsItsWorstScenario(t *testing.T) {
 		jobs[j.Name] = j
 	}
 	drives := map[string]prices.Drive{}
-	for _, d := range set.Drives {
+	for _, d := range in.Prices.Drives {
 		drives[d.SKU] = d
 	}
 	pool := zramDevice(fs.Software["zram-lz4"])

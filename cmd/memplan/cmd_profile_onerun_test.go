@@ -227,8 +227,9 @@ while len(chunks) * 4 < mib:
 // With --peak the one run of a command that grows until its end sets its
 // limits as fits of the stated footprint from the start: early limits lie
 // above what the command holds (they bind only once it has grown to
-// them, as in a whole run), and fits are measured. The host is left as it
-// was.
+// them, as in a whole run), and fits are measured; a reference after a
+// limit that bound reads the command's pages back. The host is left as
+// it was.
 func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 	requireRoot(t)
 	requireTool(t, "python3")
@@ -259,6 +260,7 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 			Fit       float64     `json:"fit"`
 			Limit     units.Bytes `json:"limit_bytes"`
 			Footprint units.Bytes `json:"footprint_bytes"`
+			SwappedIn units.Bytes `json:"swapped_in_bytes"`
 		} `json:"slices"`
 	}
 	raw, _ := json.Marshal(ff.Extra["one_run"])
@@ -273,5 +275,16 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 	}
 	if above == 0 {
 		t.Errorf("no constrained slice had its limit above what the command held: --peak did not set the limits\n%s", raw)
+	}
+	// A reference after a limit that bound reads the command's swapped
+	// pages back (process_madvise MADV_WILLNEED, for real).
+	var readBack units.Bytes
+	for _, s := range ex.Slices {
+		if s.Fit == 0 {
+			readBack += s.SwappedIn
+		}
+	}
+	if readBack == 0 {
+		t.Errorf("no reference slice read the command's pages back from swap\n%s", raw)
 	}
 }

@@ -277,7 +277,7 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 		t.Errorf("no constrained slice had its limit above what the command held: --peak did not set the limits\n%s", raw)
 	}
 	// A reference after a limit that bound reads the command's swapped
-	// pages back (process_madvise MADV_WILLNEED, for real).
+	// pages back (host.SwapIn, for real).
 	var readBack units.Bytes
 	for _, s := range ex.Slices {
 		if s.Fit == 0 {

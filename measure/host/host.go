@@ -64,9 +64,9 @@ type Host interface {
 	// Pause stops (SIGSTOP) or, with stop false, continues (SIGCONT) a
 	// process the probe started.
 	Pause(pid int, stop bool) error
-	// SwapIn asks the kernel to read back the swapped-out pages of a
-	// process the probe started (process_madvise MADV_WILLNEED over its
-	// anonymous mappings) and returns the bytes of mappings it advised.
+	// SwapIn faults back the swapped-out pages of a process the probe
+	// started, as the process's own touches would (one byte of each read
+	// with process_vm_readv), and returns the bytes it read back.
 	SwapIn(pid int) (units.Bytes, error)
 	// Lock makes the caller the only probe changing this host until the
 	// returned Closer is closed (or the process dies); it fails with

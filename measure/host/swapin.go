@@ -5,7 +5,10 @@ package host
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"unsafe"
 
@@ -14,45 +17,95 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-// SwapIn reads back what process pid has in swap: process_madvise(2) with
-// MADV_WILLNEED over every anonymous mapping in /proc/PID/maps (no file
-// behind it: the heap, the stacks, anonymous mmaps) puts each swapped page
-// into the swap cache, so the process's next touch of it is a minor fault.
-// The reads are done in this process (on zram, its CPU time; on a swap
-// file, its I/O), and the pages are charged to the process's cgroup.
-// File mappings are left alone: advising them would read their files
-// ahead. Needs CAP_SYS_NICE over the process (root) and Linux 5.10.
+// SwapIn faults back the swapped-out pages of process pid as the process
+// itself would: /proc/PID/pagemap names the swapped pages of every
+// anonymous mapping in /proc/PID/maps (no file behind it: the heap, the
+// stacks, anonymous mmaps), and process_vm_readv(2) reads one byte of
+// each. The kernel swaps each page in for the process, charged to its
+// cgroup, and on a device that frees a page's swap copy once it is read
+// (zram) the page is left with none, so its next eviction writes it again,
+// as after the process's own fault. (MADV_WILLNEED would leave the pages
+// in the swap cache with their copies: clean, so the next limit evicts
+// them without a write, and faults cost a third of what they do in a
+// whole run.) The reads are done in this process (on zram, its CPU time;
+// on a swap file, its I/O). File mappings are left alone. Needs
+// CAP_SYS_PTRACE over the process (root).
 func (h *OSHost) SwapIn(pid int) (units.Bytes, error) {
 	maps, err := h.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return 0, err
 	}
-	iov := anonMappings(maps)
-	if len(iov) == 0 {
+	ranges := anonMappings(maps)
+	if len(ranges) == 0 {
 		return 0, nil
 	}
-	fd, err := unix.PidfdOpen(pid, 0)
+	pm, err := os.Open(h.Path(fmt.Sprintf("/proc/%d/pagemap", pid)))
 	if err != nil {
-		return 0, fmt.Errorf("pidfd_open %d: %w", pid, err)
+		return 0, err
 	}
-	defer unix.Close(fd)
-	var done units.Bytes
-	const batch = 512 // below UIO_MAXIOV (1024)
-	for len(iov) > 0 {
-		n := min(len(iov), batch)
-		r, _, e := unix.Syscall6(unix.SYS_PROCESS_MADVISE, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(n), unix.MADV_WILLNEED, 0, 0)
-		if e != 0 {
-			// A mapping unmapped since maps was read ends the advice
-			// of its batch; the rest still count.
-			if e != unix.ENOMEM && e != unix.EINVAL {
-				return done, fmt.Errorf("process_madvise %d: %w", pid, e)
+	defer pm.Close()
+	r := pageReader{pid: pid}
+	page := uintptr(os.Getpagesize())
+	buf := make([]byte, 8*4096)
+	for _, m := range ranges {
+		for at := m.base; at < m.base+m.len; {
+			n := min((m.base+m.len-at)/page, uintptr(len(buf)/8))
+			b := buf[:8*n]
+			if _, err := pm.ReadAt(b, int64(at/page)*8); err != nil && err != io.EOF {
+				break // the mapping went away since maps was read
 			}
-		} else {
-			done += units.Bytes(r)
+			for i := uintptr(0); i < n; i++ {
+				// Bit 62: swapped; bit 63: present.
+				if e := binary.LittleEndian.Uint64(b[8*i:]); e&(1<<62) != 0 && e&(1<<63) == 0 {
+					if err := r.add(at + i*page); err != nil {
+						return r.done, err
+					}
+				}
+			}
+			at += n * page
 		}
-		iov = iov[n:]
 	}
-	return done, nil
+	return r.done, r.flush()
+}
+
+// pageReader batches one-byte reads of another process's pages for
+// process_vm_readv.
+type pageReader struct {
+	pid    int
+	remote []remoteIovec
+	buf    [1024]byte
+	done   units.Bytes
+}
+
+func (r *pageReader) add(addr uintptr) error {
+	r.remote = append(r.remote, remoteIovec{base: addr, len: 1})
+	if len(r.remote) == len(r.buf) { // UIO_MAXIOV
+		return r.flush()
+	}
+	return nil
+}
+
+func (r *pageReader) flush() error {
+	rem := r.remote
+	r.remote = r.remote[:0]
+	for len(rem) > 0 {
+		local := unix.Iovec{Base: &r.buf[0]}
+		local.SetLen(len(rem))
+		n, _, e := unix.Syscall6(unix.SYS_PROCESS_VM_READV, uintptr(r.pid),
+			uintptr(unsafe.Pointer(&local)), 1,
+			uintptr(unsafe.Pointer(&rem[0])), uintptr(len(rem)), 0)
+		switch {
+		case e == unix.EFAULT || e == unix.ENOMEM:
+			n = 0 // the first page is gone: skip it
+		case e != 0:
+			return fmt.Errorf("process_vm_readv %d: %w", r.pid, e)
+		}
+		r.done += units.Bytes(n) * units.Bytes(os.Getpagesize())
+		// The kernel stops at the first page it cannot read (unmapped
+		// since pagemap was read): skip it, read the rest.
+		rem = rem[min(int(n)+1, len(rem)):]
+	}
+	return nil
 }
 
 // remoteIovec is struct iovec (a pointer and a size_t) naming a range of

@@ -697,12 +697,14 @@ func (s *stepper) pauseFor() (resume func()) {
 // itself, a command faults back only what it touches, and the next slice,
 // the highest fit, starts far under its limit: it faults back what the
 // lowest fit evicted, with no reclaim behind each fault, the state of no
-// whole run at that fit (unbound). With its pages back the reference runs
-// in RAM and the next drop starts, as a whole run at that fit does, from
-// a command holding all it has. On the step-counting job (hot eighth,
-// 512 MiB, zram) this took the one run from 0.98/0.98/1.81/2.00 to
-// 1.01/1.08/1.14/1.20 against whole runs of 1.11/1.21/1.33/1.38 (one
-// repetition each); it does not help a command that sweeps its memory
+// whole run at that fit (unbound). With its pages back, mapped and with
+// no swap copy as after its own faults, the reference runs in RAM and the
+// next drop starts, as a whole run at that fit does, from a command
+// holding all it has, each eviction a write. (Pages read back into the
+// swap cache instead, MADV_WILLNEED, kept their copies: the next limit
+// evicted them without a write and the slices ran 5-15% faster than whole
+// runs at their fits, bench/results/onerun-readback-2026-12-04.md.) It
+// does not help a command that sweeps its memory
 // (bench/results/onerun-sweep-2026-12-04.md).
 func (s *stepper) restore(cur *OneRunSlice) {
 	t0, in0 := time.Now(), s.ps.Counters(nil).VM["pswpin"]

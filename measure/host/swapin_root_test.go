@@ -1,0 +1,132 @@
+//go:build linux
+
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/memplan/memplan/internal/roottest"
+	"github.com/memplan/memplan/units"
+)
+
+// SwapIn on a real zram swap device: a process's paged-out memory comes
+// back mapped into the process (its VmSwap falls to nothing), and, as
+// after the process's own faults, the pages keep no swap copy (the swap
+// cache does not grow by them), so the next eviction writes them again.
+// MADV_WILLNEED, the earlier way, leaves both in place.
+func TestRootSwapInMapsPagesBackWithoutASwapCopy(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	h := NewOSHost()
+	j, err := NewJournal(h, t.TempDir(), "swapin test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := j.UndoTo(0); err != nil {
+			t.Errorf("undo: %v", err)
+		}
+		j.Close()
+	})
+	if _, err := SetupZram(h, j, "lz4", 256<<20, 0, false, nil); err != nil {
+		t.Skipf("no zram swap here: %v", err)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	// 64 MiB written page by page, then the process waits.
+	cmd := exec.Command(py, "-c", `import sys, time
+b = bytearray(64 << 20)
+for i in range(0, len(b), 4096):
+    b[i] = 1 + i % 200
+print("ready", flush=True)
+time.sleep(120)
+`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("python3 said %q, want ready", line)
+	}
+	pid := cmd.Process.Pid
+	pageOut(t, h, pid)
+	swapped := statusBytes(t, pid, "VmSwap")
+	if swapped < 48<<20 {
+		t.Fatalf("only %v of the process's 64 MiB went to swap", swapped)
+	}
+	cached := statusBytes(t, 0, "SwapCached")
+	n, err := h.SwapIn(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := statusBytes(t, pid, "VmSwap")
+	grown := statusBytes(t, 0, "SwapCached") - cached
+	t.Logf("swapped %v, read back %v, left in swap %v, swap cache grew %v", swapped, n, left, grown)
+	if left > 1<<20 {
+		t.Errorf("%v still in swap after SwapIn read %v back: the pages were not mapped back", left, n)
+	}
+	if n < swapped*9/10 {
+		t.Errorf("SwapIn reports %v read back; %v were swapped", n, swapped)
+	}
+	if grown > swapped/4 {
+		t.Errorf("the swap cache grew by %v of %v read back: the pages kept their swap copies", grown, swapped)
+	}
+}
+
+// pageOut pushes a process's anonymous memory to swap
+// (process_madvise MADV_PAGEOUT).
+func pageOut(t *testing.T, h *OSHost, pid int) {
+	t.Helper()
+	maps, err := h.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iov := anonMappings(maps)
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if _, _, e := unix.Syscall6(unix.SYS_PROCESS_MADVISE, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)), unix.MADV_PAGEOUT, 0, 0); e != 0 {
+		t.Skipf("process_madvise MADV_PAGEOUT: %v", e)
+	}
+}
+
+// statusBytes reads a "Name: N kB" line of /proc/PID/status, or of
+// /proc/meminfo with pid 0.
+func statusBytes(t *testing.T, pid int, name string) units.Bytes {
+	t.Helper()
+	p := "/proc/meminfo"
+	if pid > 0 {
+		p = "/proc/" + strconv.Itoa(pid) + "/status"
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if f := bytes.Fields(l); len(f) >= 2 && string(f[0]) == name+":" {
+			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return units.Bytes(kb << 10)
+		}
+	}
+	t.Fatalf("%s: no %s line", p, name)
+	return 0
+}

@@ -506,7 +506,7 @@ func TestOneRunEstimateSaysWhereAFitsLimitDidNotBind(t *testing.T) {
 	}
 }
 
-func TestTheLeakComesOffOnlyTheSystemTimeALimitCaused(t *testing.T) {
+func TestTheLeakComesOffOnlySystemTimeSwappingExplains(t *testing.T) {
 	c := clock{Leak: 0.5} // a second of user time off per second of system time
 	slices := []OneRunSlice{
 		{Fit: 0, Start: 0, Wall: 1, Progress: 1, Sys: 0.2},
@@ -514,10 +514,13 @@ func TestTheLeakComesOffOnlyTheSystemTimeALimitCaused(t *testing.T) {
 		{Fit: 0.9, Start: 1, Wall: 1.4, Progress: 1, Sys: 0.4, Limit: units.GiB},
 		// Faulting: 0.5 s of system time, 0.2 of it the references' rate.
 		{Fit: 0.6, Start: 2, Wall: 2, Progress: 1, Sys: 0.5, MajFlt: 4000, SetProg: 0.25, SetSys: 0.1, Limit: units.GiB},
-		{Fit: 0, Start: 3, Wall: 1, Progress: 1, Sys: 0.2},
+		// Allocating with a fault and an eviction: no more than 1 ms of
+		// its 0.4 s of system time beyond the rate is the limit's.
+		{Fit: 0.75, Start: 3, Wall: 1.4, Progress: 1, Sys: 0.6, MajFlt: 1, SwapOut: 1, Limit: units.GiB},
+		{Fit: 0, Start: 4, Wall: 1, Progress: 1, Sys: 0.2},
 	}
 	got := withClock(slices, c)
-	want := []float64{1, 1, 0.7, 1}
+	want := []float64{1, 1, 0.7, 0.999, 1}
 	for i, w := range want {
 		if math.Abs(got[i].Progress-w) > 1e-9 {
 			t.Errorf("slice %d (fit %g): progress %.3f, want %.3f", i, slices[i].Fit, got[i].Progress, w)

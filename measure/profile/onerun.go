@@ -75,6 +75,9 @@ const (
 	// A fit whose measured progress was more than this share unbound
 	// says so in its verdict.
 	oneRunUnboundShare = 0.25
+	// A fit whose limit bound, unmeasured, for more than this share of
+	// the run's wall time says so in its verdict (bindingUnmeasured).
+	oneRunBindingShare = 0.05
 	oneRunBootstrap    = 1000
 	// The most system time a page faulted in or written out is taken to
 	// cost (pressureSys): ten times the whole cost of a fault, user time
@@ -112,9 +115,14 @@ type OneRunReport struct {
 	// (within 0.05) in slices whose limit did not bind while they faulted
 	// (OneRunSlice.unbound): there the slices saw a state a whole run at
 	// the fit is not in.
-	Unbound       []float64     `json:"unbound_share,omitempty"`
-	Slices        []OneRunSlice `json:"slices"`
-	ProgressClock string        `json:"progress_clock"`
+	Unbound []float64 `json:"unbound_share,omitempty"`
+	// BindingUnmeasured is per fit the wall time during which the command
+	// held more than the fit's limit (a whole run at the fit would have
+	// swapped) while no slice at the fit ran then: the phase where the
+	// fit costs most, unmeasured (bindingUnmeasured).
+	BindingUnmeasured []float64     `json:"binding_unmeasured_s,omitempty"`
+	Slices            []OneRunSlice `json:"slices"`
+	ProgressClock     string        `json:"progress_clock"`
 	// Leak is the share of kernel time this host's accounting charges as
 	// user time (accountingLeak): the progress clock takes it off.
 	Leak *AccountingLeak `json:"accounting_leak,omitempty"`
@@ -1256,6 +1264,11 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 	}
 	est.Extrapolated = make([]float64, len(fits))
 	est.Unbound = unboundShares(slices, fits, peak)
+	est.BindingUnmeasured = bindingUnmeasured(slices, fits, peak)
+	var runWall float64
+	for _, x := range slices {
+		runWall += x.Wall + x.SetWall
+	}
 	for fi, f := range fits {
 		pt := ProfilePoint{Fit: f, Limit: limitAt(f, peak)}
 		s, ex := slowdown(f, ones)
@@ -1336,6 +1349,9 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		if u := est.Unbound[fi]; u > oneRunUnboundShare {
 			notes = append(notes, fmt.Sprintf("%.0f%% of the progress measured here faulted with the limit not binding (pages a lower limit had evicted coming back): not the state of a whole run at this fit, which holds the limit's worth and reclaims a page for each fault; on a command that sweeps its memory this reads low", 100*u))
 		}
+		if b := est.BindingUnmeasured[fi]; b > oneRunBindingShare*runWall {
+			notes = append(notes, fmt.Sprintf("for %.0fs (%.0f%% of the run) the command held more than this fit's limit and no slice at this fit ran then (the budget had lifted the limit, or the phase was shorter than a cycle): a whole run at this fit swaps there, and this figure does not include it; measure this fit with whole runs", b, 100*b/runWall))
+		}
 		pt.Verdict = strings.Join(notes, "; ")
 		est.points = append(est.points, pt)
 	}
@@ -1368,6 +1384,37 @@ func unboundShares(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64
 		}
 		if all > 0 {
 			out[fi] = measure.Round4(un / all)
+		}
+	}
+	return out
+}
+
+// bindingUnmeasured is per fit the wall time of the slices in which the
+// command held more than the fit's limit (its footprint, resident plus
+// swapped), when not one slice at the fit (within 0.05) ran while it did:
+// a phase that is brief (a synthesis tool's peak) or that the budget ran
+// without a limit is where a whole run at the fit pays, and the fit's
+// figure then comes from the rest of the run.
+func bindingUnmeasured(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64 {
+	out := make([]float64, len(fits))
+	if peak <= 0 {
+		return out
+	}
+	for fi, f := range fits {
+		lim := limitAt(f, peak)
+		var bind float64
+		measured := false
+		for _, x := range sl {
+			if x.Footprint <= lim {
+				continue
+			}
+			bind += x.Wall + x.SetWall
+			if x.Fit > 0 && math.Abs(x.Fit-f) < 0.05 {
+				measured = true
+			}
+		}
+		if !measured {
+			out[fi] = measure.Round4(bind)
 		}
 	}
 	return out

@@ -535,3 +535,37 @@ func TestTheLeakComesOffOnlySystemTimeSwappingExplains(t *testing.T) {
 		t.Errorf("withClock changed its argument")
 	}
 }
+
+// A peak the budget ran without a limit (a synthesis tool's brief spike):
+// the fits whose limits only bound then say their figure does not hold
+// it; a fit whose limit bound in its own slices does not.
+func TestOneRunEstimateSaysWhereAFitsLimitBoundUnmeasured(t *testing.T) {
+	peak := units.GiB
+	fits := []float64{0.9, 0.6}
+	wob := func(int) float64 { return 1 }
+	slices := synthSlices(4, fits, map[float64]float64{0.9: 1.0, 0.6: 1.3}, peak, wob, 20000)
+	for i := range slices {
+		slices[i].Footprint = peak * 8 / 10 // above 0.6's limit, under 0.9's
+	}
+	// The spike: 6 s of references holding the whole peak, mid-run.
+	mid := len(slices) / 2
+	at := slices[mid].Start
+	spike := []OneRunSlice{
+		{Cycle: slices[mid].Cycle, Start: at, Wall: 3, Progress: 3, Footprint: peak},
+		{Cycle: slices[mid].Cycle, Start: at + 3, Wall: 3, Progress: 3, Footprint: peak},
+	}
+	for i := mid; i < len(slices); i++ {
+		slices[i].Start += 6
+	}
+	slices = append(slices[:mid:mid], append(spike, slices[mid:]...)...)
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{}}, nil)
+	if got := e.BindingUnmeasured; len(got) != 2 || got[0] != 6 || got[1] != 0 {
+		t.Fatalf("binding unmeasured %v s, want [6 0]", got)
+	}
+	if v := pointAt(t, e, 0.9).Verdict; !strings.Contains(v, "for 6s") || !strings.Contains(v, "no slice at this fit ran then") {
+		t.Errorf("fit 0.9's verdict %q does not say its limit bound unmeasured", v)
+	}
+	if v := pointAt(t, e, 0.6).Verdict; strings.Contains(v, "no slice at this fit ran then") {
+		t.Errorf("fit 0.6 was measured while its limit bound, yet its verdict is %q", v)
+	}
+}

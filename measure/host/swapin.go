@@ -27,9 +27,11 @@ import (
 // as after the process's own fault. (MADV_WILLNEED would leave the pages
 // in the swap cache with their copies: clean, so the next limit evicts
 // them without a write, and faults cost a third of what they do in a
-// whole run.) The reads are done in this process (on zram, its CPU time;
-// on a swap file, its I/O). File mappings are left alone. Needs
-// CAP_SYS_PTRACE over the process (root).
+// whole run.) The pages read are then marked least recently used
+// (coolDown), as they were when the kernel evicted them. The reads are
+// done in this process (on zram, its CPU time; on a swap file, its I/O).
+// File mappings are left alone. Needs CAP_SYS_PTRACE over the process
+// (root) and Linux 5.10 (process_madvise).
 func (h *OSHost) SwapIn(pid int) (units.Bytes, error) {
 	maps, err := h.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
@@ -65,7 +67,36 @@ func (h *OSHost) SwapIn(pid int) (units.Bytes, error) {
 			at += n * page
 		}
 	}
-	return r.done, r.flush()
+	if err := r.flush(); err != nil {
+		return r.done, err
+	}
+	return r.done, coolDown(pid, r.read)
+}
+
+// coolDown marks the pages read back as the least recently used
+// (process_madvise MADV_COLD): they were out because the kernel judged
+// them cold, and the read would otherwise make them look as recently
+// used as the command's hot pages, so that the next limit evicted those
+// too.
+func coolDown(pid int, runs []remoteIovec) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return fmt.Errorf("pidfd_open %d: %w", pid, err)
+	}
+	defer unix.Close(fd)
+	for len(runs) > 0 {
+		n := min(len(runs), 512) // below UIO_MAXIOV
+		_, _, e := unix.Syscall6(unix.SYS_PROCESS_MADVISE, uintptr(fd), uintptr(unsafe.Pointer(&runs[0])), uintptr(n), unix.MADV_COLD, 0, 0)
+		// A range unmapped since it was read ends its batch's advice.
+		if e != 0 && e != unix.ENOMEM && e != unix.EINVAL {
+			return fmt.Errorf("process_madvise %d: %w", pid, e)
+		}
+		runs = runs[n:]
+	}
+	return nil
 }
 
 // pageReader batches one-byte reads of another process's pages for
@@ -75,6 +106,7 @@ type pageReader struct {
 	remote []remoteIovec
 	buf    [1024]byte
 	done   units.Bytes
+	read   []remoteIovec // the pages read, in runs of adjacent pages
 }
 
 func (r *pageReader) add(addr uintptr) error {
@@ -101,11 +133,24 @@ func (r *pageReader) flush() error {
 			return fmt.Errorf("process_vm_readv %d: %w", r.pid, e)
 		}
 		r.done += units.Bytes(n) * units.Bytes(os.Getpagesize())
+		for _, p := range rem[:n] {
+			r.readPage(p.base)
+		}
 		// The kernel stops at the first page it cannot read (unmapped
 		// since pagemap was read): skip it, read the rest.
 		rem = rem[min(int(n)+1, len(rem)):]
 	}
 	return nil
+}
+
+func (r *pageReader) readPage(addr uintptr) {
+	page := uintptr(os.Getpagesize())
+	addr &^= page - 1
+	if k := len(r.read) - 1; k >= 0 && r.read[k].base+r.read[k].len == addr {
+		r.read[k].len += page
+		return
+	}
+	r.read = append(r.read, remoteIovec{base: addr, len: page})
 }
 
 // remoteIovec is struct iovec (a pointer and a size_t) naming a range of

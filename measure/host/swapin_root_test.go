@@ -5,6 +5,7 @@ package host
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"strconv"
@@ -85,6 +86,58 @@ time.sleep(120)
 	if grown > swapped/4 {
 		t.Errorf("the swap cache grew by %v of %v read back: the pages kept their swap copies", grown, swapped)
 	}
+	// The pages read back are marked cold again: inactive and not
+	// referenced, the next reclaim's first candidates.
+	pages, warm := warmPages(t, h, pid)
+	t.Logf("%d pages resident, %d of them active or referenced", pages, warm)
+	if pages < int(swapped/4096)*9/10 || warm > pages/10 {
+		t.Errorf("%d of %d resident pages active or referenced after SwapIn: the read made them look recently used", warm, pages)
+	}
+}
+
+// warmPages counts the resident pages of a process's anonymous mappings,
+// and those of them the kernel holds active or referenced
+// (/proc/kpageflags: KPF_REFERENCED is bit 2, KPF_ACTIVE bit 6).
+func warmPages(t *testing.T, h *OSHost, pid int) (pages, warm int) {
+	t.Helper()
+	maps, err := h.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := os.Open("/proc/" + strconv.Itoa(pid) + "/pagemap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pm.Close()
+	kf, err := os.Open("/proc/kpageflags")
+	if err != nil {
+		t.Skipf("no /proc/kpageflags: %v", err)
+	}
+	defer kf.Close()
+	var e, f [8]byte
+	for _, m := range anonMappings(maps) {
+		if m.len < 1<<20 {
+			continue // the stack, small heaps: the interpreter's own
+		}
+		for a := m.base; a < m.base+m.len; a += 4096 {
+			if _, err := pm.ReadAt(e[:], int64(a/4096)*8); err != nil {
+				t.Fatal(err)
+			}
+			v := binary.LittleEndian.Uint64(e[:])
+			if v&(1<<63) == 0 {
+				continue
+			}
+			pfn := v & (1<<55 - 1)
+			if _, err := kf.ReadAt(f[:], int64(pfn)*8); err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			if fl := binary.LittleEndian.Uint64(f[:]); fl&(1<<2|1<<6) != 0 {
+				warm++
+			}
+		}
+	}
+	return pages, warm
 }
 
 // pageOut pushes a process's anonymous memory to swap

@@ -713,12 +713,14 @@ func (s *stepper) pauseFor() (resume func()) {
 // whole run at that fit (unbound). With its pages back, mapped and with
 // no swap copy as after its own faults, the reference runs in RAM and the
 // next drop starts, as a whole run at that fit does, from a command
-// holding all it has, each eviction a write. (Pages read back into the
-// swap cache instead, MADV_WILLNEED, kept their copies: the next limit
-// evicted them without a write and the slices ran 5-15% faster than whole
-// runs at their fits, bench/results/onerun-readback-2026-12-04.md.) It
-// does not help a command that sweeps its memory
-// (bench/results/onerun-sweep-2026-12-04.md).
+// holding all it has, each eviction a write, and the pages read back
+// marked cold, the kernel's first candidates as when it evicted them.
+// (Pages read back into the swap cache instead, MADV_WILLNEED, kept their
+// copies: the next limit evicted them without a write and the slices ran
+// 5-15% faster than whole runs at their fits; pages read back and left
+// warm made the next limit evict hot pages too,
+// bench/results/onerun-readback-2026-12-04.md.) It does not help a
+// command that sweeps its memory (bench/results/onerun-sweep-2026-12-04.md).
 func (s *stepper) restore(cur *OneRunSlice) {
 	t0, in0 := time.Now(), s.ps.Counters(nil).VM["pswpin"]
 	for _, pid := range host.ProcsIn(s.ps.Host, s.cg.Mem) {

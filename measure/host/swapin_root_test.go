@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -26,20 +27,7 @@ import (
 func TestRootSwapInMapsPagesBackWithoutASwapCopy(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	h := NewOSHost()
-	j, err := NewJournal(h, t.TempDir(), "swapin test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := j.UndoTo(0); err != nil {
-			t.Errorf("undo: %v", err)
-		}
-		j.Close()
-	})
-	if _, err := SetupZram(h, j, "lz4", 256<<20, 0, false, nil); err != nil {
-		t.Skipf("no zram swap here: %v", err)
-	}
+	h := zramSwapForTest(t)
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("no python3")
@@ -138,6 +126,48 @@ func warmPages(t *testing.T, h *OSHost, pid int) (pages, warm int) {
 		}
 	}
 	return pages, warm
+}
+
+// zramSwapForTest enables a 256 MiB zram swap device for the test, undone
+// when it ends.
+func zramSwapForTest(t *testing.T) *OSHost {
+	t.Helper()
+	h := NewOSHost()
+	j, err := NewJournal(h, t.TempDir(), "swap test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := j.UndoTo(0); err != nil {
+			t.Errorf("undo: %v", err)
+		}
+		j.Close()
+	})
+	if _, err := SetupZram(h, j, "lz4", 256<<20, 0, false, nil); err != nil {
+		t.Skipf("no zram swap here: %v", err)
+	}
+	return h
+}
+
+// TimeSwapLoop on real zram swap: every page of each pass goes out and
+// comes back as a major fault, and nearly all the CPU time is the
+// kernel's, however the host splits it between user and system.
+func TestRootSwapLoopFaultsEveryPageThroughSwap(t *testing.T) {
+	roottest.Require(t)
+	roottest.Lock(t)
+	zramSwapForTest(t)
+	const n = 16 << 20
+	u, s, faults, err := TimeSwapLoop(n, 300*time.Millisecond, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d major faults, user %v, system %v: user share %.2f", faults, u, s, u.Seconds()/(u+s).Seconds())
+	if faults < n/4096 {
+		t.Errorf("%d major faults; every one of the %d pages should have come back from swap at least once", faults, n/4096)
+	}
+	if u+s < 100*time.Millisecond {
+		t.Errorf("the loop used %v of CPU time; it should run until 300ms", u+s)
+	}
 }
 
 // pageOut pushes a process's anonymous memory to swap

@@ -3,6 +3,7 @@
 package host
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"time"
@@ -120,4 +121,61 @@ func TimeFaultLoop(n int, d time.Duration) (user, sys time.Duration, faults int6
 		return time.Duration(b.Nano() - a.Nano())
 	}
 	return tv(r0.Utime, r1.Utime), tv(r0.Stime, r1.Stime), faults, nil
+}
+
+// ErrNoSwapOut is TimeSwapLoop's error where the kernel swapped nothing
+// out: no swap enabled, or none with room.
+var ErrNoSwapOut = errors.New("nothing was swapped out (no swap with room?)")
+
+// TimeSwapLoop is TimeFaultLoop through swap: it fills n bytes of private
+// memory with data that compresses about as a program's does (half of
+// each page random), then, until its thread has used cpu of CPU time or
+// wall has passed, pushes every page out to swap (MADV_PAGEOUT: the
+// kernel's reclaim writes them to the highest-priority swap) and touches
+// each one back in (a major fault, a swap-in). Its user work is a store a
+// page, so nearly all its CPU time is the kernel's swap path, measured on
+// whatever device swap is on. It returns the thread's user and system
+// time over the loop and the major faults it took; ErrNoSwapOut where the
+// first pass faulted back fewer than half the pages.
+func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, faults int64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	mem, err := MapAnon(n)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer Unmap(mem)
+	_ = NoHugePages(mem)
+	x := uint64(0x9e3779b97f4a7c15)
+	for off := 0; off+8 <= len(mem); off += 16 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		*(*uint64)(unsafe.Pointer(&mem[off])) = x
+	}
+	var r0, r unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &r0); err != nil {
+		return 0, 0, 0, err
+	}
+	pages := int64(len(mem)) / PageSize
+	for start, first := time.Now(), true; ; first = false {
+		if err := unix.Madvise(mem, unix.MADV_PAGEOUT); err != nil {
+			return 0, 0, 0, err
+		}
+		for off := 0; off < len(mem); off += int(PageSize) {
+			mem[off]++
+		}
+		if err := unix.Getrusage(unix.RUSAGE_THREAD, &r); err != nil {
+			return 0, 0, 0, err
+		}
+		faults = r.Majflt - r0.Majflt
+		if first && faults < pages/2 {
+			return 0, 0, faults, ErrNoSwapOut
+		}
+		used := time.Duration(r.Utime.Nano() - r0.Utime.Nano() + r.Stime.Nano() - r0.Stime.Nano())
+		if used >= cpu || time.Since(start) >= wall {
+			break
+		}
+	}
+	return time.Duration(r.Utime.Nano() - r0.Utime.Nano()), time.Duration(r.Stime.Nano() - r0.Stime.Nano()), faults, nil
 }

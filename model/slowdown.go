@@ -228,6 +228,8 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
+	// agreed: the agreement the joint runs come from (zero without).
+	agreed agreed
 	// shapeUnknown: the band spans shapes the sources' agreement rules out
 	// (Estimate.ShapeUnknown).
 	shapeUnknown bool
@@ -295,21 +297,27 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 		}
 		derived = true
 	}
-	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived, fs.targetOverhead(class))
-	return p, nil
+	var set *jointSet
+	if derived {
+		d := fs.derivedSet()
+		set = &d
+	}
+	return fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, set, fs.targetOverhead(class)), nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
-// curve of its own, and joint lets it come from every curve of c's file at
-// once (prepareJoint) where there are several to check each other.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool, soft *TargetOverhead) prepared {
+// curve of its own, and a non-nil set lets it come from every curve of the
+// set at once (prepareJoint) where there are several to check each other.
+// Recommend (prepare) and crossval's joint table both come here: the band
+// crossval judges is the one recommend prints.
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, set *jointSet, soft *TargetOverhead) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
 		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
 	if soft != nil {
 		p.target.Overhead = soft.Overhead.D()
 	}
 	shapes, nominalShape := fs.shapesFor(shapeName)
-	if joint && fs.prepareJoint(&p, shapeName, shapes) {
+	if set != nil && fs.prepareJoint(&p, *set, shapeName, shapes) {
 		p.provenance = Derived
 		return p
 	}

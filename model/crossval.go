@@ -84,7 +84,8 @@ type Crossval struct {
 // of the other curves, inferred ones included; inferred points are not
 // held out (observedClasses).
 func CrossValidate(fs *Factors) Crossval {
-	te := fs.TransferError()
+	fs.revalidate()
+	te := fs.cachedTransferError()
 	out := Crossval{TransferFloor: te.Floor, TransferSlope: te.Slope}
 	classes := fs.transferClasses()
 	for _, k := range classes {
@@ -272,6 +273,6 @@ func (fs *Factors) without(class string) *Factors {
 			cp.Curves[k] = v
 		}
 	}
-	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
+	cp.newCaches()
 	return &cp
 }

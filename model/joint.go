@@ -168,12 +168,11 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
 }
 
-// jointCache holds a factor set's agreements and plans, keyed by
-// everything they read that the factor set does not fix: the source
-// curves (jointSet.key), the shape and, for a plan, whether the target
-// seeks. What the factor set fixes (its overhead, readahead and shapes) is
-// read once per set: a set whose fields change after its first prediction
-// must be merged anew (Factors).
+// jointCache holds a factor set's agreements and plans, keyed by what
+// they read beyond the factor set's own fields: the source curves
+// (jointSet.key), the shape and, for a plan, whether the target seeks.
+// The fields (overhead, readahead, shapes, the curves' contents) are the
+// stamp's: a change to them empties the cache (cachestamp.go).
 type jointCache struct {
 	mu     sync.Mutex
 	m      map[agreeKey]agreement
@@ -394,7 +393,7 @@ func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
 	for _, c := range cs {
 		cp.Curves[c.Class] = c
 	}
-	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
+	cp.newCaches()
 	return &cp
 }
 

@@ -192,6 +192,7 @@ type pointModel struct {
 // non-resident memory lives on dev (class names the curve family), with
 // `concurrency` jobs per server and the given dirty share.
 func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
+	fs.revalidate()
 	p, err := fs.prepare(class, dev, concurrency, 0, dirty, "")
 	if err != nil {
 		return Estimate{}, err
@@ -202,6 +203,7 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 // PredictShape is Predict for a job whose access pattern names a shape
 // family ("" for unknown: the band spans every family).
 func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty, f float64, shape string) (Estimate, error) {
+	fs.revalidate()
 	p, err := fs.prepare(class, dev, concurrency, 0, dirty, shape)
 	if err != nil {
 		return Estimate{}, err
@@ -391,10 +393,10 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	switch {
 	case derived:
 		p.provenance = Derived
-		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
+		p.transfer = fs.cachedTransferError().at(transferDistance(tgtPath, refPath))
 		p.basis = Basis{Kind: BasisDerived, Provenance: c.Provenance, From: c.Class, Idle: tgt, RefIdle: refT}
 	case !same:
-		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
+		p.transfer = fs.cachedTransferError().at(transferDistance(tgtPath, refPath))
 		p.basis.Carried, p.basis.Idle, p.basis.RefIdle = true, tgt, refT
 	}
 	p.basis.PagesCounted = hasRates(c) && !same
@@ -644,33 +646,34 @@ func faultTime(pts []pointModel, f float64) float64 {
 }
 
 // rateCache holds the page rates solved from curve points on their
-// reference paths: they depend on the point and the scenario's overhead and
-// readahead, not on the device a prediction is for, and solving them is
-// the costly part of preparing one.
+// reference paths: they depend on the point's slowdown and the reference
+// path under the scenario (its overhead and readahead), not on the device
+// a prediction is for, and solving them is the costly part of preparing
+// one. Keyed by both, it holds nothing a change can make stale.
 type rateCache struct {
 	mu sync.Mutex
 	m  map[rateKey]float64
 }
 
 type rateKey struct {
-	c     *Curve
-	point int
-	ref   Path
+	slowdown float64
+	ref      Path
 }
 
 func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
 	rc := fs.rates
+	s := c.Points[i].Slowdown
 	if rc == nil {
-		return ref.RateFor(c.Points[i].Slowdown)
+		return ref.RateFor(s)
 	}
-	k := rateKey{c, i, ref}
+	k := rateKey{s, ref}
 	rc.mu.Lock()
 	r, ok := rc.m[k]
 	rc.mu.Unlock()
 	if ok {
 		return r
 	}
-	r = ref.RateFor(c.Points[i].Slowdown)
+	r = ref.RateFor(s)
 	rc.mu.Lock()
 	if rc.m == nil {
 		rc.m = map[rateKey]float64{}
@@ -680,10 +683,12 @@ func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
 	return r
 }
 
-// transferCache holds a Factors' cross-validated transfer error.
+// transferCache holds a Factors' cross-validated transfer error (ok: it
+// is computed for the fields the stamp holds).
 type transferCache struct {
-	once sync.Once
-	te   transferErr
+	mu sync.Mutex
+	ok bool
+	te transferErr
 }
 
 // transferErr is the log error of carrying a curve to another device, as
@@ -700,11 +705,24 @@ func (t transferErr) at(d float64) float64 { return t.Floor + t.Slope*d }
 // (leave-one-out over every pair of its curves, for the scenario the
 // unknowns allow that explains them best).
 func (fs *Factors) TransferError() transferErr {
-	if fs.transfer == nil {
+	fs.revalidate()
+	return fs.cachedTransferError()
+}
+
+// cachedTransferError is TransferError inside a call whose entry point
+// checked the stamp.
+func (fs *Factors) cachedTransferError() transferErr {
+	t := fs.transfer
+	if t == nil {
 		return fs.transferError()
 	}
-	fs.transfer.once.Do(func() { fs.transfer.te = fs.transferError() })
-	return fs.transfer.te
+	// Held while computing: the search's goroutines all ask at once.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ok {
+		t.te, t.ok = fs.transferError(), true
+	}
+	return t.te
 }
 
 // transferClasses are the classes whose curves stand for one device. A

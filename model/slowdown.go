@@ -566,23 +566,47 @@ func (p prepared) at(f float64) Estimate {
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f)
 	}
-	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
-	est.Extrapolated, est.Shape = extra, p.scen[0].shape.Name
+	q := p.quadrature(f, nil)
+	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
 	est.markAbove(p.points[0], f)
+	est.Slowdown = 1 + q.central
+	est.Low = 1 + q.lowEx*math.Exp(-q.down)
+	est.High = 1 + q.highEx*math.Exp(q.up)
+	est.FaultTime = faultTime(p.points[0], f)
+	return est
+}
+
+// spread is a single-curve band at one fit ratio (prepared.quadrature):
+// the central scenario's excess; the least and greatest excess of an
+// inferred curve's band ends (the central one where there are none); and
+// the log half-widths down and up, each unknown's largest effect, the
+// point's own interval and the transfer error joined in quadrature.
+type spread struct {
+	central, lowEx, highEx float64
+	down, up               float64
+	extrapolated           bool
+}
+
+// quadrature is the band of a class with a curve of its own at fit f: the
+// one place the unknowns of prepareCurve's scenarios are joined. With
+// byShape set, the shape scenarios are handed to it instead of joining
+// the quadrature (a zswap pair splits the excess by each shape: spreadAt).
+func (p prepared) quadrature(f float64, byShape func(name string, ex float64)) spread {
+	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
+	q := spread{central: central, lowEx: central, highEx: central, extrapolated: extra}
 	var up, down [dims]float64
-	lowEx, highEx := central, central
 	for i, s := range p.scen[1:] {
 		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
-		if s.dim == dimBand {
-			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
-			continue
+		switch {
+		case s.dim == dimShape && byShape != nil:
+			byShape(s.shape.Name, ex)
+		case s.dim == dimBand:
+			q.lowEx, q.highEx = math.Min(q.lowEx, ex), math.Max(q.highEx, ex)
+		case central > 0 && ex > 0:
+			l := math.Log(ex / central)
+			up[s.dim] = math.Max(up[s.dim], l)
+			down[s.dim] = math.Max(down[s.dim], -l)
 		}
-		if central <= 0 || ex <= 0 {
-			continue
-		}
-		l := math.Log(ex / central)
-		up[s.dim] = math.Max(up[s.dim], l)
-		down[s.dim] = math.Max(down[s.dim], -l)
 	}
 	// The point's own interval and the transfer's error join in
 	// quadrature with the unknowns'.
@@ -592,11 +616,8 @@ func (p prepared) at(f float64) Estimate {
 		sumUp += up[d] * up[d]
 		sumDown += down[d] * down[d]
 	}
-	est.Slowdown = 1 + central
-	est.Low = 1 + lowEx*math.Exp(-math.Sqrt(sumDown))
-	est.High = 1 + highEx*math.Exp(math.Sqrt(sumUp))
-	est.FaultTime = faultTime(p.points[0], f)
-	return est
+	q.down, q.up = math.Sqrt(sumDown), math.Sqrt(sumUp)
+	return q
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).

@@ -21,15 +21,16 @@ func defaultAgreementInputs(t *testing.T) (map[string]*Factors, map[string][]sce
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := fs.jointSources()
+	set := fs.derivedSet()
+	sources := set.sources
 	if len(sources) < 2 {
 		t.Fatalf("the embedded factors have %d joint sources; the table is for a joint derivation", len(sources))
 	}
 	groups, grids := map[string]*Factors{}, map[string][]scenario{}
 	all, _ := fs.shapesFor("")
-	groups[""], grids[""] = fs.jointGrid(sources, all)
+	groups[""], grids[""] = fs.jointGrid(set, all)
 	for _, sh := range all {
-		groups[sh.Name], grids[sh.Name] = fs.jointGrid(sources, []Shape{sh})
+		groups[sh.Name], grids[sh.Name] = fs.jointGrid(set, []Shape{sh})
 	}
 	return groups, grids
 }

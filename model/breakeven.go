@@ -89,6 +89,7 @@ const breakEvenRange = 1000
 // disagrees (the set of configurations changes with the price) the point
 // is found by bisection on re-runs instead.
 func BreakEven(in Input, res *Result) (*BreakEvenResult, error) {
+	revalidateInput(in)
 	if res == nil || res.Recommended == nil {
 		return nil, ErrNoRecommendation
 	}

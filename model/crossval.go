@@ -84,7 +84,8 @@ type Crossval struct {
 // of the other curves, inferred ones included; inferred points are not
 // held out (observedClasses).
 func CrossValidate(fs *Factors) Crossval {
-	te := fs.TransferError()
+	fs.revalidate()
+	te := fs.cachedTransferError()
 	out := Crossval{TransferFloor: te.Floor, TransferSlope: te.Slope}
 	classes := fs.transferClasses()
 	for _, k := range classes {
@@ -101,7 +102,7 @@ func CrossValidate(fs *Factors) Crossval {
 			}
 			src := fs.Curves[from]
 			ref := fs.refPath(c)
-			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, false, nil)
+			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, nil, nil)
 			for _, pt := range c.Points {
 				if pt.Slowdown <= 1 {
 					continue
@@ -157,48 +158,82 @@ func sortRows[T any](rows []T, row func(int) CrossvalRow) {
 	})
 }
 
-// jointRows predicts the held-out curve's points from every other curve at
-// once (Crossval.Joint): agree and carryJoint with the grid of the whole
-// set, each source carried to the held-out curve's reference.
+// jointRows predicts the held-out curve's points as recommend predicts a
+// class without a curve of its own (Crossval.Joint): the factor set less
+// the held-out curve, every other curve as the sources, the held-out
+// curve's device, load and dirty share as the target, the target overhead
+// recommend would give its class, and no access pattern. The band is the
+// one recommend prints for that device (prepareCurve is the same call;
+// TestCrossvalBandIsRecommends).
 func (fs *Factors) jointRows(held string) []JointRow {
 	c := fs.Curves[held]
-	rest := fs.without(held)
-	var sources []*Curve
-	var names []string
-	fromInferred := false
-	for _, k := range rest.transferClasses() {
-		sources, names = append(sources, rest.Curves[k]), append(names, k)
-		fromInferred = fromInferred || rest.Curves[k].Provenance == Inferred
-	}
-	if len(sources) == 0 {
+	rest, set := fs.heldOut(held)
+	if len(set.sources) == 0 {
 		return nil
 	}
-	a := rest.agree(fs.scenarioGrid(true))
-	// The held-out curve and the others share where their fit ratios
-	// really were (one study's jobs): no fit positions are searched.
-	runs := rest.carryJoint(sources, a, []int{0}, func(s scenario) Path { return fs.refScenario(c, s) })
+	var names []string
+	fromInferred := false
+	for _, s := range set.sources {
+		names = append(names, s.Class)
+		fromInferred = fromInferred || s.Provenance == Inferred
+	}
+	ref := fs.refPath(c)
+	p := rest.prepareCurve(rest.Curves[rest.TransferFrom], true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, &set, rest.targetOverhead(held))
 	var rows []JointRow
 	for _, pt := range c.Points {
 		act := pt.Slowdown - 1
 		if act <= 0 {
 			continue
 		}
-		// One other curve checks nothing against anything, and curves that
-		// contradict each other under every combination show the model
-		// wrong by more than their tolerance: the model's own error is
-		// then the prior the transfer error starts from, as for recommend.
-		central, lo, hi, med := jointAt(runs, pt.Fit, a.curves < 2 || a.consistent == 0)
-		if med < 0 {
+		est := p.at(pt.Fit)
+		if !(est.High > 1) {
 			continue
 		}
 		r := JointRow{CrossvalRow: CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: strings.Join(names, "+"), FromInferred: fromInferred,
-			Predicted: 1 + central, Low: 1 + lo, High: 1 + hi,
-			ErrSlowdown: (1+central)/pt.Slowdown - 1, ErrExcess: central/act - 1},
-			Consistent: a.consistent, Scenarios: len(a.grid), Misfit: a.misfit}
+			Predicted: est.Slowdown, Low: est.Low, High: est.High,
+			ErrSlowdown: est.Slowdown/pt.Slowdown - 1, ErrExcess: (est.Slowdown-1)/act - 1},
+			Consistent: p.agreed.consistent, Scenarios: p.agreed.scenarios, Misfit: p.agreed.misfit}
+		if len(p.joint) == 0 {
+			// Derived from one curve: its band carries the transfer error.
+			r.Transfer = &p.transfer
+		}
 		r.Inside = r.Low <= pt.Slowdown && pt.Slowdown <= r.High
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// heldOut is fs less the held-out class, as recommend would see a factor
+// set without it, and the curves its joint band comes from: every other
+// curve crossval checks. Its transfer_from is fs's where that is not the
+// held-out class, else the first other observed curve. The set is the
+// job's own (jointSet.job) when every source comes from the held-out
+// curve's file: a file's curves are one workload on several devices (the
+// Intel study's EDA jobs, one profile, one probe), so the held-out point
+// is the sources' job, and recommend, given that file as the job's
+// profile, lets their agreement set its shape.
+func (fs *Factors) heldOut(held string) (*Factors, jointSet) {
+	rest := fs.without(held)
+	var set jointSet
+	for _, k := range rest.transferClasses() {
+		set.sources = append(set.sources, rest.Curves[k])
+	}
+	if _, ok := rest.Curves[rest.TransferFrom]; !ok || rest.TransferFrom == "" {
+		rest.TransferFrom = ""
+		for _, k := range rest.observedClasses() {
+			rest.TransferFrom = k
+			break
+		}
+		if rest.TransferFrom == "" && len(set.sources) > 0 {
+			rest.TransferFrom = set.sources[0].Class
+		}
+	}
+	origin := fs.Origin[held]
+	set.job = true
+	for _, s := range set.sources {
+		set.job = set.job && fs.Origin[s.Class] == origin
+	}
+	return rest, set
 }
 
 // minTolerance is the least combined uncertainty two points are held to
@@ -238,6 +273,6 @@ func (fs *Factors) without(class string) *Factors {
 			cp.Curves[k] = v
 		}
 	}
-	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
+	cp.newCaches()
 	return &cp
 }

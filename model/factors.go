@@ -145,9 +145,9 @@ func TInterval(xs []float64, level float64) (lo, hi float64) { return stats.Mean
 
 // Factors is the merged set of curves the model uses: later files override
 // curves of the same class from earlier ones. Its predictions are cached
-// (the transfer error, the joint agreement and plan, prepared curves), so
-// its fields must not change after its first prediction: copy it through
-// a new MergeFactors instead.
+// (the transfer error, the joint agreement and plan, prepared curves)
+// under a stamp of its fields, checked at every entry point
+// (cachestamp.go): a change to the fields between calls empties them.
 type Factors struct {
 	Files         []*FactorFile
 	Curves        map[string]*Curve
@@ -167,6 +167,7 @@ type Factors struct {
 	rates    *rateCache
 	joint    *jointCache
 	preps    *prepCache
+	guard    *stampGuard
 }
 
 // prepCache holds prepared predictions for every search over this factor
@@ -223,7 +224,8 @@ func (fs *Factors) overheadPos(o time.Duration) float64 {
 
 // MergeFactors combines factor files in order; the defaults usually come first.
 func MergeFactors(files ...*FactorFile) (*Factors, error) {
-	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}, transfer: &transferCache{}, rates: &rateCache{}, joint: &jointCache{}, preps: &prepCache{}}
+	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}}
+	fs.newCaches()
 	for _, f := range files {
 		fs.Files = append(fs.Files, f)
 		for i := range f.Curves {

@@ -25,6 +25,17 @@ type agreement struct {
 	key string
 }
 
+// agreed is what a derived band reports of the agreement it spans
+// (Crossval's allowed combinations).
+type agreed struct {
+	consistent, scenarios int
+	misfit                float64
+}
+
+func (a agreement) summary() agreed {
+	return agreed{consistent: a.consistent, scenarios: len(a.grid), misfit: a.misfit}
+}
+
 // agree checks fs's observed curves against each other under every
 // combination of grid: the cost of one is the largest pair error in units
 // of the two points' combined uncertainty (at most 1: they agree).
@@ -94,30 +105,6 @@ type carried struct {
 	grid int
 }
 
-// carryJoint carries every source under every kept combination, at each
-// of the fit positions (where the sources' fit ratios really were), an
-// inferred source also with its band's ends (its points' own uncertainty
-// is then 0), to target(s).
-func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, target func(scenario) Path) []carried {
-	var runs []carried
-	for _, src := range sources {
-		bands := []int{0}
-		if src.Provenance == Inferred {
-			bands = []int{-1, 0, 1}
-		}
-		for _, i := range a.kept {
-			for _, fp := range fitPos {
-				for _, b := range bands {
-					s := a.grid[i]
-					s.band, s.fitPos = b, fp
-					runs = append(runs, carried{src: src, s: s, pts: fs.carry(src, target(s), s, false)})
-				}
-			}
-		}
-	}
-	return runs
-}
-
 // jointAt predicts the excess at fit f from carried runs: the central
 // figure is the median over the central runs (many combinations fit the
 // curves equally well, so the single best is an accident of the search);
@@ -181,16 +168,16 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
 }
 
-// jointCache holds a factor set's agreements, one per named shape ("" for
-// every shape), for the derived classes of recommend.
+// jointCache holds a factor set's agreements and plans, keyed by what
+// they read beyond the factor set's own fields: the source curves
+// (jointSet.key), the shape and, for a plan, whether the target seeks.
+// The fields (overhead, readahead, shapes, the curves' contents) are the
+// stamp's: a change to them empties the cache (cachestamp.go).
 type jointCache struct {
-	mu    sync.Mutex
-	m     map[string]agreement
-	plans map[planKey][]carried
-	// group and grid: the joint sources alone and their full grid
-	// (jointGrid).
-	group *Factors
-	grid  []scenario
+	mu     sync.Mutex
+	m      map[agreeKey]agreement
+	plans  map[planKey][]carried
+	groups map[string]jointGroup
 	// zswaps are the zswap pairs of every search over the factor set,
 	// figs their figures in the repeated searches (uncertainty,
 	// break-even), under their own lock.
@@ -199,23 +186,58 @@ type jointCache struct {
 	figs   map[zswapFigKey]zswapFigure
 }
 
-type planKey struct {
-	shape string
-	seeks bool
+// jointGroup is a set's sources alone and their full grid (jointGrid).
+type jointGroup struct {
+	fs   *Factors
+	grid []scenario
 }
 
-// cachedPlan is jointPlan, once per factor set, shape and kind of target.
-func (fs *Factors) cachedPlan(shapeName string, seeks bool, a agreement, sources []*Curve) []carried {
+type agreeKey struct {
+	set, shape string
+}
+
+type planKey struct {
+	set, shape string
+	seeks      bool
+}
+
+// jointSet is the curves a derived band is formed from: recommend's are
+// the transfer_from curve's file's (derivedSet), crossval's every curve
+// but the one held out. job: they are a profile of the job the band is
+// for, so their agreement constrains its shape.
+type jointSet struct {
+	sources []*Curve
+	job     bool
+}
+
+// key names the set in the caches by the identity of its curves.
+func (s jointSet) key() string {
+	var b strings.Builder
+	for _, c := range s.sources {
+		fmt.Fprintf(&b, "%s@%p;", c.Class, c)
+	}
+	fmt.Fprintf(&b, "job=%v", s.job)
+	return b.String()
+}
+
+// derivedSet is the set recommend derives a class without a curve from.
+func (fs *Factors) derivedSet() jointSet {
+	return jointSet{sources: fs.jointSources(), job: fs.sourcesAreTheJob()}
+}
+
+// cachedPlan is jointPlan, once per factor set, source set, shape and kind
+// of target.
+func (fs *Factors) cachedPlan(set jointSet, shapeName string, seeks bool, a agreement) []carried {
 	if fs.joint == nil {
-		return fs.plan(a, sources, seeks)
+		return fs.plan(a, set.sources, seeks)
 	}
 	fs.joint.mu.Lock()
 	defer fs.joint.mu.Unlock()
-	k := planKey{shapeName, seeks}
+	k := planKey{set.key(), shapeName, seeks}
 	if plan, ok := fs.joint.plans[k]; ok {
 		return plan
 	}
-	plan := fs.plan(a, sources, seeks)
+	plan := fs.plan(a, set.sources, seeks)
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}
 	}
@@ -263,57 +285,61 @@ func (fs *Factors) jointSources() []*Curve {
 	return out
 }
 
-// jointAgreement is the agreement of the transfer_from curve's file's
-// observed curves under every combination whose shape is among shapes.
-func (fs *Factors) jointAgreement(shapeName string, shapes []Shape) (agreement, []*Curve) {
-	sources := fs.jointSources()
+// jointAgreement is the agreement of set's observed curves under every
+// combination whose shape is among shapes.
+func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []Shape) agreement {
+	k := agreeKey{set.key(), shapeName}
 	if fs.joint != nil {
 		// Held while computing: the search's goroutines all ask at once,
 		// and one computation is enough.
 		fs.joint.mu.Lock()
 		defer fs.joint.mu.Unlock()
-		if a, ok := fs.joint.m[shapeName]; ok {
-			return a, sources
+		if a, ok := fs.joint.m[k]; ok {
+			return a
 		}
 	}
-	group, grid := fs.jointGrid(sources, shapes)
+	group, grid := fs.jointGrid(set, shapes)
 	a := group.agreeKnown(grid)
 	if fs.joint != nil {
 		if fs.joint.m == nil {
-			fs.joint.m = map[string]agreement{}
+			fs.joint.m = map[agreeKey]agreement{}
 		}
-		fs.joint.m[shapeName] = a
+		fs.joint.m[k] = a
 	}
-	return a, sources
+	return a
 }
 
-// jointGrid is the factor set the joint agreement checks (the sources
+// jointGrid is the factor set the joint agreement checks (set's sources
 // alone) and its grid: every combination whose shape is among shapes.
-// The sources and their full grid are the same for every shape: kept in
-// fs.joint (whose lock the caller holds).
-func (fs *Factors) jointGrid(sources []*Curve, shapes []Shape) (*Factors, []scenario) {
+// The group and its full grid are the same for every shape: kept in
+// fs.joint by set (whose lock the caller holds).
+func (fs *Factors) jointGrid(set jointSet, shapes []Shape) (*Factors, []scenario) {
 	named := map[string]bool{}
 	for _, s := range shapes {
 		named[s.Name] = true
 	}
-	var group *Factors
-	var all []scenario
-	if c := fs.joint; c != nil && c.group != nil {
-		group, all = c.group, c.grid
-	} else {
-		group = fs.onlyCurves(sources)
-		all = group.scenarioGrid(true)
-		if c != nil {
-			c.group, c.grid = group, all
+	key := set.key()
+	g, ok := jointGroup{}, false
+	if c := fs.joint; c != nil {
+		g, ok = c.groups[key]
+	}
+	if !ok {
+		g.fs = fs.onlyCurves(set.sources)
+		g.grid = g.fs.scenarioGrid(true)
+		if c := fs.joint; c != nil {
+			if c.groups == nil {
+				c.groups = map[string]jointGroup{}
+			}
+			c.groups[key] = g
 		}
 	}
-	grid := make([]scenario, 0, len(all))
-	for _, s := range all {
+	grid := make([]scenario, 0, len(g.grid))
+	for _, s := range g.grid {
 		if named[s.shape.Name] {
 			grid = append(grid, s)
 		}
 	}
-	return group, grid
+	return g.fs, grid
 }
 
 // sameKept reports whether two agreements keep the same combinations
@@ -347,8 +373,11 @@ func sameKept(a, b agreement) bool {
 // sourcesAreTheJob reports whether the joint sources (the transfer_from
 // curve's file) are a profile of the job itself (memplan profile records
 // extra.profile): then their agreement constrains the job's own shape.
-func (fs *Factors) sourcesAreTheJob() bool {
-	origin := fs.Origin[fs.TransferFrom]
+func (fs *Factors) sourcesAreTheJob() bool { return fs.isProfile(fs.Origin[fs.TransferFrom]) }
+
+// isProfile reports whether the factor file named origin is a job's
+// profile (memplan profile records extra.profile).
+func (fs *Factors) isProfile(origin string) bool {
 	for _, f := range fs.Files {
 		if f.File == origin && f.Extra["profile"] != nil {
 			return true
@@ -364,7 +393,7 @@ func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
 	for _, c := range cs {
 		cp.Curves[c.Class] = c
 	}
-	cp.transfer, cp.joint, cp.preps = &transferCache{}, &jointCache{}, &prepCache{}
+	cp.newCaches()
 	return &cp
 }
 
@@ -374,11 +403,13 @@ func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
 // joint table checks it). It returns false where fewer than two such
 // curves are there to check each other: the single transfer_from curve,
 // with the transfer error, is then all there is.
-func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) bool {
-	a, sources := fs.jointAgreement(shapeName, shapes)
+func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, shapes []Shape) bool {
+	a := fs.jointAgreement(set, shapeName, shapes)
 	if a.curves < 2 || len(a.kept) == 0 {
 		return false
 	}
+	sources := set.sources
+	p.agreed = a.summary()
 	// The lowest fit any source stands on, named after the transfer_from
 	// curve where it is as low as any.
 	p.lowest, p.lowestOf = lowestFit(p.curve), p.curve.Class
@@ -393,7 +424,7 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 		}
 	}
 	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
-	for _, r := range fs.cachedPlan(shapeName, seeks, a, sources) {
+	for _, r := range fs.cachedPlan(set, shapeName, seeks, a) {
 		r.pts = fs.carry(r.src, p.target, r.s, false)
 		p.joint = append(p.joint, r)
 	}
@@ -406,14 +437,14 @@ func (fs *Factors) prepareJoint(p *prepared, shapeName string, shapes []Shape) b
 	// Only the runs that bound a group are added: a group's median run lies
 	// between them. A shape whose own agreement keeps just the combinations
 	// a already keeps adds nothing.
-	spanAll := len(shapes) > 1 && !fs.sourcesAreTheJob()
+	spanAll := len(shapes) > 1 && !set.job
 	if spanAll {
 		for _, sh := range shapes {
-			one, _ := fs.jointAgreement(sh.Name, []Shape{sh})
+			one := fs.jointAgreement(set, sh.Name, []Shape{sh})
 			if one.curves < 2 || len(one.kept) == 0 || sameKept(a, one) {
 				continue
 			}
-			for _, r := range fs.cachedPlan(sh.Name, seeks, one, sources) {
+			for _, r := range fs.cachedPlan(set, sh.Name, seeks, one) {
 				if r.weight > 0 {
 					continue
 				}

@@ -35,7 +35,8 @@ func TestJointPlanMatchesFull(t *testing.T) {
 						t.Fatalf("%s: not derived jointly", dev.Name)
 					}
 					shapes, _ := fs.shapesFor(shape)
-					a, sources := fs.jointAgreement(shape, shapes)
+					set := fs.derivedSet()
+					a, sources := fs.jointAgreement(set, shape, shapes), set.sources
 					target := func(scenario) Path { return p.target }
 					all := fs.carryJoint(sources, a, []int{0, -1, 1}, target)
 					prior := a.consistent == 0 // the curves contradict each other under this shape
@@ -46,7 +47,7 @@ func TestJointPlanMatchesFull(t *testing.T) {
 						// The job's shape unknown: the band also spans each
 						// shape's own, as naming it would give.
 						for _, sh := range shapes {
-							one, _ := fs.jointAgreement(sh.Name, []Shape{sh})
+							one := fs.jointAgreement(set, sh.Name, []Shape{sh})
 							runs := fs.carryJoint(sources, one, []int{0, -1, 1}, target)
 							for i := range runs {
 								runs[i].prior = one.consistent == 0
@@ -211,4 +212,29 @@ func TestStatingTheShapeNeverWidensTheBand(t *testing.T) {
 		}
 	}
 	t.Logf("%d named-shape bands checked inside the open one", checked)
+}
+
+// carryJoint carries every source under every kept combination, at each
+// of the fit positions (where the sources' fit ratios really were), an
+// inferred source also with its band's ends (its points' own uncertainty
+// is then 0), to target(s): every run a joint band could span, against
+// which the few jointPlan picks are checked.
+func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, target func(scenario) Path) []carried {
+	var runs []carried
+	for _, src := range sources {
+		bands := []int{0}
+		if src.Provenance == Inferred {
+			bands = []int{-1, 0, 1}
+		}
+		for _, i := range a.kept {
+			for _, fp := range fitPos {
+				for _, b := range bands {
+					s := a.grid[i]
+					s.band, s.fitPos = b, fp
+					runs = append(runs, carried{src: src, s: s, pts: fs.carry(src, target(s), s, false)})
+				}
+			}
+		}
+	}
+	return runs
 }

@@ -184,7 +184,10 @@ func CatalogDevice(d prices.Drive, class string, drives int) Device {
 }
 
 // Recommend enumerates, evaluates and ranks configurations.
-func Recommend(in Input) (*Result, error) { return recommend(in, nil) }
+func Recommend(in Input) (*Result, error) {
+	revalidateInput(in)
+	return recommend(in, nil)
+}
 
 // scaled is a unit price times a trial factor (break-even, uncertainty),
 // rounded half to even to the cent: a trial price is a price like any

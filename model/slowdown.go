@@ -192,6 +192,7 @@ type pointModel struct {
 // non-resident memory lives on dev (class names the curve family), with
 // `concurrency` jobs per server and the given dirty share.
 func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f float64) (Estimate, error) {
+	fs.revalidate()
 	p, err := fs.prepare(class, dev, concurrency, 0, dirty, "")
 	if err != nil {
 		return Estimate{}, err
@@ -202,6 +203,7 @@ func (fs *Factors) Predict(class string, dev Device, concurrency int, dirty, f f
 // PredictShape is Predict for a job whose access pattern names a shape
 // family ("" for unknown: the band spans every family).
 func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty, f float64, shape string) (Estimate, error) {
+	fs.revalidate()
 	p, err := fs.prepare(class, dev, concurrency, 0, dirty, shape)
 	if err != nil {
 		return Estimate{}, err
@@ -228,6 +230,8 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
+	// agreed: the agreement the joint runs come from (zero without).
+	agreed agreed
 	// shapeUnknown: the band spans shapes the sources' agreement rules out
 	// (Estimate.ShapeUnknown).
 	shapeUnknown bool
@@ -295,21 +299,27 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 		}
 		derived = true
 	}
-	p := fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, derived, fs.targetOverhead(class))
-	return p, nil
+	var set *jointSet
+	if derived {
+		d := fs.derivedSet()
+		set = &d
+	}
+	return fs.prepareCurve(c, derived, dev, concurrency, dirty, shapeName, cores, set, fs.targetOverhead(class)), nil
 }
 
 // prepareCurve carries curve c to dev; derived marks a class without a
-// curve of its own, and joint lets it come from every curve of c's file at
-// once (prepareJoint) where there are several to check each other.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, joint bool, soft *TargetOverhead) prepared {
+// curve of its own, and a non-nil set lets it come from every curve of the
+// set at once (prepareJoint) where there are several to check each other.
+// Recommend (prepare) and crossval's joint table both come here: the band
+// crossval judges is the one recommend prints.
+func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, set *jointSet, soft *TargetOverhead) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
 		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
 	if soft != nil {
 		p.target.Overhead = soft.Overhead.D()
 	}
 	shapes, nominalShape := fs.shapesFor(shapeName)
-	if joint && fs.prepareJoint(&p, shapeName, shapes) {
+	if set != nil && fs.prepareJoint(&p, *set, shapeName, shapes) {
 		p.provenance = Derived
 		return p
 	}
@@ -383,10 +393,10 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	switch {
 	case derived:
 		p.provenance = Derived
-		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
+		p.transfer = fs.cachedTransferError().at(transferDistance(tgtPath, refPath))
 		p.basis = Basis{Kind: BasisDerived, Provenance: c.Provenance, From: c.Class, Idle: tgt, RefIdle: refT}
 	case !same:
-		p.transfer = fs.TransferError().at(transferDistance(tgtPath, refPath))
+		p.transfer = fs.cachedTransferError().at(transferDistance(tgtPath, refPath))
 		p.basis.Carried, p.basis.Idle, p.basis.RefIdle = true, tgt, refT
 	}
 	p.basis.PagesCounted = hasRates(c) && !same
@@ -556,23 +566,47 @@ func (p prepared) at(f float64) Estimate {
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f)
 	}
-	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
-	est.Extrapolated, est.Shape = extra, p.scen[0].shape.Name
+	q := p.quadrature(f, nil)
+	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
 	est.markAbove(p.points[0], f)
+	est.Slowdown = 1 + q.central
+	est.Low = 1 + q.lowEx*math.Exp(-q.down)
+	est.High = 1 + q.highEx*math.Exp(q.up)
+	est.FaultTime = faultTime(p.points[0], f)
+	return est
+}
+
+// spread is a single-curve band at one fit ratio (prepared.quadrature):
+// the central scenario's excess; the least and greatest excess of an
+// inferred curve's band ends (the central one where there are none); and
+// the log half-widths down and up, each unknown's largest effect, the
+// point's own interval and the transfer error joined in quadrature.
+type spread struct {
+	central, lowEx, highEx float64
+	down, up               float64
+	extrapolated           bool
+}
+
+// quadrature is the band of a class with a curve of its own at fit f: the
+// one place the unknowns of prepareCurve's scenarios are joined. With
+// byShape set, the shape scenarios are handed to it instead of joining
+// the quadrature (a zswap pair splits the excess by each shape: spreadAt).
+func (p prepared) quadrature(f float64, byShape func(name string, ex float64)) spread {
+	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
+	q := spread{central: central, lowEx: central, highEx: central, extrapolated: extra}
 	var up, down [dims]float64
-	lowEx, highEx := central, central
 	for i, s := range p.scen[1:] {
 		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
-		if s.dim == dimBand {
-			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
-			continue
+		switch {
+		case s.dim == dimShape && byShape != nil:
+			byShape(s.shape.Name, ex)
+		case s.dim == dimBand:
+			q.lowEx, q.highEx = math.Min(q.lowEx, ex), math.Max(q.highEx, ex)
+		case central > 0 && ex > 0:
+			l := math.Log(ex / central)
+			up[s.dim] = math.Max(up[s.dim], l)
+			down[s.dim] = math.Max(down[s.dim], -l)
 		}
-		if central <= 0 || ex <= 0 {
-			continue
-		}
-		l := math.Log(ex / central)
-		up[s.dim] = math.Max(up[s.dim], l)
-		down[s.dim] = math.Max(down[s.dim], -l)
 	}
 	// The point's own interval and the transfer's error join in
 	// quadrature with the unknowns'.
@@ -582,11 +616,8 @@ func (p prepared) at(f float64) Estimate {
 		sumUp += up[d] * up[d]
 		sumDown += down[d] * down[d]
 	}
-	est.Slowdown = 1 + central
-	est.Low = 1 + lowEx*math.Exp(-math.Sqrt(sumDown))
-	est.High = 1 + highEx*math.Exp(math.Sqrt(sumUp))
-	est.FaultTime = faultTime(p.points[0], f)
-	return est
+	q.down, q.up = math.Sqrt(sumDown), math.Sqrt(sumUp)
+	return q
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).
@@ -636,33 +667,34 @@ func faultTime(pts []pointModel, f float64) float64 {
 }
 
 // rateCache holds the page rates solved from curve points on their
-// reference paths: they depend on the point and the scenario's overhead and
-// readahead, not on the device a prediction is for, and solving them is
-// the costly part of preparing one.
+// reference paths: they depend on the point's slowdown and the reference
+// path under the scenario (its overhead and readahead), not on the device
+// a prediction is for, and solving them is the costly part of preparing
+// one. Keyed by both, it holds nothing a change can make stale.
 type rateCache struct {
 	mu sync.Mutex
 	m  map[rateKey]float64
 }
 
 type rateKey struct {
-	c     *Curve
-	point int
-	ref   Path
+	slowdown float64
+	ref      Path
 }
 
 func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
 	rc := fs.rates
+	s := c.Points[i].Slowdown
 	if rc == nil {
-		return ref.RateFor(c.Points[i].Slowdown)
+		return ref.RateFor(s)
 	}
-	k := rateKey{c, i, ref}
+	k := rateKey{s, ref}
 	rc.mu.Lock()
 	r, ok := rc.m[k]
 	rc.mu.Unlock()
 	if ok {
 		return r
 	}
-	r = ref.RateFor(c.Points[i].Slowdown)
+	r = ref.RateFor(s)
 	rc.mu.Lock()
 	if rc.m == nil {
 		rc.m = map[rateKey]float64{}
@@ -672,10 +704,12 @@ func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
 	return r
 }
 
-// transferCache holds a Factors' cross-validated transfer error.
+// transferCache holds a Factors' cross-validated transfer error (ok: it
+// is computed for the fields the stamp holds).
 type transferCache struct {
-	once sync.Once
-	te   transferErr
+	mu sync.Mutex
+	ok bool
+	te transferErr
 }
 
 // transferErr is the log error of carrying a curve to another device, as
@@ -692,11 +726,24 @@ func (t transferErr) at(d float64) float64 { return t.Floor + t.Slope*d }
 // (leave-one-out over every pair of its curves, for the scenario the
 // unknowns allow that explains them best).
 func (fs *Factors) TransferError() transferErr {
-	if fs.transfer == nil {
+	fs.revalidate()
+	return fs.cachedTransferError()
+}
+
+// cachedTransferError is TransferError inside a call whose entry point
+// checked the stamp.
+func (fs *Factors) cachedTransferError() transferErr {
+	t := fs.transfer
+	if t == nil {
 		return fs.transferError()
 	}
-	fs.transfer.once.Do(func() { fs.transfer.te = fs.transferError() })
-	return fs.transfer.te
+	// Held while computing: the search's goroutines all ask at once.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ok {
+		t.te, t.ok = fs.transferError(), true
+	}
+	return t.te
 }
 
 // transferClasses are the classes whose curves stand for one device. A

@@ -105,6 +105,7 @@ const uncertaintyMethod = "Each run draws every catalog price independently from
 // reproducible: the draws come from one seeded stream, made before the runs
 // (which then go in parallel).
 func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) {
+	revalidateInput(in)
 	if opts.Runs == 0 {
 		opts.Runs = DefaultRuns
 	}

@@ -150,34 +150,14 @@ type curveSpread struct {
 }
 
 func (p prepared) spreadAt(f float64) curveSpread {
-	central, u, _ := excessAt(p.points[0], p.scen[0].shape, f)
-	c := curveSpread{central: central, byShape: map[string]float64{p.scen[0].shape.Name: central}, up: 1, down: 1}
-	var up, down [dims]float64
-	lowEx, highEx := central, central
-	for i, s := range p.scen[1:] {
-		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
-		switch {
-		case s.dim == dimShape:
-			c.byShape[s.shape.Name] = ex
-		case s.dim == dimBand:
-			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
-		case central > 0 && ex > 0:
-			l := math.Log(ex / central)
-			up[s.dim] = math.Max(up[s.dim], l)
-			down[s.dim] = math.Max(down[s.dim], -l)
-		}
-	}
-	if central <= 0 {
+	c := curveSpread{byShape: map[string]float64{p.scen[0].shape.Name: 0}, up: 1, down: 1}
+	q := p.quadrature(f, func(name string, ex float64) { c.byShape[name] = ex })
+	c.central, c.byShape[p.scen[0].shape.Name] = q.central, q.central
+	if q.central <= 0 {
 		return c
 	}
-	sumUp := math.Pow(math.Log1p(u), 2) + p.transfer*p.transfer
-	sumDown := math.Pow(math.Log1p(-math.Min(u, 0.95)), 2) + p.transfer*p.transfer
-	for d := range dims {
-		sumUp += up[d] * up[d]
-		sumDown += down[d] * down[d]
-	}
-	c.up = highEx / central * math.Exp(math.Sqrt(sumUp))
-	c.down = lowEx / central * math.Exp(-math.Sqrt(sumDown))
+	c.up = q.highEx / q.central * math.Exp(q.up)
+	c.down = q.lowEx / q.central * math.Exp(-q.down)
 	return c
 }
 

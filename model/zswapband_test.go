@@ -141,7 +141,7 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 		// The pool from a curve of its own, the drive derived jointly:
 		// under each of the drive's runs, the pool's figure under that
 		// run's shape (prepared for that shape alone).
-		pc := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, shape, 0, false, nil)
+		pc := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, shape, 0, nil, nil)
 		z, ok = fs.pairZswap(pc, dp)
 		if !ok || !z.mixed || !z.jointIsDrive {
 			t.Fatalf("%s: not paired as a curve and a joint derivation", dev.Name)
@@ -149,7 +149,7 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 		fig = z.at(wd, f)
 		isRun := false
 		for _, r := range dp.joint {
-			one := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, r.s.shape.Name, 0, false, nil)
+			one := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, r.s.shape.Name, 0, nil, nil)
 			pex, _, _ := excessAt(one.points[0], r.s.shape, f)
 			dex, _, _ := excessAt(r.pts, r.s.shape, f)
 			d := driveShare(r.s.shape, wd, f)
@@ -169,7 +169,7 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 		// From a curve each (the published SLC curve as the pool, the MLC
 		// curve, which has a write bandwidth range the SLC lacks, as the
 		// drive): prepareCurve's scenarios.
-		dc := fs.prepareCurve(fs.Curves["sata-ssd-mlc"], false, dev, jobs, 0.5, shape, 0, false, nil)
+		dc := fs.prepareCurve(fs.Curves["sata-ssd-mlc"], false, dev, jobs, 0.5, shape, 0, nil, nil)
 		z, ok = fs.pairZswap(pc, dc)
 		if !ok || z.pairs == nil {
 			t.Fatalf("%s: curves not paired", dev.Name)

@@ -52,12 +52,16 @@ func RenderCrossval(w io.Writer, format string, cv model.Crossval) error {
 	fmt.Fprintf(w, "%d of %d points inside the band predicted without their own curve.\n", cv.Inside, len(cv.Rows))
 	if len(cv.Joint) > 0 {
 		fmt.Fprintln(w)
-		paragraph(w, "Jointly: each point predicted from all the other curves at once. The unknowns (shape and its locality, software overhead, where in their stated ranges the references' dirty share and write bandwidth were) are limited to the combinations under which the other curves agree with each other within their uncertainties; the band is the spread of the prediction over those, widened by the source points' own uncertainty.")
+		paragraph(w, "Jointly: each point predicted from all the other curves at once, as recommend derives a device without a curve of its own: the band is the one recommend prints for the held-out curve's device, load and dirty share. The unknowns (shape and its locality, software overhead, where in their stated ranges the references' dirty share and write bandwidth and the sources' fit ratios were) are limited to the combinations under which the other curves agree with each other within their uncertainties; the band is the spread of the prediction over those, widened by the source points' own uncertainty. With one other curve nothing checks it (allowed: one curve): the row is that curve's band with the transfer error, as in the table above.")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "class\tfit\tactual\tpredicted\t95% band\twidth\terror in excess\tpasses for excess\tallowed\tinside")
 		for _, r := range cv.Joint {
-			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%.3f-%.3f\t%s\t%+.0f%%\tx%.2f-x%.2f\t%d of %d\t%s\n", r.Class, r.Fit, r.Actual, r.Predicted, r.Low, r.High,
-				factorWidth(r.Low, r.High), r.ErrExcess*100, r.PassDown, r.PassUp, r.Consistent, r.Scenarios, yesNo(r.Inside))
+			allowed := fmt.Sprintf("%d of %d", r.Consistent, r.Scenarios)
+			if r.Scenarios == 0 {
+				allowed = "one curve"
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%.3f\t%.3f\t%.3f-%.3f\t%s\t%+.0f%%\tx%.2f-x%.2f\t%s\t%s\n", r.Class, r.Fit, r.Actual, r.Predicted, r.Low, r.High,
+				factorWidth(r.Low, r.High), r.ErrExcess*100, r.PassDown, r.PassUp, allowed, yesNo(r.Inside))
 		}
 		tw.Flush()
 		fmt.Fprintln(w)

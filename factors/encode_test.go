@@ -81,3 +81,43 @@ func TestEncodeGolden(t *testing.T) {
 		t.Errorf("Encode changed its argument: curve 0 measured_at %s", u.Curves[0].MeasuredAt)
 	}
 }
+
+// TestEncodeHeadingSaysWhatWroteIt: a YAML factor file's first line names
+// what wrote it, told from the file's own records, and the manual to read.
+func TestEncodeHeadingSaysWhatWroteIt(t *testing.T) {
+	profile := func(method string) map[string]any {
+		p := map[string]any{"command": []any{"sort"}}
+		if method != "" {
+			p["method"] = method
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+		want  string
+	}{
+		{"probe", map[string]any{"probe": map[string]any{}, StampKey: map[string]any{"command": "probe"}},
+			"# Slowdown factors measured by memplan probe; see docs/probe.md."},
+		{"profile", map[string]any{"profile": profile(""), StampKey: map[string]any{"command": "profile"}},
+			"# A job's slowdown profile measured by memplan profile; see docs/profile.md."},
+		{"one-run", map[string]any{"profile": profile(OneRunMethod)},
+			"# A job's slowdown profile measured in one run under a stepped memory limit by memplan profile --one-run; see docs/profile.md."},
+		{"one-pass", map[string]any{"profile": profile(OnePassMethod)},
+			"# A job's slowdown profile inferred from one unconstrained run by memplan profile --one-pass; see docs/profile.md."},
+		{"merge of probes", map[string]any{MergeKey: map[string]any{}, StampKey: map[string]any{"command": "probe"}},
+			"# Slowdown factors merged from hosts of one class by memplan factors merge; see docs/fleet.md."},
+		{"stamp only", map[string]any{StampKey: map[string]any{"command": "profile"}},
+			"# A job's slowdown profile measured by memplan profile; see docs/profile.md."},
+		{"by hand", nil, "# Slowdown factors; see docs/model.md."},
+	} {
+		f := &File{Name: "x", Source: "y", Extra: tc.extra}
+		data, err := Encode("x.yaml", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := strings.Cut(string(data), "\n"); got != tc.want {
+			t.Errorf("%s: heading %q\nwant         %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -27,6 +27,14 @@
 // merge policy (which files belong together, outliers) stay out of this
 // package.
 //
+// Loading stays with the model, on purpose. model.LoadFactors reads a
+// path through internal/inputfile, as memplan reads every file a person
+// names (regular files only, a size limit, "-" for standard input, a
+// cancellable read); that is not a leaf's import, and the result needs
+// the model's Defaults all the same. The embedded defaults
+// (model.DefaultFactors) are the model's published anchors and
+// parameters, the content the model is calibrated on, not the format.
+//
 // It is a leaf: it imports only the standard library, units,
 // internal/yamlx and yaml, so the measuring side fills these types without
 // importing the model, and the model reads them without reaching anything

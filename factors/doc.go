@@ -6,7 +6,10 @@
 //   - reading it: Decode checks keys and types, Parse also checks every
 //     value, each bad one an error naming the file, line and field;
 //   - writing it: Encode, YAML or JSON by the file name;
-//   - the stamp (extra.fleet) that says who measured a file and how.
+//   - pooling one measurement taken on several hosts into one file
+//     (MergeHosts), point by point;
+//   - the stamp (extra.fleet) that says who measured a file and how, and
+//     the key of the merge record (extra.merge).
 //
 // Who writes it: memplan probe, memplan profile (all three methods) and
 // memplan factors merge (measure/... and fleet fill the types, cmd/memplan
@@ -17,9 +20,20 @@
 // What Parse fills in and this package does not decide itself, a point's
 // slowdown and 95% interval from its per-run samples and the default dirty
 // share, the reader passes in Defaults (model.ParseFactors passes the
-// model's). What the model computes from a file (prepared curves, shapes'
-// page rates, transfer to other devices) and the merge's statistics stay
-// out of this package.
+// model's); a merge's statistics, the merged point and its band, come in
+// as MergeHosts's PointBand (fleet passes the mean of the host means and
+// a prediction interval). What the model computes from a file (prepared
+// curves, shapes' page rates, transfer to other devices) and the fleet's
+// merge policy (which files belong together, outliers) stay out of this
+// package.
+//
+// Loading stays with the model, on purpose. model.LoadFactors reads a
+// path through internal/inputfile, as memplan reads every file a person
+// names (regular files only, a size limit, "-" for standard input, a
+// cancellable read); that is not a leaf's import, and the result needs
+// the model's Defaults all the same. The embedded defaults
+// (model.DefaultFactors) are the model's published anchors and
+// parameters, the content the model is calibrated on, not the format.
 //
 // It is a leaf: it imports only the standard library, units,
 // internal/yamlx and yaml, so the measuring side fills these types without

@@ -9,14 +9,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/model"
-	"github.com/memplan/memplan/units"
 	"gonum.org/v1/gonum/stat"
 )
 
-// MergeKey is the key of the merge record in a merged file's extra section.
-const MergeKey = "merge"
+// MergeKey is the key of the merge record in a merged file's extra section
+// (package factors owns it).
+const MergeKey = factors.MergeKey
 
 // Merge levels: the band written into the merged curve is the prediction
 // interval for one more host at Level; a host is named an outlier when its
@@ -231,89 +232,45 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 	if len(ms) < 2 {
 		return g, refuse("class %s: only %s (host %s): the spread between hosts needs at least two; probe another host of the class or leave the class out", class, ms[0].f.File, ms[0].host)
 	}
-	for _, m := range ms {
+	files := make([]*model.FactorFile, len(ms))
+	for i, m := range ms {
+		files[i] = m.f
 		g.Hosts = append(g.Hosts, m.host)
 		g.Files = append(g.Files, m.f.File)
 	}
 	n := len(ms)
-	first := ms[0].f
-	mf := &model.FactorFile{
-		Name:         fmt.Sprintf("memplan fleet %s: merged from %d hosts", class, n),
-		Source:       fmt.Sprintf("merged by memplan factors merge from %d hosts of class %s (%s): each point is the mean of the host means; its band is the %.0f%% prediction interval for one more host of the class (Student-t, %d degrees of freedom)", n, class, strings.Join(g.Hosts, ", "), 100*o.Level, n-1),
-		Host:         commonHost(class, ms),
-		TransferFrom: first.TransferFrom,
+	// The statistics are the fleet's: per fit ratio, the mean and spread
+	// of the host means, the prediction interval for one more host as the
+	// merged point's band, and the hosts the others do not predict.
+	band := func(curve string, fit float64, pts []model.Point) (float64, [2]float64) {
+		if len(g.Curves) == 0 || g.Curves[len(g.Curves)-1].Class != curve {
+			g.Curves = append(g.Curves, CurveStats{Class: curve})
+		}
+		cs := &g.Curves[len(g.Curves)-1]
+		xs := make([]float64, n)
+		ps := PointStats{Fit: fit, Levels: o.Level}
+		for i, p := range pts {
+			xs[i] = p.Slowdown
+			ps.Hosts = append(ps.Hosts, HostMean{Host: g.Hosts[i], Slowdown: p.Slowdown, CI: p.CI, Runs: len(p.Samples)})
+		}
+		ps.Mean, ps.SD = stat.MeanStdDev(xs, nil)
+		ps.CV = ps.SD / ps.Mean
+		h := stats.PredictionHalfWidth(ps.SD, n, o.Level)
+		ps.PI = [2]float64{ps.Mean - h, ps.Mean + h}
+		mean, pi := ps.Mean, ps.PI
+		ps.Mean, ps.SD, ps.CV = round4(ps.Mean), round4(ps.SD), round4(ps.CV)
+		ps.PI = [2]float64{round4(ps.PI[0]), round4(ps.PI[1])}
+		cs.Points = append(cs.Points, ps)
+		g.Outliers = append(g.Outliers, outliers(curve, fit, g.Hosts, xs, o.OutlierLevel)...)
+		return mean, pi
 	}
-	for _, m := range ms {
-		if m.f.Date.After(mf.Date.Time) {
-			mf.Date = m.f.Date
-		}
-		if m.f.TransferFrom != mf.TransferFrom {
-			mf.TransferFrom = ""
-		}
+	mf, err := factors.MergeHosts(files, g.Hosts, band)
+	if err != nil {
+		return g, refuse("class %s: %v", class, err)
 	}
-	if all(ms, func(f *model.FactorFile) bool { return f.FaultOverhead > 0 }) {
-		mf.FaultOverhead = units.Duration(math.Round(meanOf(ms, func(f *model.FactorFile) float64 { return float64(f.FaultOverhead) })))
-	}
-	if all(ms, func(f *model.FactorFile) bool { return f.Readahead != nil }) {
-		mf.Readahead = &model.Readahead{
-			Faults: round4(meanOf(ms, func(f *model.FactorFile) float64 { return f.Readahead.Faults })),
-			Pages:  round4(meanOf(ms, func(f *model.FactorFile) float64 { return f.Readahead.Pages })),
-		}
-		if mf.Readahead.Pages < mf.Readahead.Faults {
-			mf.Readahead.Pages = mf.Readahead.Faults
-		}
-	}
-	for _, c0 := range first.Curves {
-		cs := CurveStats{Class: c0.Class}
-		curves := make([]*model.Curve, n)
-		for i, m := range ms {
-			curves[i] = curveOf(m.f, c0.Class)
-		}
-		mc := model.Curve{Class: c0.Class, Provenance: c0.Provenance, Host: strings.Join(g.Hosts, ", "),
-			Source:    c0.Source + fmt.Sprintf("; merged over %d hosts", n),
-			Reference: mergeReference(curves)}
-		for _, c := range curves {
-			if c.MeasuredAt.After(mc.MeasuredAt.Time) {
-				mc.MeasuredAt = c.MeasuredAt
-			}
-		}
-		for j, p0 := range c0.Points {
-			xs := make([]float64, n)
-			ps := PointStats{Fit: p0.Fit, Levels: o.Level}
-			for i, c := range curves {
-				p := c.Points[j]
-				xs[i] = p.Slowdown
-				ps.Hosts = append(ps.Hosts, HostMean{Host: g.Hosts[i], Slowdown: p.Slowdown, CI: p.CI, Runs: len(p.Samples)})
-			}
-			ps.Mean, ps.SD = stat.MeanStdDev(xs, nil)
-			ps.CV = ps.SD / ps.Mean
-			h := stats.PredictionHalfWidth(ps.SD, n, o.Level)
-			ps.PI = [2]float64{ps.Mean - h, ps.Mean + h}
-			pt := model.Point{Fit: p0.Fit, Slowdown: round4(math.Max(1, ps.Mean))}
-			pt.CI = []float64{round4(math.Min(pt.Slowdown, math.Max(1, ps.PI[0]))), round4(math.Max(pt.Slowdown, ps.PI[1]))}
-			if c0.Provenance == model.Inferred {
-				// Each host's one-pass band is the method's own
-				// uncertainty, which the spread between hosts does not
-				// show: the merged band spans them all.
-				for _, c := range curves {
-					if ci := c.Points[j].CI; len(ci) == 2 {
-						pt.CI = []float64{math.Min(pt.CI[0], ci[0]), math.Max(pt.CI[1], ci[1])}
-					}
-				}
-			}
-			pt.PageRate = meanPoint(curves, j, func(p model.Point) float64 { return p.PageRate })
-			pt.BlockFaultRate = meanPoint(curves, j, func(p model.Point) float64 { return p.BlockFaultRate })
-			pt.BlockPageRate = meanPoint(curves, j, func(p model.Point) float64 { return p.BlockPageRate })
-			ps.Mean, ps.SD, ps.CV = round4(ps.Mean), round4(ps.SD), round4(ps.CV)
-			ps.PI = [2]float64{round4(ps.PI[0]), round4(ps.PI[1])}
-			mc.Points = append(mc.Points, pt)
-			cs.Points = append(cs.Points, ps)
-			g.Outliers = append(g.Outliers, outliers(c0.Class, p0.Fit, g.Hosts, xs, o.OutlierLevel)...)
-		}
-		mf.Curves = append(mf.Curves, mc)
-		g.Curves = append(g.Curves, cs)
-	}
-	mf.Software = mergeSoftware(ms)
+	mf.Name = fmt.Sprintf("memplan fleet %s: merged from %d hosts", class, n)
+	mf.Source = fmt.Sprintf("merged by memplan factors merge from %d hosts of class %s (%s): each point is the mean of the host means; its band is the %.0f%% prediction interval for one more host of the class (Student-t, %d degrees of freedom)", n, class, strings.Join(g.Hosts, ", "), 100*o.Level, n-1)
+	mf.Host.Hostname = fmt.Sprintf("%d hosts of class %s", n, class)
 	common := ms[0].stamp
 	common.Labels = commonLabels(ms)
 	common.SwapInUse = 0 // a host's, not the merge's
@@ -370,79 +327,6 @@ func MergedFrom(f *model.FactorFile) (n int, hosts []string) {
 	return len(hosts), hosts
 }
 
-func mergeReference(cs []*model.Curve) model.Reference {
-	r := cs[0].Reference
-	mean := func(get func(model.Reference) float64) float64 {
-		s := 0.0
-		for _, c := range cs {
-			s += get(c.Reference)
-		}
-		return s / float64(len(cs))
-	}
-	r.ReadLatency = units.Duration(math.Round(mean(func(x model.Reference) float64 { return float64(x.ReadLatency) })))
-	r.WriteLatency = units.Duration(math.Round(mean(func(x model.Reference) float64 { return float64(x.WriteLatency) })))
-	r.ReadIOPS = math.Round(mean(func(x model.Reference) float64 { return x.ReadIOPS }))
-	r.WriteIOPS = math.Round(mean(func(x model.Reference) float64 { return x.WriteIOPS }))
-	var devs []string
-	seen := map[string]bool{}
-	for _, c := range cs {
-		if d := c.Reference.Device; !seen[d] {
-			seen[d] = true
-			devs = append(devs, d)
-		}
-	}
-	r.Device = strings.Join(devs, " | ")
-	return r
-}
-
-func mergeSoftware(ms []member) []model.Software {
-	var out []model.Software
-	for _, s0 := range ms[0].f.Software {
-		var lat, ratio float64
-		k := 0
-		for _, m := range ms {
-			for _, s := range m.f.Software {
-				if s.Name == s0.Name {
-					lat += float64(s.Latency)
-					ratio += s.Ratio
-					k++
-				}
-			}
-		}
-		if k != len(ms) {
-			continue // not measured on every host
-		}
-		out = append(out, model.Software{Name: s0.Name, Latency: units.Duration(math.Round(lat / float64(k))), Ratio: round4(ratio / float64(k)),
-			Source: fmt.Sprintf("mean over %d hosts of: %s", k, s0.Source)})
-	}
-	return out
-}
-
-func commonHost(class string, ms []member) *model.HostFacts {
-	h := &model.HostFacts{Hostname: fmt.Sprintf("%d hosts of class %s", len(ms), class)}
-	same := func(get func(*model.HostFacts) string) string {
-		v := ""
-		for i, m := range ms {
-			if m.f.Host == nil {
-				return ""
-			}
-			if i == 0 {
-				v = get(m.f.Host)
-			} else if get(m.f.Host) != v {
-				return ""
-			}
-		}
-		return v
-	}
-	h.CPU = same(func(x *model.HostFacts) string { return x.CPU })
-	h.Kernel = same(func(x *model.HostFacts) string { return x.Kernel })
-	h.RAM = same(func(x *model.HostFacts) string { return x.RAM })
-	h.Cgroup = same(func(x *model.HostFacts) string { return x.Cgroup })
-	h.Device = same(func(x *model.HostFacts) string { return x.Device })
-	h.FS = same(func(x *model.HostFacts) string { return x.FS })
-	return h
-}
-
 func commonLabels(ms []member) map[string]string {
 	out := map[string]string{}
 	for k, v := range ms[0].stamp.Labels {
@@ -491,35 +375,6 @@ func fits(c model.Curve) string {
 		s = append(s, fmt.Sprint(p.Fit))
 	}
 	return "[" + strings.Join(s, ", ") + "]"
-}
-
-func meanOf(ms []member, get func(*model.FactorFile) float64) float64 {
-	s := 0.0
-	for _, m := range ms {
-		s += get(m.f)
-	}
-	return s / float64(len(ms))
-}
-
-func meanPoint(cs []*model.Curve, j int, get func(model.Point) float64) float64 {
-	s := 0.0
-	for _, c := range cs {
-		v := get(c.Points[j])
-		if v == 0 {
-			return 0 // a rate only where every host has one
-		}
-		s += v
-	}
-	return s / float64(len(cs))
-}
-
-func all(ms []member, ok func(*model.FactorFile) bool) bool {
-	for _, m := range ms {
-		if !ok(m.f) {
-			return false
-		}
-	}
-	return true
 }
 
 func unionKeys(a, b map[string]string) []string {

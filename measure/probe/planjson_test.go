@@ -98,3 +98,32 @@ func TestPlanReadsGoFieldNames(t *testing.T) {
 		t.Errorf("Swap.Disk = %+v, want major_minor 254:0", p.Swap.Disk)
 	}
 }
+
+// TestStageRoundsInRAMKey: a stage's in-RAM summary is written under
+// in_ram_s, the profile phases' key, and read from the key files written
+// before that, in_ram_timed_s, too; with both, in_ram_s wins.
+func TestStageRoundsInRAMKey(t *testing.T) {
+	b, err := json.Marshal(StageRounds{Stage: "zram", InRAM: measure.Summary{N: 3, Mean: 1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"in_ram_s":{"n":3,"mean":1.5,`) || strings.Contains(string(b), oldInRAMKey) {
+		t.Errorf("written as %s, want the summary under in_ram_s only", b)
+	}
+	for _, c := range []struct {
+		name, json string
+		want       float64
+	}{
+		{"new key", `{"stage": "zram", "in_ram_s": {"n": 3, "mean": 1.5}}`, 1.5},
+		{"old key", `{"stage": "zram", "in_ram_timed_s": {"n": 3, "mean": 2.5}}`, 2.5},
+		{"both", `{"stage": "zram", "in_ram_timed_s": {"n": 3, "mean": 2.5}, "in_ram_s": {"n": 3, "mean": 1.5}}`, 1.5},
+	} {
+		var s StageRounds
+		if err := json.Unmarshal([]byte(c.json), &s); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s.Stage != "zram" || s.InRAM.N != 3 || s.InRAM.Mean != c.want {
+			t.Errorf("%s: read %+v, want stage zram and in-RAM mean %g of 3 runs", c.name, s, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -69,10 +70,37 @@ type StageRounds struct {
 	// Repetitions says how many rounds ran and why they stopped: the
 	// --reps asked for, the precision reached, or the budget spent.
 	Repetitions string `json:"repetitions"`
-	// InRAM sums up the good in-RAM runs' timed seconds; each run's seq is
-	// its place in the stage's order.
-	InRAM     measure.Summary     `json:"in_ram_timed_s"`
+	// InRAM sums up the good in-RAM runs' timed seconds (the probe times
+	// its visits, not the whole process); each run's seq is its place in
+	// the stage's order. The key is the profile's (ProfilePhase.InRAM);
+	// files written before it was shared say in_ram_timed_s, which
+	// UnmarshalJSON still reads.
+	InRAM     measure.Summary     `json:"in_ram_s"`
 	InRAMRuns []measure.RunResult `json:"in_ram_runs"`
+}
+
+// oldInRAMKey is StageRounds.InRAM's key in files written before it took
+// the profile's spelling.
+const oldInRAMKey = "in_ram_timed_s"
+
+// UnmarshalJSON reads a stage's rounds with the in-RAM summary under
+// either key; in_ram_s wins when a file has both.
+func (s *StageRounds) UnmarshalJSON(data []byte) error {
+	type plain StageRounds // without this method
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return err
+	}
+	if _, ok := keys["in_ram_s"]; ok {
+		return nil
+	}
+	if old, ok := keys[oldInRAMKey]; ok {
+		return json.Unmarshal(old, &s.InRAM)
+	}
+	return nil
 }
 
 // PointResult is one backend at one fit ratio.

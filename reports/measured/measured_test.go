@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -322,6 +323,7 @@ func TestProbeRecordReadsOldPlanKeys(t *testing.T) {
 		{"Options.MaxSlowdown", o.MaxSlowdown, 40.0},
 		{"Options.ScenarioFit", o.ScenarioFit, 0.75},
 		{"Options.CopyRuns", o.CopyRuns, 3},
+		{"Options.Swappiness", fmt.Sprint(o.Swappiness), "[60]"},
 		{"Options.CodePasses", o.CodePasses, 8.0},
 		{"Options.Workload.DataSize", o.Workload.DataSize.String(), "64MiB"},
 		{"Options.Workload.WriteMix", o.Workload.WriteMix, 0.5},

@@ -131,13 +131,15 @@ var ErrNoSwapOut = errors.New("nothing was swapped out (no swap with room?)")
 // memory with data that compresses about as a program's does (half of
 // each page random), then, until its thread has used cpu of CPU time or
 // wall has passed, pushes every page out to swap (MADV_PAGEOUT: the
-// kernel's reclaim writes them to the highest-priority swap) and touches
-// each one back in (a major fault, a swap-in). Its user work is a store a
-// page, so nearly all its CPU time is the kernel's swap path, measured on
-// whatever device swap is on. It returns the thread's user and system
-// time over the loop and the major faults it took; ErrNoSwapOut where the
-// first pass faulted back fewer than half the pages.
-func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, faults int64, err error) {
+// kernel's reclaim writes them to the highest-priority swap and unmaps
+// them) and touches each one back in: a swap-in, or on a device written
+// asynchronously (a swap file) whose write has not yet freed the page, a
+// fault that maps it back from the swap cache. Its user work is a store a
+// page, so nearly all its CPU time is the kernel's swap path, on whatever
+// device swap is on. It returns the thread's user and system time over
+// the loop and the pages it swapped out (from /proc/self/pagemap);
+// ErrNoSwapOut where the first pass swapped out fewer than half.
+func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, pages int64, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	mem, err := MapAnon(n)
@@ -146,6 +148,12 @@ func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, faul
 	}
 	defer Unmap(mem)
 	_ = NoHugePages(mem)
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer pm.Close()
+	entries := make([]byte, 8*(len(mem)/int(PageSize)))
 	x := uint64(0x9e3779b97f4a7c15)
 	for off := 0; off+8 <= len(mem); off += 16 {
 		x ^= x << 13
@@ -157,25 +165,34 @@ func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, faul
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &r0); err != nil {
 		return 0, 0, 0, err
 	}
-	pages := int64(len(mem)) / PageSize
 	for start, first := time.Now(), true; ; first = false {
 		if err := unix.Madvise(mem, unix.MADV_PAGEOUT); err != nil {
 			return 0, 0, 0, err
 		}
+		if _, err := pm.ReadAt(entries, int64(uintptr(unsafe.Pointer(&mem[0]))/uintptr(PageSize))*8); err != nil {
+			return 0, 0, 0, err
+		}
+		out := int64(0)
+		for i := 0; i+8 <= len(entries); i += 8 {
+			// Bit 62: swapped; bit 63: present.
+			if e := *(*uint64)(unsafe.Pointer(&entries[i])); e&(1<<62) != 0 && e&(1<<63) == 0 {
+				out++
+			}
+		}
+		if first && out < int64(len(entries)/16) {
+			return 0, 0, out, ErrNoSwapOut
+		}
+		pages += out
 		for off := 0; off < len(mem); off += int(PageSize) {
 			mem[off]++
 		}
 		if err := unix.Getrusage(unix.RUSAGE_THREAD, &r); err != nil {
 			return 0, 0, 0, err
 		}
-		faults = r.Majflt - r0.Majflt
-		if first && faults < pages/2 {
-			return 0, 0, faults, ErrNoSwapOut
-		}
 		used := time.Duration(r.Utime.Nano() - r0.Utime.Nano() + r.Stime.Nano() - r0.Stime.Nano())
 		if used >= cpu || time.Since(start) >= wall {
 			break
 		}
 	}
-	return time.Duration(r.Utime.Nano() - r0.Utime.Nano()), time.Duration(r.Stime.Nano() - r0.Stime.Nano()), faults, nil
+	return time.Duration(r.Utime.Nano() - r0.Utime.Nano()), time.Duration(r.Stime.Nano() - r0.Stime.Nano()), pages, nil
 }

@@ -135,6 +135,14 @@ const (
 	OneRunMethod  = factors.OneRunMethod
 )
 
+// PointOneRun and PointSampler are a one-run curve's point sources: the
+// run measured it, or the one-pass sampler's prior filled a fit the run
+// did not reach (package factors).
+const (
+	PointOneRun  = factors.PointOneRun
+	PointSampler = factors.PointSampler
+)
+
 // OneRunBasis says how a one-run curve was measured, for bases and
 // verdicts.
 const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"

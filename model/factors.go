@@ -147,6 +147,10 @@ const (
 // verdicts.
 const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"
 
+// SamplerBasis says that a figure rests on a point the sampler filled in a
+// one-run curve, for bases and verdicts.
+const SamplerBasis = "at this fit ratio on the one-pass sampler's figure (--prior), a fit the run did not reach: inferred, not measured"
+
 // TInterval is the two-sided Student-t confidence interval of the mean
 // (internal/stats owns it; this name is kept for callers outside).
 func TInterval(xs []float64, level float64) (lo, hi float64) { return stats.MeanInterval(xs, level) }

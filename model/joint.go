@@ -102,7 +102,7 @@ func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, targe
 	var runs []carried
 	for _, src := range sources {
 		bands := []int{0}
-		if src.Provenance == Inferred {
+		if carriesBand(src) {
 			bands = []int{-1, 0, 1}
 		}
 		for _, i := range a.kept {
@@ -553,7 +553,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 				fitLo, fitHi = -1, 1
 			}
 		}
-		if k.src.Provenance == Inferred {
+		if carriesBand(k.src) {
 			bandLo, bandHi = -1, 1
 		}
 		// Each point's lowest and highest combination (one each for a

@@ -95,7 +95,18 @@ type Point struct {
 	PageRate       float64 `yaml:"page_rate,omitempty" json:"page_rate,omitempty"`
 	BlockFaultRate float64 `yaml:"block_fault_rate,omitempty" json:"block_fault_rate,omitempty"`
 	BlockPageRate  float64 `yaml:"block_page_rate,omitempty" json:"block_page_rate,omitempty"`
+	// Source says, in a one-run curve that took a prior, what the point
+	// rests on: PointOneRun (measured by the one run) or PointSampler
+	// (the one-pass sampler's inferred figure at a fit the run did not
+	// reach, with its band as ci). Empty everywhere else.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
 }
+
+// Sources of a one-run curve's points (Point.Source).
+const (
+	PointOneRun  = "one-run"
+	PointSampler = "sampler"
+)
 
 // MaxSlowdownInRAM is the most a curve's point at fit 1 (everything in
 // RAM, the reference itself) may read: 1 plus run-to-run noise.

@@ -217,6 +217,15 @@ func (f *File) validate(dft Defaults) error {
 				lo, hi := dft.Interval(pt.Samples)
 				pt.CI = []float64{lo, hi}
 			}
+			switch {
+			case pt.Source == "":
+			case pt.Source != PointOneRun && pt.Source != PointSampler:
+				return d.Errorf(pp+".source", "", "got %q, expected %q (measured by the one run) or %q (the one-pass sampler's figure)", pt.Source, PointOneRun, PointSampler)
+			case c.Method != OneRunMethod:
+				return d.Errorf(pp+".source", "leave it out", "%q marks a point of a one-run curve (method %q); this curve's method is %q", pt.Source, OneRunMethod, c.Method)
+			case pt.Source == PointSampler && len(pt.CI) != 2:
+				return d.Errorf(pp+".ci", "the one-pass band, [low, high]", "missing for a sampler point")
+			}
 			if r := pt.FitRange; len(r) != 0 && (len(r) != 2 || !(r[0] > 0 && r[0] <= pt.Fit && pt.Fit <= r[1] && r[1] <= 1)) {
 				return d.Errorf(pp+".fit_range", "[low, high] around the fit ratio, within (0, 1]", "got %v for fit %g", r, pt.Fit)
 			}

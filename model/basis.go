@@ -26,8 +26,12 @@ type Basis struct {
 	Provenance string // the curve's own provenance (Measured, Emulated, Inferred, Published)
 	Host       string // Measured, Emulated, Inferred: where it was obtained
 	OneRun     bool   // Measured, Emulated: in one run under a stepped limit
-	Source     string // Published: the source it cites
-	From       string // BasisDerived: the class of the curve it is derived from
+	// Sampler: at this fit ratio the figure rests on a point the one-pass
+	// sampler filled in a one-run curve (memplan profile --one-run
+	// --prior), at a fit the run did not reach.
+	Sampler bool
+	Source  string // Published: the source it cites
+	From    string // BasisDerived: the class of the curve it is derived from
 
 	// Carried: the curve was carried to another device or load; Idle and
 	// RefIdle are the seconds a page costs unloaded there and on the
@@ -61,6 +65,9 @@ func (b Basis) String() string {
 			(1-b.DriveShare)*100, b.Pool, b.DriveShare*100, b.Drive, b.DriveFaults*100, cmp.Or(b.Shape, NominalShape))
 	case BasisDerived:
 		s = fmt.Sprintf("derived from the %s curve (%s) by the swap-path model, %.3gus vs %.3gus a page unloaded", b.From, b.Provenance, b.Idle*1e6, b.RefIdle*1e6)
+		if b.Sampler {
+			s += "; " + SamplerBasis
+		}
 	case BasisCurve:
 		switch b.Provenance {
 		case Measured, Emulated:
@@ -72,6 +79,9 @@ func (b Basis) String() string {
 			s = fmt.Sprintf("inferred on %s from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit; the band is the one-pass band", b.Host)
 		default:
 			s = "published: " + b.Source
+		}
+		if b.Sampler {
+			s += "; " + SamplerBasis
 		}
 		if b.Carried {
 			s += fmt.Sprintf("; carried to this device and load by the swap-path model, %.3gus vs %.3gus a page unloaded", b.Idle*1e6, b.RefIdle*1e6)

@@ -104,7 +104,8 @@ func CrossValidate(fs *Factors) Crossval {
 			ref := fs.refPath(c)
 			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, nil, nil)
 			for _, pt := range c.Points {
-				if pt.Slowdown <= 1 {
+				if pt.Slowdown <= 1 || pt.Source == PointSampler {
+					// A sampler's figure is not an observation.
 					continue
 				}
 				est := p.at(pt.Fit)

@@ -135,9 +135,21 @@ const (
 	OneRunMethod  = factors.OneRunMethod
 )
 
+// PointOneRun and PointSampler are a one-run curve's point sources: the
+// run measured it, or the one-pass sampler's prior filled a fit the run
+// did not reach (package factors).
+const (
+	PointOneRun  = factors.PointOneRun
+	PointSampler = factors.PointSampler
+)
+
 // OneRunBasis says how a one-run curve was measured, for bases and
 // verdicts.
 const OneRunBasis = "in one run under a stepped memory limit (memplan profile --one-run)"
+
+// SamplerBasis says that a figure rests on a point the sampler filled in a
+// one-run curve, for bases and verdicts.
+const SamplerBasis = "at this fit ratio on the one-pass sampler's figure (--prior), a fit the run did not reach: inferred, not measured"
 
 // TInterval is the two-sided Student-t confidence interval of the mean
 // (internal/stats owns it; this name is kept for callers outside).

@@ -584,7 +584,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality 
 				fitLo, fitHi = -1, 1
 			}
 		}
-		if k.src.Provenance == Inferred {
+		if carriesBand(k.src) {
 			bandLo, bandHi = -1, 1
 		}
 		// Each point's lowest and highest combination (one each for a

@@ -223,7 +223,7 @@ func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, targe
 	var runs []carried
 	for _, src := range sources {
 		bands := []int{0}
-		if src.Provenance == Inferred {
+		if carriesBand(src) {
 			bands = []int{-1, 0, 1}
 		}
 		for _, i := range a.kept {

@@ -1755,11 +1755,14 @@ func restsOn(res *Result, in Input) string {
 	if c == nil {
 		return ""
 	}
-	var derived, published, inferred, oneRun []string
+	var derived, published, inferred, oneRun, sampler []string
 	for _, j := range c.Jobs {
 		if j.Estimate.Inferred {
 			inferred = append(inferred, j.Name)
 			continue
+		}
+		if j.Estimate.Basis.Sampler {
+			sampler = append(sampler, j.Name)
 		}
 		if j.Estimate.Provenance == Measured && oneRunCurve(in.JobFactors[j.Name]) {
 			oneRun = append(oneRun, j.Name)
@@ -1789,6 +1792,9 @@ func restsOn(res *Result, in Input) string {
 		}
 		return fmt.Sprintf("The curve of %s was inferred from one run by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: %s as uncertain as the one-pass band, so read the band, not the central figure; where the job can be run a dozen times, `memplan profile -- YOUR JOB` measures it.",
 			strings.Join(inferred, " and "), its)
+	case len(sampler) > 0:
+		return fmt.Sprintf("The one run of %s did not reach the fit ratio this configuration gives it: the slowdown there rests on the one-pass sampler's figure its profile took as a prior (memplan profile --one-run --prior), inferred, not measured, so read the band; a one run with a larger --budget, or `memplan profile -- YOUR JOB` at that fit, measures it.",
+			strings.Join(sampler, " and "))
 	case len(oneRun) > 0 && len(derived) == 0:
 		return fmt.Sprintf("The curve of %s was measured %s, not by whole runs at each fit ratio: read its band; the fits past the job's knee or outside the run's budget were not measured.",
 			strings.Join(oneRun, " and "), OneRunBasis)

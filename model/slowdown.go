@@ -186,6 +186,9 @@ type pointModel struct {
 	path   Path    // the target path with this point's own overhead and readahead
 	unc    float64 // relative 95% half-width of the excess
 	time   float64 // path.PageTime(rate)
+	// sampler: the one-pass sampler's figure at a fit a one run did not
+	// reach (Point.Source), not a measurement.
+	sampler bool
 }
 
 // Predict estimates the slowdown of a job class at fit ratio f when all its
@@ -360,7 +363,7 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], writePos: w, dim: dimWrite})
 		}
 	}
-	if c.Provenance == Inferred {
+	if carriesBand(c) {
 		// A one-pass band is asymmetric (the slopes of the working-set
 		// ladder on either side, widened) and often starts at 1 where the
 		// central figure is 1: a relative half-width cannot carry it, so
@@ -440,7 +443,7 @@ func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointMo
 	for i, pt := range c.Points {
 		r, t := ref, tgt
 		solve := func() float64 { return fs.rateFor(c, i, r) }
-		if s.band != 0 && len(pt.CI) == 2 {
+		if s.band != 0 && ownBand(c, pt) {
 			// The band's end as a point: its page rate in proportion to
 			// the central one (the same cost per page), or solved on the
 			// reference path where the central figure has no excess.
@@ -453,7 +456,7 @@ func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointMo
 			pt.Slowdown = b
 			solve = func() float64 { return r.RateFor(b) }
 		}
-		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t}
+		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t, sampler: pt.Source == PointSampler}
 		switch s.fitPos {
 		case -1:
 			if len(pt.FitRange) == 2 {
@@ -496,7 +499,7 @@ func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointMo
 }
 
 func pointUnc(c *Curve, p Point) float64 {
-	if c.Provenance == Inferred && len(p.CI) == 2 {
+	if ownBand(c, p) {
 		return 0 // carried as the band scenarios instead
 	}
 	e := p.Slowdown - 1
@@ -507,6 +510,62 @@ func pointUnc(c *Curve, p Point) float64 {
 		return float64(c.Uncertainty)
 	}
 	return defaultCurveUncertainty
+}
+
+// ownBand reports whether a point's interval is a one-pass band, carried
+// as band scenarios of its own: every point of an inferred curve, and the
+// points the sampler filled in a one-run curve (Point.Source).
+func ownBand(c *Curve, p Point) bool {
+	return len(p.CI) == 2 && (c.Provenance == Inferred || p.Source == PointSampler)
+}
+
+// carriesBand reports whether any point of c has a one-pass band.
+func carriesBand(c *Curve) bool {
+	for _, p := range c.Points {
+		if ownBand(c, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// observedOnly is c without the points the sampler filled: what the
+// transfer error may learn from. c itself when it has none.
+func observedOnly(c *Curve) *Curve {
+	var keep []Point
+	for _, p := range c.Points {
+		if p.Source != PointSampler {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == len(c.Points) {
+		return c
+	}
+	o := *c
+	o.Points = keep
+	return &o
+}
+
+// onSampler reports whether the figure at fit f of pts (sorted by fit
+// descending) rests on a point the sampler filled: the point itself, one
+// of the two it is interpolated between, or the one the shape family
+// carries it from.
+func onSampler(pts []pointModel, f float64) bool {
+	if len(pts) == 0 {
+		return false
+	}
+	if f >= pts[0].fit {
+		return pts[0].sampler
+	}
+	for i := 1; i < len(pts); i++ {
+		if f >= pts[i].fit {
+			if f-pts[i].fit < 1e-9 {
+				return pts[i].sampler
+			}
+			return pts[i-1].sampler || pts[i].sampler
+		}
+	}
+	return pts[len(pts)-1].sampler
 }
 
 // hasRates reports whether any point of c carries its page rate.
@@ -568,6 +627,7 @@ func (p prepared) at(f float64) Estimate {
 	}
 	q := p.quadrature(f, nil)
 	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
+	est.Basis.Sampler = onSampler(p.points[0], f)
 	est.markAbove(p.points[0], f)
 	est.Slowdown = 1 + q.central
 	est.Low = 1 + q.lowEx*math.Exp(-q.down)
@@ -636,6 +696,7 @@ func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
 		}
 	}
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
+	est.Basis.Sampler = onSampler(r.pts, f)
 	est.markAbove(r.pts, f)
 	est.FaultTime = faultTime(r.pts, f)
 	return est
@@ -788,7 +849,7 @@ func transferDistance(target, ref Path) float64 {
 func (fs *Factors) transferError() transferErr {
 	var cs []*Curve
 	for _, k := range fs.observedClasses() {
-		cs = append(cs, fs.Curves[k])
+		cs = append(cs, observedOnly(fs.Curves[k]))
 	}
 	if len(cs) < 2 {
 		return transferErr{Floor: fallbackTransferError}

@@ -409,6 +409,10 @@ type CurvePoint struct {
 	CILow    float64 `json:"ci_low" yaml:"ci_low"`   // 0 when the point has no interval
 	CIHigh   float64 `json:"ci_high" yaml:"ci_high"` // 0 when the point has no interval
 	Samples  int     `json:"samples" yaml:"samples"` // runs behind the point; 0 for a published figure
+	// Source is, on a one-run curve that took a --prior, "one-run" for a
+	// point the run measured and "sampler" for one the one-pass sampler
+	// filled; "" everywhere else.
+	Source string `json:"source" yaml:"source"`
 }
 
 // Rounding keeps files readable and diffs quiet; the precision kept is far
@@ -541,7 +545,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		for class, prov := range f.Curves {
 			c := Curve{Class: class, Provenance: prov, Method: f.Methods[class], Points: []CurvePoint{}}
 			for _, pt := range f.Points[class] {
-				cp := CurvePoint{Fit: r4(pt.Fit), Slowdown: r4(pt.Slowdown), Samples: len(pt.Samples)}
+				cp := CurvePoint{Fit: r4(pt.Fit), Slowdown: r4(pt.Slowdown), Samples: len(pt.Samples), Source: pt.Source}
 				if len(pt.CI) == 2 {
 					cp.CILow, cp.CIHigh = r4(pt.CI[0]), r4(pt.CI[1])
 				}

@@ -485,6 +485,9 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 		if strings.Contains(j.Basis, "--one-run") {
 			sure += " in one run under a stepped memory limit (memplan profile --one-run), not by whole runs at each fit ratio: read its range"
 		}
+		if strings.Contains(j.Basis, model.SamplerBasis) {
+			sure += "; at its fit ratio, which the run did not reach, the figure is the one-pass sampler's (--prior): inferred, not measured"
+		}
 		if strings.Contains(j.Basis, "carried to this device") {
 			// The job was measured on another swap device.
 			sure += ", on another swap device, carried to this one by the swap-path model"

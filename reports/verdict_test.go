@@ -223,3 +223,23 @@ func TestRiskTextSaysBeyondPublished(t *testing.T) {
 		t.Errorf("riskText = %q says a job would miss, but its high end is within the deadline", got)
 	}
 }
+
+// A job measured in one run whose figure at its fit rests on the sampler's
+// prior says both in How sure.
+func TestSureTextNamesTheSamplersFit(t *testing.T) {
+	basis := model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "box", OneRun: true, Sampler: true}.String()
+	c := &Configuration{Jobs: []Job{{Name: "sim", FitRatio: 0.5, Slowdown: 1.4, SlowdownLow: 1.2, SlowdownHigh: 2.1, Provenance: model.Measured, Basis: basis}}}
+	sure, _ := sureText(Output{}, c)
+	for _, want := range []string{
+		"measured on your hardware in one run under a stepped memory limit (memplan profile --one-run)",
+		"; at its fit ratio, which the run did not reach, the figure is the one-pass sampler's (--prior): inferred, not measured; sim's slowdown 1.40",
+	} {
+		if !strings.Contains(sure, want) {
+			t.Errorf("how sure: %q\nlacks %q", sure, want)
+		}
+	}
+	c.Jobs[0].Basis = model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "box", OneRun: true}.String()
+	if sure, _ := sureText(Output{}, c); strings.Contains(sure, "sampler") {
+		t.Errorf("a measured fit's how sure names the sampler: %q", sure)
+	}
+}

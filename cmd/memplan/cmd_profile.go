@@ -40,6 +40,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.Var(&budgetFlag{&o.Budget, &o.OneRunBudget}, "budget", "with --precision: wall-time budget for the rounds it adds (e.g. 2h; default none); with --one-run: the extra wall time over the command's time without a limit (default 25%)")
 	f.BoolVar(&o.OneRun, "one-run", false, "run the command once under a memory limit that steps through the fit ratios while it runs, and measure each fit's slowdown from the command's own progress (docs/profile.md, \"One run\"): for jobs too long to run at every fit ratio")
 	f.Var(&bytesFlag{&o.OneRunPeak}, "peak", "with --one-run: the footprint the command is known to reach (e.g. 3GiB, from sacct's MaxRSS or an earlier run); the limits are fits of it from the start, as in whole runs, so a command that grows until its end can be stepped")
+	f.StringVar(&o.Prior, "prior", "", "with --one-run: a profile memplan profile --one-pass wrote of the same command; the fits the run does not reach take its inferred figures and bands, marked source: sampler (measured fits keep theirs)")
 	f.BoolVar(&o.OnePass, "one-pass", false, "run the command once without a memory limit and infer its curve from the pages it references (docs/profile.md, \"One pass\"): for jobs too long to run at every fit ratio")
 	f.StringVar(&o.OverheadFrom, "fault-overhead-from", "", "with --one-pass: price each page needed back with the fault_overhead measured in FILE (a memplan probe or multi-run profile of this host) instead of the model's default 20us")
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
@@ -60,6 +61,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	_ = c.MarkFlagDirname("swap-dir")
 	_ = c.MarkFlagFilename("out", "json", "yaml", "yml")
 	_ = c.MarkFlagFilename("fault-overhead-from", "json", "yaml", "yml")
+	_ = c.MarkFlagFilename("prior", "json", "yaml", "yml")
 }
 
 func newProfileCommand(d *deps) *cobra.Command {
@@ -79,8 +81,10 @@ With --one-run the command runs once: memplan steps its cgroup's memory
 limit through the fit ratios while it runs, cycle after cycle, and measures
 each fit's slowdown from the command's own progress (its user CPU time),
 within --budget extra wall time (default 25%). Fits past the command's knee
-are reported as not measured. A command whose footprint grows until its end
-needs --peak (the footprint it will reach).
+are reported as not measured, or, with --prior FILE (a one-pass profile of
+the same command), take the sampler's inferred figures, marked as such. A
+command whose footprint grows until its end needs --peak (the footprint it
+will reach).
 
 The command runs as it would from this shell (same directory and
 environment, standard input /dev/null); its output is passed through unless
@@ -93,7 +97,8 @@ after a kill -9 run 'memplan probe cleanup'. Needs root. See docs/profile.md.`,
 		Example: `  sudo memplan profile --out sim.profile.json -- ./run_sim.sh big_design
   sudo memplan profile --validate --swap-dir /var/tmp --stdout /dev/null -- sort -S 300M big.txt
   sudo memplan profile --backend file --swap-dir /mnt/ssd --fits 0.9,0.75,0.6,0.5 -- python3 lookup.py
-  sudo memplan profile --one-run --budget 10% --out sim.profile.json -- ./run_sim.sh big_design`,
+  sudo memplan profile --one-run --budget 10% --out sim.profile.json -- ./run_sim.sh big_design
+  sudo memplan profile --one-run --prior sim.onepass.json --out sim.profile.json -- ./run_sim.sh big_design`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = args

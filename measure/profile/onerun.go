@@ -364,6 +364,13 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if o.prior != nil {
+		// Before the command starts: a prior that cannot fill this
+		// backend's curve must not cost a run of the job.
+		if _, err := o.prior.curve(ph.Class); err != nil {
+			return fmt.Errorf("--prior: %w", err)
+		}
+	}
 	if _, err := host.EnableDelayacct(ps.Host, ps.Journal); err != nil {
 		ps.note("one run: %v; the slices carry no delay accounting", err)
 	} else if ts, err := host.OpenTaskstats(); err != nil {
@@ -489,6 +496,19 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	}
 	ps.rep.OneRun = &rep.OneRunReport
 	ps.rep.Phases = append(ps.rep.Phases, ph)
+	if o.prior != nil {
+		pr, err := o.prior.fill(ph.Class, ph.Points, ps.rep.Footprint)
+		if err != nil {
+			return err
+		}
+		ps.rep.Prior = pr
+		for _, n := range pr.Notes {
+			ps.note("prior: %s", n)
+		}
+		if len(pr.Points) > 0 {
+			ps.note("prior: fits %s were not measured; they carry the one-pass sampler's inferred figures from %s (source: sampler), which are not measurements: read their band", pr.fits(), pr.File)
+		}
+	}
 	return nil
 }
 

@@ -66,6 +66,11 @@ type ProfileOptions struct {
 	// (a probe's or a multi-run profile's) whose fault_overhead prices each
 	// page the one-pass curve needs back, instead of the model's default.
 	OverheadFrom string
+	// Prior (one run only, --prior) is a one-pass profile of the same
+	// command: its inferred figures fill the fits the run does not reach,
+	// marked as the sampler's. validate loads it into prior.
+	Prior string
+	prior *Prior
 	// Budget bounds the wall time of the repetitions past Runs (0: none,
 	// then Precision alone stops them, at 100 at most).
 	Budget time.Duration
@@ -209,6 +214,16 @@ func (o *ProfileOptions) validate() error {
 	if o.OnePass && (o.Validate != "" || o.Precision > 0) {
 		return measure.OptErr("one-pass", "runs the command once and infers its curve; --validate and --precision need the multi-run profile (drop --one-pass)")
 	}
+	if o.Prior != "" {
+		if !o.OneRun {
+			return measure.OptErr("prior", "fills the fits a one run does not reach with a one-pass profile's figures; add --one-run, or drop --prior")
+		}
+		p, err := LoadPrior(o.Prior, o.Command)
+		if err != nil {
+			return measure.OptErr("prior", "%v", err)
+		}
+		o.prior = p
+	}
 	if o.OverheadFrom != "" {
 		if !o.OnePass {
 			return measure.OptErr("fault-overhead-from", "prices the pages a one-pass curve needs back; a multi-run profile measures its own fault overhead (add --one-pass or drop this flag)")
@@ -287,7 +302,9 @@ type ProfileReport struct {
 	Transfer    TransferSummary   `json:"transfer"`
 	OnePass     *OnePassReport    `json:"one_pass,omitempty"`
 	OneRun      *OneRunReport     `json:"one_run,omitempty"`
-	Notes       []string          `json:"notes,omitempty"`
+	// Prior is what a one run took from its --prior (nil without one).
+	Prior *PriorReport `json:"prior,omitempty"`
+	Notes []string     `json:"notes,omitempty"`
 }
 
 // ProfilePhase is the command measured against one backend: in-RAM runs

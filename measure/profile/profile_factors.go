@@ -68,6 +68,16 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 			c.Method = model.OneRunMethod
 			c.Source = fmt.Sprintf("memplan profile --one-run of %s: %s swap, one run with the cgroup memory limit stepped through the fit ratios (fit x footprint so far), %d cycles; progress clock: %s; reference: %s",
 				cmd, ph.Name, r.OneRun.Cycles, r.OneRun.ProgressClock, ph.RefSource)
+			if i == 0 && r.Prior != nil && len(r.Prior.Points) > 0 {
+				// Measured points win; the prior only adds the fits the
+				// run has no point at, each marked as the sampler's.
+				for j := range c.Points {
+					c.Points[j].Source = model.PointOneRun
+				}
+				c.Points = append(c.Points, r.Prior.samplerPoints()...)
+				sort.Slice(c.Points, func(a, b int) bool { return c.Points[a].Fit > c.Points[b].Fit })
+				c.Source += fmt.Sprintf("; fits %s not reached by the run: the one-pass sampler's inferred figures from %s, not measured (points marked source: sampler)", r.Prior.fits(), r.Prior.File)
+			}
 		}
 		if len(c.Points) == 0 || c.Reference.ReadLatency <= 0 || (len(c.Points) == 1 && c.Points[0].Fit == 1) {
 			continue
@@ -197,6 +207,7 @@ type profileExtra struct {
 	Transfer    TransferSummary   `json:"transfer"`
 	Validation  *Validation       `json:"validation,omitempty"`
 	OneRun      *OneRunReport     `json:"one_run,omitempty"`
+	Prior       *PriorReport      `json:"prior,omitempty"`
 	Readahead   *ReadaheadReport  `json:"readahead,omitempty"`
 	Predictions []Prediction      `json:"predictions,omitempty"`
 	Device      *device.Profile   `json:"device_profile,omitempty"`
@@ -219,8 +230,11 @@ func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
 	if r.OneRun != nil {
 		prof["method"] = model.OneRunMethod
 		prof["budget"] = o.OneRunBudget
+		if o.Prior != "" {
+			prof["prior"] = o.Prior
+		}
 	}
-	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation, OneRun: r.OneRun,
+	return profileExtra{Profile: prof, Sizing: r.Sizing, Phases: r.Phases, Transfer: r.Transfer, Validation: r.Validation, OneRun: r.OneRun, Prior: r.Prior,
 		Readahead: r.Readahead, Predictions: r.Predictions(f), Device: r.Device, Zram: r.ZramLatency, Notes: r.Notes}
 }
 

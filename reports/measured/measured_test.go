@@ -156,6 +156,40 @@ func TestProfileOnePassHasNoPhases(t *testing.T) {
 	}
 }
 
+// TestProfileOneRunSaysWhichFitsAreTheSamplers renders a one run that
+// measured fit 0.9 and took fit 0.5 from a --prior: each row says its
+// source, and the fit the prior did not cover reads not measured.
+func TestProfileOneRunSaysWhichFitsAreTheSamplers(t *testing.T) {
+	var r profileRecord
+	load(t, "profile.json", &r)
+	ph := r.Report.Phases[0]
+	ph.Points = []profile.ProfilePoint{
+		{Fit: 0.9, Slowdown: measure.Summary{N: 4, Mean: 1.12, Lo: 1.08, Hi: 1.16}},
+		{Fit: 0.5},
+		{Fit: 0.3},
+	}
+	r.Report.Phases = []profile.ProfilePhase{ph}
+	r.Report.OneRun = &profile.OneRunReport{Cycles: 4, Budget: 0.25}
+	r.Report.Prior = &profile.PriorReport{File: "sort.onepass.json", Points: []profile.PriorPoint{{Fit: 0.5, Slowdown: 1.3, Low: 1.12, High: 1.95}}}
+	var b strings.Builder
+	measured.WriteProfile(&b, r.Report, r.Factors)
+	out := b.String()
+	var rows []string
+	for _, line := range strings.Split(out, "\n") {
+		if row := strings.Join(strings.Fields(line), " "); strings.HasPrefix(row, ph.Name+" "+ph.Class+" 0.") {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != 3 || !strings.HasPrefix(rows[0], ph.Name+" "+ph.Class+" 0.90") || !strings.HasSuffix(rows[0], " one-run") ||
+		!strings.HasSuffix(rows[1], "0.50 "+ph.Points[1].Limit.String()+" 1.30 1.12-1.95 - sampler") ||
+		!strings.HasSuffix(rows[2], "0.30 "+ph.Points[2].Limit.String()+" not measured -") {
+		t.Errorf("rows (spaces squeezed):\n%s\nwant fit 0.90 ending one-run, 0.50 the sampler's 1.30 (1.12-1.95), 0.30 not measured\n%s", strings.Join(rows, "\n"), out)
+	}
+	if !strings.Contains(out, "us/fault  source") {
+		t.Errorf("no source column in the header:\n%s", out)
+	}
+}
+
 func TestImport(t *testing.T) {
 	var r quote.Result
 	load(t, "import.json", &r)

@@ -60,8 +60,20 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 	if r.OneRun != nil {
 		runsCol = "cycles"
 	}
-	fmt.Fprintf(tw, "backend\tclass\tfit\tlimit\tslowdown\t95%% CI\t%s\tmajor faults\tswap-ins\tswap-outs\tPSI some\tzram ratio\tus/fault\t\n", runsCol)
-	for _, ph := range r.Phases {
+	// A one run says per fit what its figure is: measured by the run, or
+	// the one-pass sampler's figure from --prior at a fit it did not reach.
+	srcCol, src := "", func(string) string { return "" }
+	if r.OneRun != nil {
+		srcCol, src = "source\t", func(s string) string { return s + "\t" }
+	}
+	prior := map[float64]profile.PriorPoint{}
+	if r.Prior != nil {
+		for _, p := range r.Prior.Points {
+			prior[p.Fit] = p
+		}
+	}
+	fmt.Fprintf(tw, "backend\tclass\tfit\tlimit\tslowdown\t95%% CI\t%s\tmajor faults\tswap-ins\tswap-outs\tPSI some\tzram ratio\tus/fault\t%s\n", runsCol, srcCol)
+	for i, ph := range r.Phases {
 		for _, pt := range ph.Points {
 			runs := fmt.Sprintf("%d", pt.Slowdown.N)
 			if pt.Failed > 0 || pt.Censored > 0 {
@@ -71,7 +83,11 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 				}
 			}
 			if pt.Slowdown.N == 0 && r.OneRun != nil {
-				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\tnot measured\t\t\t\t\t\t\t\t\t\n", ph.Name, ph.Class, pt.Fit, pt.Limit)
+				if p, ok := prior[pt.Fit]; ok && i == 0 {
+					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%.2f-%.2f\t-\t\t\t\t\t\t\t%s\n", ph.Name, ph.Class, pt.Fit, pt.Limit, p.Slowdown, p.Low, p.High, src(model.PointSampler))
+					continue
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\tnot measured\t\t\t\t\t\t\t\t\t%s\n", ph.Name, ph.Class, pt.Fit, pt.Limit, src("-"))
 				continue
 			}
 			if pt.Slowdown.N == 0 {
@@ -94,8 +110,8 @@ func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
 			if pt.FaultTime > 0 {
 				perFault = fmt.Sprintf("%.1f", pt.FaultTime*1e6)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.2fs\t%s\t%s\t\n",
-				ph.Name, ph.Class, pt.Fit, pt.Limit, pt.Slowdown.Mean, ci(pt.Slowdown), runs, pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, ratio, perFault)
+			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.2fs\t%s\t%s\t%s\n",
+				ph.Name, ph.Class, pt.Fit, pt.Limit, pt.Slowdown.Mean, ci(pt.Slowdown), runs, pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, ratio, perFault, src(model.PointOneRun))
 		}
 	}
 	tw.Flush()

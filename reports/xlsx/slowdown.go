@@ -235,7 +235,7 @@ func (b *book) slowdown() error {
 					w.set(pLow, r, pt.CILow, st.ratio)
 					w.set(pHigh, r, pt.CIHigh, st.ratio)
 				}
-				w.set(pProvenance, r, c.Provenance, st.text)
+				w.set(pProvenance, r, pointProvenance(c, pt), st.text)
 				w.set(pExtrapolated, r, ff.Name, st.text)
 				w.set(pConfigs, r, pt.Samples, st.count)
 				r++
@@ -347,3 +347,17 @@ func (l *basisList) key(s string) string {
 
 // basisKey is the short name of the i-th basis (0-based): B1, B2, ...
 func basisKey(i int) string { return "B" + strconv.Itoa(i+1) }
+
+// pointProvenance is what a factor file's point rests on, for the
+// Provenance column: the curve's provenance, except in a one-run curve
+// that took a one-pass prior, where each point says whether the run
+// measured it or the sampler filled it.
+func pointProvenance(c reports.Curve, pt reports.CurvePoint) string {
+	switch pt.Source {
+	case model.PointSampler:
+		return "inferred (one-pass sampler, --prior)"
+	case model.PointOneRun:
+		return c.Provenance + " (one run)"
+	}
+	return c.Provenance
+}

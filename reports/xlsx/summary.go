@@ -198,8 +198,14 @@ func (b *book) summary() error {
 		var curves []string
 		inferred := len(ff.Curves) > 0
 		oneRun := false
+		var samplerFits []string
 		for _, c := range ff.Curves {
 			oneRun = oneRun || c.Method == model.OneRunMethod
+			for _, p := range c.Points {
+				if p.Source == model.PointSampler {
+					samplerFits = append(samplerFits, fmt.Sprintf("%s at fit %g", c.Class, p.Fit))
+				}
+			}
 			curves = append(curves, fmt.Sprintf("%s (%s)", c.Class, c.Provenance))
 			inferred = inferred && c.Provenance == model.Inferred
 		}
@@ -210,6 +216,9 @@ func (b *book) summary() error {
 			where = "inferred on " + ff.Host + " from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit"
 		case ff.Host != "" && oneRun:
 			where = "measured on " + ff.Host + " " + model.OneRunBasis
+			if len(samplerFits) > 0 {
+				where += ", but for " + strings.Join(samplerFits, ", ") + ": not reached by the run, the one-pass sampler's inferred figures (--prior), not measured"
+			}
 		case ff.Host != "":
 			where = "measured on " + ff.Host
 		}

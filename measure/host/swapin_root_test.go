@@ -128,9 +128,9 @@ func warmPages(t *testing.T, h *OSHost, pid int) (pages, warm int) {
 	return pages, warm
 }
 
-// zramSwapForTest enables a 256 MiB zram swap device for the test, undone
-// when it ends.
-func zramSwapForTest(t *testing.T) *OSHost {
+// undoneJournal is a journal on the real host whose changes are undone
+// when the test ends.
+func undoneJournal(t *testing.T) (*OSHost, *Journal) {
 	t.Helper()
 	h := NewOSHost()
 	j, err := NewJournal(h, t.TempDir(), "swap test")
@@ -143,6 +143,14 @@ func zramSwapForTest(t *testing.T) *OSHost {
 		}
 		j.Close()
 	})
+	return h, j
+}
+
+// zramSwapForTest enables a 256 MiB zram swap device for the test, undone
+// when it ends.
+func zramSwapForTest(t *testing.T) *OSHost {
+	t.Helper()
+	h, j := undoneJournal(t)
 	if _, err := SetupZram(h, j, "lz4", 256<<20, 0, false, nil); err != nil {
 		t.Skipf("no zram swap here: %v", err)
 	}
@@ -185,17 +193,7 @@ func TestRootSwapLoopFaultsEveryPageThroughSwap(t *testing.T) {
 // ends.
 func swapFileForTest(t *testing.T) {
 	t.Helper()
-	h := NewOSHost()
-	j, err := NewJournal(h, t.TempDir(), "swap test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := j.UndoTo(0); err != nil {
-			t.Errorf("undo: %v", err)
-		}
-		j.Close()
-	})
+	h, j := undoneJournal(t)
 	dir := t.TempDir()
 	if err := AddSwapFile(h, j, &SwapTarget{Dir: dir, FS: "the test's"}, dir+"/swap", 128<<20); err != nil {
 		t.Skipf("no swap file here: %v", err)

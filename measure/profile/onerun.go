@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
@@ -578,12 +581,13 @@ type stepper struct {
 	clk      clock       // the progress clock the budget goes by
 	hint     units.Bytes // --peak: the footprint the command will reach (0: unknown)
 
-	slices  []OneRunSlice
-	peak    units.Bytes // the footprint so far
-	threads int
-	kneeFit float64 // the lowest fit still lowered to (0: none yet)
-	stopped string  // why stepping stopped for good
-	notes   []string
+	slices    []OneRunSlice
+	peak      units.Bytes // the footprint so far
+	threads   int
+	kneeFit   float64 // the lowest fit still lowered to (0: none yet)
+	stopped   string  // why stepping stopped for good
+	notes     []string
+	swapInErr bool // a read-back failed (said once in notes)
 }
 
 // refRatio is wall per second of user time over the reference slices so
@@ -744,7 +748,13 @@ func (s *stepper) pauseFor() (resume func()) {
 func (s *stepper) restore(cur *OneRunSlice) {
 	t0, in0 := time.Now(), s.ps.Counters(nil).VM["pswpin"]
 	for _, pid := range host.ProcsIn(s.ps.Host, s.cg.Mem) {
-		_, _ = s.ps.Host.SwapIn(pid)
+		// A process gone since it was listed fails its read-back too;
+		// anything else is said once (the next slice may then run
+		// unbound, which its verdict says).
+		if _, err := s.ps.Host.SwapIn(pid); err != nil && !s.swapInErr && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ESRCH) {
+			s.swapInErr = true
+			s.notes = append(s.notes, fmt.Sprintf("one run: reading the command's pages back from swap failed (%v): the first fit after a reference may start under its limit", err))
+		}
 	}
 	cur.SwapInWall = time.Since(t0).Seconds()
 	cur.SwappedIn = units.Bytes(s.ps.Counters(nil).VM["pswpin"]-in0) * units.Bytes(os.Getpagesize())

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/hosttest"
 	"github.com/memplan/memplan/units"
@@ -66,5 +68,29 @@ func TestAReferenceReadsTheCommandsPagesBack(t *testing.T) {
 	}
 	if cur.SwappedIn != 0 || cur.SwapInWall < 0 {
 		t.Errorf("swapped in %v in %gs; the fake's counters did not move", cur.SwappedIn, cur.SwapInWall)
+	}
+}
+
+// A read-back that fails (here as without ptrace access) is said once in
+// the run's notes, however many processes and references fail.
+func TestAFailedReadBackIsSaidOnce(t *testing.T) {
+	const dir = "/sys/fs/cgroup/memory/memplan/run"
+	h := hosttest.NewFake(t, map[string]string{
+		dir + "/cgroup.procs": "41\n42\n",
+		"/proc/vmstat":        "pswpin 100\npswpout 300\n",
+	})
+	h.SwapInErr = unix.EPERM
+	s := &stepper{
+		ps: &profileSession{Confinement: &host.Confinement{Host: h}},
+		cg: &host.Cgroup{Host: h, Version: 1, Mem: dir},
+	}
+	var cur OneRunSlice
+	s.restore(&cur)
+	s.restore(&cur)
+	if len(h.SwappedIn) != 4 {
+		t.Errorf("SwapIn calls %v, want both processes at both references", h.SwappedIn)
+	}
+	if len(s.notes) != 1 || !strings.Contains(s.notes[0], "reading the command's pages back from swap failed") {
+		t.Errorf("notes %q, want one saying the read-back failed", s.notes)
 	}
 }

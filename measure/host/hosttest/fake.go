@@ -28,6 +28,7 @@ type Fake struct {
 	Killed    []int
 	Paused    []int // Pause calls: pid stopped, -pid continued
 	SwappedIn []int // SwapIn calls
+	SwapInErr error // what SwapIn returns
 	Calls     []string
 	locked    bool
 }
@@ -117,12 +118,13 @@ func (f *Fake) Pause(pid int, stop bool) error {
 	return nil
 }
 
-// SwapIn records pid in SwappedIn and advises nothing.
+// SwapIn records pid in SwappedIn, reads nothing back and returns
+// SwapInErr.
 func (f *Fake) SwapIn(pid int) (units.Bytes, error) {
 	f.mu.Lock()
 	f.SwappedIn = append(f.SwappedIn, pid)
 	f.mu.Unlock()
-	return 0, nil
+	return 0, f.SwapInErr
 }
 
 func (f *Fake) Statfs(dir string) (units.Bytes, int64, error) {

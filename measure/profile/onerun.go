@@ -464,8 +464,8 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	}
 	rep.Leak = leak
 	if leak != nil {
-		rep.ProgressClock += fmt.Sprintf(", less %.2f of the system time the limit caused (beyond the references' rate, in slices that faulted or swapped out): this host charges %.0f%% of kernel time as user time (measured); the band's ends read it with no leak and with %.0f%%",
-			clk[0].Leak/(1-clk[0].Leak), 100*leak.Share, 100*clk[2].Leak)
+		rep.ProgressClock += fmt.Sprintf(", less %.2f of the system time the limit caused (beyond the references' rate, at most %v a page faulted in or written out): this host charges %.0f%% of kernel time as user time (measured on %s); the band's ends read it with no leak and with %.0f%%",
+			clk[0].Leak/(1-clk[0].Leak), oneRunSysPerPage, 100*leak.Share, leak.Loop, 100*clk[2].Leak)
 	}
 	rep.Wall = wall
 	rep.Started = r.started

@@ -262,6 +262,9 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 			Footprint units.Bytes `json:"footprint_bytes"`
 			SwappedIn units.Bytes `json:"swapped_in_bytes"`
 		} `json:"slices"`
+		Leak struct {
+			Loop string `json:"loop"`
+		} `json:"accounting_leak"`
 	}
 	raw, _ := json.Marshal(ff.Extra["one_run"])
 	if err := json.Unmarshal(raw, &ex); err != nil {
@@ -286,5 +289,10 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 	}
 	if readBack == 0 {
 		t.Errorf("no reference slice read the command's pages back from swap\n%s", raw)
+	}
+	// The clock's leak was timed on the run's own swap (host.TimeSwapLoop),
+	// not on minor faults.
+	if ex.Leak.Loop != "swap faults" {
+		t.Errorf("accounting leak timed on %q, want swap faults", ex.Leak.Loop)
 	}
 }

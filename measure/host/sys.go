@@ -86,6 +86,20 @@ func Exec(path string, argv, env []string) error { return unix.Exec(path, argv, 
 // KillGroup sends SIGKILL to every process in process group pgid.
 func KillGroup(pgid int) error { return unix.Kill(-pgid, unix.SIGKILL) }
 
+// lockedScratch locks the calling goroutine to its OS thread (so that
+// RUSAGE_THREAD is the loop's) and maps n bytes of private memory in
+// 4 KiB pages; release unmaps it and unlocks the thread.
+func lockedScratch(n int) (mem []byte, release func(), err error) {
+	runtime.LockOSThread()
+	mem, err = MapAnon(n)
+	if err != nil {
+		runtime.UnlockOSThread()
+		return nil, nil, err
+	}
+	_ = NoHugePages(mem)
+	return mem, func() { Unmap(mem); runtime.UnlockOSThread() }, nil
+}
+
 // TimeFaultLoop maps n bytes of private memory in 4 KiB pages and, for
 // about d, touches every page and drops them again (MADV_DONTNEED): a
 // minor fault and a zeroed page each time, with a store's worth of work
@@ -93,14 +107,11 @@ func KillGroup(pgid int) error { return unix.Kill(-pgid, unix.SIGKILL) }
 // the loop, and returns that thread's user and system time over the loop
 // (getrusage RUSAGE_THREAD) and the faults it took.
 func TimeFaultLoop(n int, d time.Duration) (user, sys time.Duration, faults int64, err error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	mem, err := MapAnon(n)
+	mem, release, err := lockedScratch(n)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	defer Unmap(mem)
-	_ = NoHugePages(mem)
+	defer release()
 	var r0, r1 unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &r0); err != nil {
 		return 0, 0, 0, err
@@ -140,14 +151,11 @@ var ErrNoSwapOut = errors.New("nothing was swapped out (no swap with room?)")
 // the loop and the pages it swapped out (from /proc/self/pagemap);
 // ErrNoSwapOut where the first pass swapped out fewer than half.
 func TimeSwapLoop(n int, cpu, wall time.Duration) (user, sys time.Duration, pages int64, err error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	mem, err := MapAnon(n)
+	mem, release, err := lockedScratch(n)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	defer Unmap(mem)
-	_ = NoHugePages(mem)
+	defer release()
 	pm, err := os.Open("/proc/self/pagemap")
 	if err != nil {
 		return 0, 0, 0, err

@@ -14,9 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
@@ -751,7 +750,7 @@ func (s *stepper) restore(cur *OneRunSlice) {
 		// A process gone since it was listed fails its read-back too;
 		// anything else is said once (the next slice may then run
 		// unbound, which its verdict says).
-		if _, err := s.ps.Host.SwapIn(pid); err != nil && !s.swapInErr && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ESRCH) {
+		if _, err := s.ps.Host.SwapIn(pid); err != nil && !s.swapInErr && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ESRCH) {
 			s.swapInErr = true
 			s.notes = append(s.notes, fmt.Sprintf("one run: reading the command's pages back from swap failed (%v): the first fit after a reference may start under its limit", err))
 		}

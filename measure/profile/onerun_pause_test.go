@@ -5,9 +5,8 @@ package profile
 import (
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/hosttest"
@@ -79,7 +78,7 @@ func TestAFailedReadBackIsSaidOnce(t *testing.T) {
 		dir + "/cgroup.procs": "41\n42\n",
 		"/proc/vmstat":        "pswpin 100\npswpout 300\n",
 	})
-	h.SwapInErr = unix.EPERM
+	h.SwapInErr = syscall.EPERM
 	s := &stepper{
 		ps: &profileSession{Confinement: &host.Confinement{Host: h}},
 		cg: &host.Cgroup{Host: h, Version: 1, Mem: dir},

@@ -105,8 +105,9 @@ func TestPortableDeps(t *testing.T) {
 }
 
 // TestFactorsIsALeaf holds the factor file's format (package factors) to
-// what a leaf may import: the standard library, units, internal/yamlx and
-// yaml, and to what those reach. It also holds the measuring side's host and
+// what a leaf may import: the standard library, units, internal/yamlx,
+// internal/inputfile (the reading of named files) and yaml, and to what
+// those reach. It also holds the measuring side's host and
 // device packages off the deciding side: they once imported the model for
 // HostFacts and Reference (now factors'), so the pipeline's arrows run one
 // way: measure writes factor files, model reads them.
@@ -139,16 +140,16 @@ func TestFactorsIsALeaf(t *testing.T) {
 		t.Fatalf("go list -deps factors does not list factors (%d packages)", len(deps))
 	}
 	for _, imp := range leaf.Imports {
-		if deps[imp].Standard || imp == mod+"units" || imp == mod+"internal/yamlx" || strings.HasPrefix(imp, "gopkg.in/yaml.") {
+		if deps[imp].Standard || imp == mod+"units" || imp == mod+"internal/yamlx" || imp == mod+"internal/inputfile" || strings.HasPrefix(imp, "gopkg.in/yaml.") {
 			continue
 		}
-		t.Errorf("factors imports %s: a leaf imports only the standard library, units, internal/yamlx and yaml", imp)
+		t.Errorf("factors imports %s: a leaf imports only the standard library, units, internal/yamlx, internal/inputfile and yaml", imp)
 	}
 	// What those reach in turn: a statistics library or a measuring
 	// package coming in through units or yamlx would make the leaf heavy
 	// all the same.
 	reach := map[string]bool{mod + "factors": true, mod + "units": true, mod + "money": true,
-		mod + "internal/usage": true, mod + "internal/yamlx": true}
+		mod + "internal/usage": true, mod + "internal/yamlx": true, mod + "internal/inputfile": true}
 	for path, q := range deps {
 		if !q.Standard && !reach[path] && !strings.HasPrefix(path, "gopkg.in/yaml.") {
 			t.Errorf("factors reaches %s: its dependencies may be the standard library, yaml and %v only", path, reach)

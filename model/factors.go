@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/factors"
-	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
@@ -103,14 +102,10 @@ func LoadFactors(path string) (*FactorFile, error) {
 	return LoadFactorsContext(context.Background(), path)
 }
 
-// LoadFactorsContext reads a factor file (a regular file of at most
-// inputfile.Limit bytes); cancelling ctx stops the read.
+// LoadFactorsContext reads a factor file (factors.Load with the model's
+// defaults); cancelling ctx stops the read.
 func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
-	data, err := inputfile.Read(ctx, path, inputfile.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("reading factors: %w", err)
-	}
-	return ParseFactors(inputfile.Name(path), data)
+	return factors.Load(ctx, path, factorDefaults)
 }
 
 // ParseFactors decodes and validates a factor file (factors.Parse with

@@ -55,10 +55,6 @@ func RefDevice(c *Curve) Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
-// MaxSlowdownInRAM is the most a curve's point at fit 1 may read
-// (package factors).
-const MaxSlowdownInRAM = factors.MaxSlowdownInRAM
-
 // Point is one measured (or published) slowdown at a fit ratio.
 type Point = factors.Point
 

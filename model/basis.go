@@ -85,6 +85,9 @@ func (b Basis) String() string {
 	switch b.Kind {
 	case BasisJoint:
 		s = b.Joint.words(b.Provenance)
+		if b.Sampler {
+			s += "; " + SamplerBasis
+		}
 	case BasisInRAM:
 		return "fits in RAM"
 	case BasisZswap:

@@ -11,7 +11,6 @@ import (
 
 	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/stats"
-	"github.com/memplan/memplan/model"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -40,7 +39,7 @@ type Group struct {
 	Class    string
 	Hosts    []string // in the order of Files
 	Files    []string
-	File     *model.FactorFile // the merged factor file
+	File     *factors.File // the merged factor file
 	Curves   []CurveStats
 	Outliers []Outlier
 }
@@ -96,7 +95,7 @@ var hostFlags = map[string]bool{"out": true, "force": true, "plan": true, "swap-
 var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 type member struct {
-	f     *model.FactorFile
+	f     *factors.File
 	stamp Stamp
 	host  string
 }
@@ -106,7 +105,7 @@ type member struct {
 // group they must agree on memplan version, command, flags other than
 // where they wrote and swapped to, resolved workload, backends and fit
 // grid. Groups come back sorted by class.
-func Merge(files []*model.FactorFile, o MergeOptions) ([]Group, error) {
+func Merge(files []*factors.File, o MergeOptions) ([]Group, error) {
 	if o.By == "" {
 		o.By = "class"
 	}
@@ -187,7 +186,7 @@ func check(class string, ms []member) error {
 		// says why it matters.
 		for _, ca := range a.f.Curves {
 			cb := curveOf(b.f, ca.Class)
-			if cb != nil && ca.Provenance != cb.Provenance && (ca.Provenance == model.Inferred || cb.Provenance == model.Inferred) {
+			if cb != nil && ca.Provenance != cb.Provenance && (ca.Provenance == factors.Inferred || cb.Provenance == factors.Inferred) {
 				// An inferred point is the model's arithmetic on sampled
 				// working sets with a band that is no sampling interval;
 				// pooled with measured means it would come out labelled
@@ -232,7 +231,7 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 	if len(ms) < 2 {
 		return g, refuse("class %s: only %s (host %s): the spread between hosts needs at least two; probe another host of the class or leave the class out", class, ms[0].f.File, ms[0].host)
 	}
-	files := make([]*model.FactorFile, len(ms))
+	files := make([]*factors.File, len(ms))
 	for i, m := range ms {
 		files[i] = m.f
 		g.Hosts = append(g.Hosts, m.host)
@@ -242,7 +241,7 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 	// The statistics are the fleet's: per fit ratio, the mean and spread
 	// of the host means, the prediction interval for one more host as the
 	// merged point's band, and the hosts the others do not predict.
-	band := func(curve string, fit float64, pts []model.Point) (float64, [2]float64) {
+	band := func(curve string, fit float64, pts []factors.Point) (float64, [2]float64) {
 		if len(g.Curves) == 0 || g.Curves[len(g.Curves)-1].Class != curve {
 			g.Curves = append(g.Curves, CurveStats{Class: curve})
 		}
@@ -313,7 +312,7 @@ func outliers(curve string, fit float64, hosts []string, xs []float64, level flo
 
 // MergedFrom says how many hosts a merged factor file pools, and which;
 // n is 0 for a file that is not a merge.
-func MergedFrom(f *model.FactorFile) (n int, hosts []string) {
+func MergedFrom(f *factors.File) (n int, hosts []string) {
 	m, ok := f.Extra[MergeKey].(map[string]any)
 	if !ok {
 		return 0, nil
@@ -342,7 +341,7 @@ func commonLabels(ms []member) map[string]string {
 	return out
 }
 
-func workload(f *model.FactorFile) string {
+func workload(f *factors.File) string {
 	p, ok := f.Extra["probe"].(map[string]any)
 	if !ok {
 		return "(none)"
@@ -351,7 +350,7 @@ func workload(f *model.FactorFile) string {
 	return string(b)
 }
 
-func backends(f *model.FactorFile) string {
+func backends(f *factors.File) string {
 	var cs []string
 	for _, c := range f.Curves {
 		cs = append(cs, c.Class)
@@ -360,7 +359,7 @@ func backends(f *model.FactorFile) string {
 	return "[" + strings.Join(cs, ", ") + "]"
 }
 
-func curveOf(f *model.FactorFile, class string) *model.Curve {
+func curveOf(f *factors.File, class string) *factors.Curve {
 	for i := range f.Curves {
 		if f.Curves[i].Class == class {
 			return &f.Curves[i]
@@ -369,7 +368,7 @@ func curveOf(f *model.FactorFile, class string) *model.Curve {
 	return nil
 }
 
-func fits(c model.Curve) string {
+func fits(c factors.Curve) string {
 	var s []string
 	for _, p := range c.Points {
 		s = append(s, fmt.Sprint(p.Fit))

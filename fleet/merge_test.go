@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memplan/memplan/model"
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/units"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -15,27 +15,27 @@ import (
 // probeFile is a factor file as memplan probe writes it on one host of a
 // class: a zram curve and a swap-file curve at fits 0.75 and 0.5, with
 // slowdowns zram[i], file[i] at those fits.
-func probeFile(host, class string, zram, file []float64) *model.FactorFile {
-	f := &model.FactorFile{
+func probeFile(host, class string, zram, file []float64) *factors.File {
+	f := &factors.File{
 		Name: "memplan-probe " + host, Source: "measured by memplan probe dev on " + host,
 		Date: units.Date{}, File: "results/run1/" + class + "/" + host + ".json",
-		Host:         &model.HostFacts{Hostname: "vm", CPU: "2 x AMD EPYC", RAM: "23.5GiB"},
+		Host:         &factors.HostFacts{Hostname: "vm", CPU: "2 x AMD EPYC", RAM: "23.5GiB"},
 		TransferFrom: "nvme-ssd-tlc",
 		Extra: map[string]any{"probe": map[string]any{"workload": map[string]any{
 			"data_bytes": "64MiB", "code_bytes": "8MiB", "pattern": "zipf"}}},
 	}
 	fits := []float64{0.75, 0.5}
 	add := func(class string, lat units.Duration, s []float64) {
-		c := model.Curve{Class: class, Provenance: model.Measured, Host: "vm", Source: "memplan probe: " + class,
-			Reference: model.Reference{Device: class + " device", ReadLatency: lat, WriteLatency: lat, Drives: 1, Concurrency: 1}}
+		c := factors.Curve{Class: class, Provenance: factors.Measured, Host: "vm", Source: "memplan probe: " + class,
+			Reference: factors.Reference{Device: class + " device", ReadLatency: lat, WriteLatency: lat, Drives: 1, Concurrency: 1}}
 		for i, fit := range fits {
-			c.Points = append(c.Points, model.Point{Fit: fit, Slowdown: s[i], CI: []float64{s[i] * 0.95, s[i] * 1.05}, Samples: []float64{s[i], s[i], s[i]}})
+			c.Points = append(c.Points, factors.Point{Fit: fit, Slowdown: s[i], CI: []float64{s[i] * 0.95, s[i] * 1.05}, Samples: []float64{s[i], s[i], s[i]}})
 		}
 		f.Curves = append(f.Curves, c)
 	}
 	add("zram-lz4", 5000, zram)
 	add("nvme-ssd-tlc", 80000, file)
-	f.Software = []model.Software{{Name: "zram-lz4", Latency: 5000, Ratio: 2.7}}
+	f.Software = []factors.Software{{Name: "zram-lz4", Latency: 5000, Ratio: 2.7}}
 	SetStamp(f, Stamp{Version: "dev", Binary: strings.Repeat("ab", 32), Command: "probe",
 		Labels: map[string]string{"class": class, "host": host, "run": "run1"},
 		Flags:  map[string]string{"fit": "[0.75,0.5]", "data-size": "64MiB", "backends": "[zram,file]", "out": "/tmp/" + host + ".json", "swap-dir": "/var/tmp/" + host}})
@@ -45,7 +45,7 @@ func probeFile(host, class string, zram, file []float64) *model.FactorFile {
 func near(a, b float64) bool { return math.Abs(a-b) < 5e-4 }
 
 func TestMergeThreeHosts(t *testing.T) {
-	files := []*model.FactorFile{
+	files := []*factors.File{
 		probeFile("a1", "gen5", []float64{2.0, 4.0}, []float64{3.0, 9.0}),
 		probeFile("a2", "gen5", []float64{2.2, 4.4}, []float64{3.3, 9.9}),
 		probeFile("a3", "gen5", []float64{2.4, 4.2}, []float64{3.6, 9.6}),
@@ -101,10 +101,10 @@ func TestMergeThreeHosts(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
-	base := func(host string) *model.FactorFile {
+	base := func(host string) *factors.File {
 		return probeFile(host, "gen5", []float64{2, 4}, []float64{3, 9})
 	}
-	stamp := func(f *model.FactorFile, edit func(*Stamp)) *model.FactorFile {
+	stamp := func(f *factors.File, edit func(*Stamp)) *factors.File {
 		s, _, _ := GetStamp(f)
 		edit(&s)
 		SetStamp(f, s)
@@ -112,7 +112,7 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		b    *model.FactorFile
+		b    *factors.File
 		want string
 	}{
 		{"version", stamp(base("h2"), func(s *Stamp) { s.Version = "v1.2.0" }), `memplan_version is dev, but results/run1/gen5/h2.json: memplan_version is v1.2.0; measure every host with the same memplan`},
@@ -120,21 +120,21 @@ func TestMergeRefuses(t *testing.T) {
 		{"flag", stamp(base("h2"), func(s *Stamp) { s.Flags["fit"] = "[0.9,0.5]" }), `--fit is "[0.75,0.5]", but results/run1/gen5/h2.json: --fit is "[0.9,0.5]"`},
 		{"new flag", stamp(base("h2"), func(s *Stamp) { s.Flags["zipf-s"] = "1.3" }), `--zipf-s is (not set)`},
 		{"command", stamp(base("h2"), func(s *Stamp) { s.Command = "profile" }), "merge probes with probes"},
-		{"workload", func() *model.FactorFile {
+		{"workload", func() *factors.File {
 			f := base("h2")
 			f.Extra["probe"] = map[string]any{"workload": map[string]any{"data_bytes": "128MiB", "code_bytes": "8MiB", "pattern": "zipf"}}
 			return f
 		}(), "pin the sizes across hosts with --data-size"},
-		{"backends", func() *model.FactorFile { f := base("h2"); f.Curves = f.Curves[:1]; return f }(), "the curves is [nvme-ssd-tlc, zram-lz4], but results/run1/gen5/h2.json: the curves is [zram-lz4]"},
-		{"fit grid", func() *model.FactorFile { f := base("h2"); f.Curves[1].Points[1].Fit = 0.6; return f }(), "curve nvme-ssd-tlc's fit ratios is [0.75, 0.5], but results/run1/gen5/h2.json: curve nvme-ssd-tlc's fit ratios is [0.75, 0.6]"},
+		{"backends", func() *factors.File { f := base("h2"); f.Curves = f.Curves[:1]; return f }(), "the curves is [nvme-ssd-tlc, zram-lz4], but results/run1/gen5/h2.json: the curves is [zram-lz4]"},
+		{"fit grid", func() *factors.File { f := base("h2"); f.Curves[1].Points[1].Fit = 0.6; return f }(), "curve nvme-ssd-tlc's fit ratios is [0.75, 0.5], but results/run1/gen5/h2.json: curve nvme-ssd-tlc's fit ratios is [0.75, 0.6]"},
 		{"same host", base("h1"), `both are host "h1" of class gen5`},
 		{"no label", stamp(base("h2"), func(s *Stamp) { delete(s.Labels, "class") }), `h2.json: extra.fleet.labels: no label "class"; re-run with --label class=NAME`},
-		{"no stamp", func() *model.FactorFile { f := base("h2"); delete(f.Extra, StampKey); return f }(), "no extra.fleet section"},
+		{"no stamp", func() *factors.File { f := base("h2"); delete(f.Extra, StampKey); return f }(), "no extra.fleet section"},
 		{"bad class", stamp(base("h2"), func(s *Stamp) { s.Labels["class"] = "../x" }), `"../x" cannot name the merged file`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Merge([]*model.FactorFile{base("h1"), c.b}, MergeOptions{By: "class"})
+			_, err := Merge([]*factors.File{base("h1"), c.b}, MergeOptions{By: "class"})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v\nwant it to contain %q", err, c.want)
 			}
@@ -142,17 +142,17 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	// Host-specific flags (where the file went, where the swap file was)
 	// may differ; so may the host label.
-	if _, err := Merge([]*model.FactorFile{base("h1"), base("h2")}, MergeOptions{}); err != nil {
+	if _, err := Merge([]*factors.File{base("h1"), base("h2")}, MergeOptions{}); err != nil {
 		t.Errorf("out/swap-dir differ: %v", err)
 	}
-	if _, err := Merge([]*model.FactorFile{base("h1")}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "class gen5: only results/run1/gen5/h1.json (host h1): the spread between hosts needs at least two") {
+	if _, err := Merge([]*factors.File{base("h1")}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "class gen5: only results/run1/gen5/h1.json (host h1): the spread between hosts needs at least two") {
 		t.Errorf("one host: %v", err)
 	}
 }
 
 func TestMergeNamesOutliers(t *testing.T) {
 	zram := [][]float64{{2.0, 4.0}, {2.05, 4.1}, {1.98, 3.9}, {2.02, 4.05}, {3.5, 4.0}}
-	var files []*model.FactorFile
+	var files []*factors.File
 	for i, z := range zram {
 		files = append(files, probeFile("h"+string(rune('1'+i)), "gen5", z, []float64{3, 9}))
 	}
@@ -186,7 +186,7 @@ func TestPredictionIntervalCoverage(t *testing.T) {
 		piHits, ciHits := 0, 0
 		for k := 0; k < trials; k++ {
 			host := func() float64 { return 2.5 + 0.3*rng.NormFloat64() + 0.1*rng.NormFloat64() }
-			var files []*model.FactorFile
+			var files []*factors.File
 			xs := make([]float64, n)
 			for i := range xs {
 				xs[i] = host()

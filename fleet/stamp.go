@@ -1,9 +1,6 @@
 package fleet
 
-import (
-	"github.com/memplan/memplan/factors"
-	"github.com/memplan/memplan/model"
-)
+import "github.com/memplan/memplan/factors"
 
 // StampKey is the key of the stamp in a factor file's extra section.
 const StampKey = factors.StampKey
@@ -13,8 +10,8 @@ const StampKey = factors.StampKey
 type Stamp = factors.Stamp
 
 // SetStamp writes s into f's extra section.
-func SetStamp(f *model.FactorFile, s Stamp) { factors.SetStamp(f, s) }
+func SetStamp(f *factors.File, s Stamp) { factors.SetStamp(f, s) }
 
 // GetStamp reads the stamp of a loaded factor file; ok is false when the
 // file has none (written by hand, or by a memplan before labels).
-func GetStamp(f *model.FactorFile) (s Stamp, ok bool, err error) { return factors.GetStamp(f) }
+func GetStamp(f *factors.File) (s Stamp, ok bool, err error) { return factors.GetStamp(f) }

@@ -3,16 +3,18 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"strings"
 )
 
 // BasisKind says what a slowdown figure rests on.
 type BasisKind int
 
 const (
-	BasisText    BasisKind = iota // worded by the model (Basis.Text): a joint derivation, a test's hook
+	BasisNone    BasisKind = iota // no basis: a lean search reads none
 	BasisInRAM                    // the job fits in RAM
 	BasisCurve                    // a curve of this class: measured, emulated, inferred or published
 	BasisDerived                  // carried from one curve of another class by the swap-path model
+	BasisJoint                    // derived from several curves of other classes at once (Basis.Joint)
 	BasisZswap                    // zswap: a share on the pool's curve, the rest on the drive's
 )
 
@@ -20,9 +22,9 @@ const (
 // The model fills the parts and compares them; the reports print the words.
 type Basis struct {
 	Kind BasisKind
-	Text string // BasisText: the basis but for the shared cores (Jobs, Cores)
 
-	// BasisCurve and BasisDerived: the curve behind the figure.
+	// BasisCurve, BasisDerived and BasisJoint: the curve behind the figure
+	// (BasisJoint: the transfer_from curve's).
 	Provenance string // the curve's own provenance (Measured, Emulated, Inferred, Published)
 	Host       string // Measured, Emulated, Inferred: where it was obtained
 	OneRun     bool   // Measured, Emulated: in one run under a stepped limit
@@ -42,6 +44,10 @@ type Basis struct {
 	Jobs, Cores   int    // Jobs > 0: that many jobs share Cores cores
 	Shapes        string // access pattern not given: the band spans these shapes
 
+	// BasisJoint: the curves that checked each other and the combinations
+	// of the unknowns the band spans.
+	Joint *JointBasis
+
 	// BasisZswap: Pool and Drive are the two parts' bases, DriveShare the
 	// share of the overflow on the drives, DriveFaults the share of the
 	// faults that reach them under Shape.
@@ -50,14 +56,38 @@ type Basis struct {
 	Shape                   string
 }
 
+// JointBasis is what a figure derived jointly from several curves rests
+// on: the curves, and what their agreement under the combinations of the
+// unknowns (memplan factors crossval's joint table) left of the band.
+type JointBasis struct {
+	Curves   []string // the classes of the curves, in the order they were checked
+	Inferred []string // those of Curves inferred from one pass (memplan profile --one-pass)
+	// IdleLow and IdleHigh span the seconds a page costs unloaded on the
+	// target under the combinations kept.
+	IdleLow, IdleHigh float64
+	Combinations      int     // combinations of the unknowns tried
+	Consistent        int     // those under which the curves agree (0: none)
+	Kept              int     // those the band spans: the consistent ones, or those within one tolerance of the best
+	Misfit            float64 // the best combination's largest disagreement (read when Consistent is 0)
+	// Shapes are the shape families tried and KeptShapes those of the
+	// combinations kept. ShapeUnknown: the job's access pattern was not
+	// given and the curves describe other jobs, so the band spans every
+	// shape (Estimate.ShapeUnknown).
+	Shapes, KeptShapes []string
+	ShapeUnknown       bool
+}
+
 // String is the one place a basis is worded: the reports print it (the
 // "basis" of each job in JSON and YAML, the table, Markdown and workbook),
 // and their golden files hold it.
 func (b Basis) String() string {
 	var s string
 	switch b.Kind {
-	case BasisText:
-		s = b.Text
+	case BasisJoint:
+		s = b.Joint.words(b.Provenance)
+		if b.Sampler {
+			s += "; " + SamplerBasis
+		}
 	case BasisInRAM:
 		return "fits in RAM"
 	case BasisZswap:
@@ -95,6 +125,44 @@ func (b Basis) String() string {
 	}
 	if b.Shapes != "" {
 		s += "; access pattern not given: the band spans the " + b.Shapes + " shapes"
+	}
+	return s
+}
+
+// words is a joint derivation's basis; provenance is the transfer_from
+// curve's.
+func (j *JointBasis) words(provenance string) string {
+	idle := fmt.Sprintf("%.3gus", j.IdleLow*1e6)
+	if j.IdleHigh > j.IdleLow*1.0005 {
+		idle = fmt.Sprintf("%.3g-%.3gus", j.IdleLow*1e6, j.IdleHigh*1e6)
+	}
+	shapes, kept := strings.Join(j.Shapes, ", "), strings.Join(j.KeptShapes, ", ")
+	s := fmt.Sprintf("derived jointly from the %s curves (%s) by the swap-path model, %s a page unloaded: ", strings.Join(j.Curves, ", "), provenance, idle)
+	switch {
+	case j.ShapeUnknown && j.Consistent > 0:
+		s += fmt.Sprintf("the central figure is the median of the %d of %d combinations of the unknowns under which they agree (memplan factors crossval), all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s); `access:` in the workload or `memplan profile` of the job narrows it",
+			j.Consistent, j.Combinations, kept, shapes)
+	case j.ShapeUnknown:
+		s += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g); the central figure is the median of the %d within one tolerance of the best, all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s) and carries the model's prior error, ln 1.5; `access:` in the workload or `memplan profile` of the job narrows it",
+			j.Combinations, j.Misfit, j.Kept, kept, shapes)
+	case j.Consistent > 0:
+		s += fmt.Sprintf("the band spans the %d of %d combinations of the unknowns under which they agree (memplan factors crossval)", j.Consistent, j.Combinations)
+	default:
+		s += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g), so the band spans the %d within one tolerance of the best and carries the model's prior error, ln 1.5 (memplan factors crossval)", j.Combinations, j.Misfit, j.Kept)
+	}
+	switch {
+	case j.ShapeUnknown || len(j.Shapes) < 2:
+	case j.Consistent == 0:
+		s += "; access pattern not given: of the " + shapes + " shapes, the band spans the " + kept + " nearest to agreeing"
+	case len(j.KeptShapes) == 1:
+		s += "; access pattern not given: of the " + shapes + " shapes, only " + kept + " fits the curves"
+	case len(j.KeptShapes) < len(j.Shapes):
+		s += "; access pattern not given: of the " + shapes + " shapes, the band spans the " + kept + " that fit the curves"
+	default:
+		s += "; access pattern not given: the band spans the " + shapes + " shapes"
+	}
+	if len(j.Inferred) > 0 {
+		s += "; " + strings.Join(j.Inferred, ", ") + " inferred from one run (memplan profile --one-pass)"
 	}
 	return s
 }

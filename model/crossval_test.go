@@ -2,7 +2,7 @@ package model_test
 
 import (
 	"math"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,9 +139,9 @@ curves:
 		t.Fatal(err)
 	}
 	t.Logf("derived nvme: %.3f (%.3f-%.3f): %s", est.Slowdown, est.Low, est.High, est.Basis)
-	if est.Provenance != model.Derived || !strings.Contains(est.Basis.Text, "derived jointly from the hdd, sata-ssd-slc, zram-lz4 curves (measured)") ||
-		!strings.Contains(est.Basis.Text, "they agree under none of the") || !strings.Contains(est.Basis.Text, "the model's prior error, ln 1.5") {
-		t.Errorf("derived from contradicting curves: %s (%s)", est.Basis, est.Provenance)
+	if b := est.Basis; est.Provenance != model.Derived || b.Kind != model.BasisJoint || b.Provenance != model.Measured ||
+		!slices.Equal(b.Joint.Curves, []string{"hdd", "sata-ssd-slc", "zram-lz4"}) || b.Joint.Consistent != 0 || b.Joint.Kept == 0 || !(b.Joint.Misfit > 1) {
+		t.Errorf("derived from contradicting curves: %s (%s), want derived jointly from the three measured curves, agreeing under no combination", est.Basis, est.Provenance)
 	}
 	if !(est.Low < est.Slowdown && est.Slowdown < est.High) || (est.High-1)/(est.Slowdown-1) < 1.5 {
 		t.Errorf("derived from contradicting curves: %.3f (%.3f-%.3f), want a band at least x1.5 above", est.Slowdown, est.Low, est.High)
@@ -166,11 +166,10 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("access: sweep: %.4f (%.4f-%.4f): %s", est.Slowdown, est.Low, est.High, est.Basis)
-	for _, want := range []string{"derived jointly from the hdd, sata-ssd-mlc, sata-ssd-slc curves (published)",
-		"the band spans the 28 of 4131 combinations of the unknowns under which they agree"} {
-		if !strings.Contains(est.Basis.Text, want) {
-			t.Errorf("basis %q lacks %q", est.Basis, want)
-		}
+	anchors := []string{"hdd", "sata-ssd-mlc", "sata-ssd-slc"}
+	if b := est.Basis; b.Kind != model.BasisJoint || b.Provenance != model.Published || !slices.Equal(b.Joint.Curves, anchors) ||
+		b.Joint.Consistent != 28 || b.Joint.Combinations != 4131 || b.Joint.ShapeUnknown {
+		t.Errorf("access: sweep: basis %q, want derived jointly from the three published anchors, agreeing under 28 of 4131 combinations", est.Basis)
 	}
 	// docs/model.md works this figure through by hand: the X25-M anchor
 	// under 10us of overhead is the median run, 2,410.3 pages/s x 39.79us.
@@ -182,11 +181,9 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("no access: %.4f (%.4f-%.4f): %s", open.Slowdown, open.Low, open.High, open.Basis)
-	for _, want := range []string{"the central figure is the median of the 28 of 5967 combinations of the unknowns under which they agree",
-		"all with the sweep shape", "so the band spans every shape (uniform, cold-tail, sweep, knee, saturating)"} {
-		if !strings.Contains(open.Basis.Text, want) {
-			t.Errorf("basis %q lacks %q", open.Basis, want)
-		}
+	if b := open.Basis; b.Kind != model.BasisJoint || !slices.Equal(b.Joint.Curves, anchors) || b.Joint.Consistent != 28 || b.Joint.Combinations != 5967 ||
+		!slices.Equal(b.Joint.KeptShapes, []string{"sweep"}) || !slices.Equal(b.Joint.Shapes, []string{"uniform", "cold-tail", "sweep", "knee", "saturating"}) || !b.Joint.ShapeUnknown {
+		t.Errorf("no access: basis %q, want the anchors agreeing under 28 of 5967 combinations, all sweep, and the band spanning every shape", open.Basis)
 	}
 	// The same central figure; the band from saturating's bottom to the
 	// knee's top (docs/model.md).

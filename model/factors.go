@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memplan/memplan/factors"
-	"github.com/memplan/memplan/internal/inputfile"
 	"github.com/memplan/memplan/internal/stats"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/units"
@@ -55,10 +54,6 @@ func RefDevice(c *Curve) Device {
 	return Device{Name: r.Device, ReadLatency: r.ReadLatency.D(), WriteLatency: r.WriteLatency.D(),
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
-
-// MaxSlowdownInRAM is the most a curve's point at fit 1 may read
-// (package factors).
-const MaxSlowdownInRAM = factors.MaxSlowdownInRAM
 
 // Point is one measured (or published) slowdown at a fit ratio.
 type Point = factors.Point
@@ -103,14 +98,10 @@ func LoadFactors(path string) (*FactorFile, error) {
 	return LoadFactorsContext(context.Background(), path)
 }
 
-// LoadFactorsContext reads a factor file (a regular file of at most
-// inputfile.Limit bytes); cancelling ctx stops the read.
+// LoadFactorsContext reads a factor file (factors.Load with the model's
+// defaults); cancelling ctx stops the read.
 func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
-	data, err := inputfile.Read(ctx, path, inputfile.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("reading factors: %w", err)
-	}
-	return ParseFactors(inputfile.Name(path), data)
+	return factors.Load(ctx, path, factorDefaults)
 }
 
 // ParseFactors decodes and validates a factor file (factors.Parse with

@@ -482,41 +482,12 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 		t := fs.scenarioPath(p.target, a.grid[i]).IdleTime()
 		idleLo, idleHi = math.Min(idleLo, t), math.Max(idleHi, t)
 	}
-	idle := fmt.Sprintf("%.3gus", idleLo*1e6)
-	if idleHi > idleLo*1.0005 {
-		idle = fmt.Sprintf("%.3g-%.3gus", idleLo*1e6, idleHi*1e6)
-	}
-	// A joint derivation is worded here (Basis.Text); the shared cores are
-	// a field like any basis's.
-	jb := fmt.Sprintf("derived jointly from the %s curves (%s) by the swap-path model, %s a page unloaded: ", strings.Join(names, ", "), p.curve.Provenance, idle)
 	p.shapeUnknown = spanAll && len(keptShapes) < len(shapes)
-	switch {
-	case p.shapeUnknown && a.consistent > 0:
-		jb += fmt.Sprintf("the central figure is the median of the %d of %d combinations of the unknowns under which they agree (memplan factors crossval), all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s); `access:` in the workload or `memplan profile` of the job narrows it",
-			a.consistent, len(a.grid), shapeNames(keptShapes), shapeNames(shapes))
-	case p.shapeUnknown:
-		jb += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g); the central figure is the median of the %d within one tolerance of the best, all with the %s shape; the job's access pattern was not given and those curves describe other jobs, so the band spans every shape (%s) and carries the model's prior error, ln 1.5; `access:` in the workload or `memplan profile` of the job narrows it",
-			len(a.grid), a.misfit, len(a.kept), shapeNames(keptShapes), shapeNames(shapes))
-	case a.consistent > 0:
-		jb += fmt.Sprintf("the band spans the %d of %d combinations of the unknowns under which they agree (memplan factors crossval)", a.consistent, len(a.grid))
-	default:
-		jb += fmt.Sprintf("they agree under none of the %d combinations of the unknowns (misfit %.2g), so the band spans the %d within one tolerance of the best and carries the model's prior error, ln 1.5 (memplan factors crossval)", len(a.grid), a.misfit, len(a.kept))
-	}
-	switch {
-	case p.shapeUnknown:
-	case len(shapes) > 1 && a.consistent == 0:
-		jb += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, the band spans the " + shapeNames(keptShapes) + " nearest to agreeing"
-	case len(shapes) > 1 && len(keptShapes) == 1:
-		jb += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, only " + keptShapes[0].Name + " fits the curves"
-	case len(shapes) > 1 && len(keptShapes) < len(shapes):
-		jb += "; access pattern not given: of the " + shapeNames(shapes) + " shapes, the band spans the " + shapeNames(keptShapes) + " that fit the curves"
-	case len(shapes) > 1:
-		jb += "; access pattern not given: the band spans the " + shapeNames(shapes) + " shapes"
-	}
-	if len(inferred) > 0 {
-		jb += "; " + strings.Join(inferred, ", ") + " inferred from one run (memplan profile --one-pass)"
-	}
-	p.basis = Basis{Kind: BasisText, Text: jb}
+	p.basis = Basis{Kind: BasisJoint, Provenance: p.curve.Provenance, Joint: &JointBasis{
+		Curves: names, Inferred: inferred, IdleLow: idleLo, IdleHigh: idleHi,
+		Combinations: len(a.grid), Consistent: a.consistent, Kept: len(a.kept), Misfit: a.misfit,
+		Shapes: shapeList(shapes), KeptShapes: shapeList(keptShapes), ShapeUnknown: p.shapeUnknown,
+	}}
 	if p.target.cpuBound() {
 		p.basis.Jobs, p.basis.Cores = p.target.jobs(), p.target.Cores
 	}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 )
@@ -123,7 +122,7 @@ curves:
 		few := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.8, nil }), fit)
 		many := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.97, nil }), fit)
 		t.Logf("fit %g: %.3f (%.3f-%.3f); locality 0.8 %.3f, 0.97 %.3f; %s", fit, r.Slowdown, r.Low, r.High, few.Slowdown, many.Slowdown, r.Basis)
-		if !strings.HasPrefix(r.Basis.Text, "derived jointly") {
+		if r.Basis.Kind != BasisJoint {
 			t.Fatalf("not derived jointly: %s", r.Basis)
 		}
 		if !(r.Low <= many.Slowdown && few.Slowdown <= r.High) || !(many.Slowdown < r.Slowdown && r.Slowdown < few.Slowdown) {

@@ -56,7 +56,7 @@ func TestRepeatedSearchReusesThePredictions(t *testing.T) {
 	saved := map[estKey]Estimate{}
 	for k, e := range fs.preps.ests {
 		saved[k] = e
-		e.Basis = Basis{Text: "from the cache"}
+		e.Basis = Basis{Kind: BasisCurve, Provenance: Published, Source: "from the cache"}
 		fs.preps.ests[k] = e
 	}
 	second, err := recommend(in, &hooks{})
@@ -66,7 +66,7 @@ func TestRepeatedSearchReusesThePredictions(t *testing.T) {
 	read := false
 	for _, c := range second.Configs {
 		for _, j := range c.Jobs {
-			read = read || j.Estimate.Basis.Text == "from the cache"
+			read = read || j.Estimate.Basis.Source == "from the cache"
 		}
 	}
 	if !read {

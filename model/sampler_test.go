@@ -2,8 +2,10 @@ package model
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // oneRunWithPrior is a one-run profile that took a one-pass prior: fits
@@ -71,6 +73,54 @@ func TestSamplerPointsCarryTheirBandAndSayWhatTheyAre(t *testing.T) {
 	}
 	if est, _ := fs.PredictShape("zram-lz4", RefDevice(c), 1, 1, 0.8, NominalShape); est.Basis.Sampler {
 		t.Errorf("fit 0.8, between two measured fits: basis %q names the sampler", est.Basis)
+	}
+}
+
+// A class derived jointly from a profile's one-run curves says, as one
+// derived from a single curve does, where its figure rests on a fit the
+// sampler filled: between 0.75 (run) and 0.6 (sampler) and below, not at
+// 0.85, between two fits the run measured.
+func TestJointBasisNamesTheSampler(t *testing.T) {
+	two := strings.Replace(oneRunWithPrior, `  }],
+  "extra"`, `  }, {
+    "class": "sata-ssd-slc",
+    "provenance": "measured",
+    "method": "one-run",
+    "source": "memplan profile --one-run of ./sim",
+    "host": "box",
+    "reference": {"device": "sda", "read_latency": "90us", "write_latency": "80us", "read_iops": 35000, "concurrency": 1, "dirty_share": 1},
+    "points": [
+      {"fit": 0.9, "slowdown": 1.1, "ci": [1.05, 1.15], "source": "one-run"},
+      {"fit": 0.75, "slowdown": 1.5, "ci": [1.4, 1.6], "source": "one-run"},
+      {"fit": 0.6, "slowdown": 2.6, "ci": [2.0, 3.4], "source": "sampler"},
+      {"fit": 0.45, "slowdown": 4.2, "ci": [3.0, 6.0], "source": "sampler"}
+    ]
+  }],
+  "extra"`, 1)
+	f, err := ParseFactors("sim.profile.json", []byte(two))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvme := Device{Name: "nvme", ReadLatency: 85 * time.Microsecond, ReadIOPS: 900000, WriteBW: 1e9, Drives: 1}
+	for _, c := range []struct {
+		fit     float64
+		sampler bool
+	}{{0.85, false}, {0.7, true}, {0.5, true}} {
+		est, err := fs.PredictShape("nvme-ssd-tlc", nvme, 1, 1, c.fit, NominalShape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := est.Basis
+		if b.Kind != BasisJoint || !slices.Equal(b.Joint.Curves, []string{"sata-ssd-slc", "zram-lz4"}) {
+			t.Fatalf("fit %g: basis %q, want derived jointly from the profile's two curves", c.fit, b)
+		}
+		if b.Sampler != c.sampler || strings.HasSuffix(b.String(), "; "+SamplerBasis) != c.sampler {
+			t.Errorf("fit %g: sampler %v, basis %q; want the sampler named: %v", c.fit, b.Sampler, b, c.sampler)
+		}
 	}
 }
 

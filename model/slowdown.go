@@ -407,17 +407,18 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 		p.basis.Jobs, p.basis.Cores = p.target.jobs(), cores
 	}
 	if len(shapes) > 1 {
-		p.basis.Shapes = shapeNames(shapes)
+		p.basis.Shapes = strings.Join(shapeList(shapes), ", ")
 	}
 	return p
 }
 
-func shapeNames(s []Shape) string {
-	var n []string
+// shapeList is the names of s.
+func shapeList(s []Shape) []string {
+	n := make([]string, 0, len(s))
 	for _, x := range s {
 		n = append(n, x.Name)
 	}
-	return strings.Join(n, ", ")
+	return n
 }
 
 // refPath is the path a curve was obtained on.

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
@@ -20,14 +20,14 @@ import (
 // host facts, and every parameter and raw run under Extra. version names
 // the memplan that measured. The file has no curves when nothing but the
 // baseline ran (without root); the model cannot use it then.
-func (r *Report) Factors(version string) *model.FactorFile {
+func (r *Report) Factors(version string) *factors.File {
 	p := r.Plan
 	host := r.Host.Hostname
 	if host == "" {
 		host = "unknown-host"
 	}
 	today := units.Date{Time: r.Started.Truncate(24 * time.Hour)}
-	f := &model.FactorFile{
+	f := &factors.File{
 		Name:   fmt.Sprintf("memplan-probe %s %s", host, today),
 		Date:   today,
 		Source: fmt.Sprintf("measured by memplan probe %s on %s: %s access, %s data, %.0f%% writes, %s footprint", version, host, p.Workload.Pattern, p.Workload.Content, 100*p.Workload.WriteMix, r.Footprint),
@@ -36,7 +36,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 	hostHost := *f.Host
 	f.Host = &hostHost
 	dirty := units.Ratio(p.Workload.WriteMix)
-	byClass := map[string]*model.Curve{}
+	byClass := map[string]*factors.Curve{}
 	var order []string
 	for _, pt := range r.Points {
 		if pt.Class == "" || pt.Slowdown.N == 0 {
@@ -44,7 +44,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 		}
 		c, ok := byClass[pt.Class]
 		if !ok {
-			c = &model.Curve{Class: pt.Class, Provenance: pt.Provenance, Host: host, MeasuredAt: today}
+			c = &factors.Curve{Class: pt.Class, Provenance: pt.Provenance, Host: host, MeasuredAt: today}
 			c.Reference, c.Source = r.reference(pt)
 			c.Reference.Concurrency = 1
 			c.Reference.DirtyShare = dirty
@@ -53,7 +53,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 		}
 		slow := measure.ClampSlowdown(pt.Slowdown.Mean)
 		lo, hi := math.Min(pt.Slowdown.Lo, slow), math.Max(pt.Slowdown.Hi, slow)
-		point := model.Point{Fit: pt.Fit, Slowdown: measure.Round4(slow), Samples: measure.RoundAll(pt.Samples)}
+		point := factors.Point{Fit: pt.Fit, Slowdown: measure.Round4(slow), Samples: measure.RoundAll(pt.Samples)}
 		if pt.Slowdown.N >= 2 {
 			point.CI = []float64{measure.Round4(lo), measure.Round4(hi)}
 			if point.CI[0] > point.Slowdown {
@@ -72,7 +72,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			continue // nothing to scale by: the model would reject it
 		}
 		f.Curves = append(f.Curves, *c)
-		if c.Provenance == model.Measured && class == r.fileClass() {
+		if c.Provenance == factors.Measured && class == r.fileClass() {
 			f.TransferFrom = class
 		}
 	}
@@ -84,7 +84,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			}
 		}
 		if ratio >= 1 {
-			f.Software = append(f.Software, model.Software{Name: "zram-" + z.Algorithm,
+			f.Software = append(f.Software, factors.Software{Name: "zram-" + z.Algorithm,
 				Latency: units.Duration(math.Round(z.ReadMean * 1e3)), Ratio: measure.Round4(ratio),
 				Source: fmt.Sprintf("measured by memplan probe on %s: O_DIRECT 4 KiB reads of %s pages, ratio from mm_stat during the runs", host, z.Content)})
 		}
@@ -95,9 +95,9 @@ func (r *Report) Factors(version string) *model.FactorFile {
 
 // reference is the device a curve was measured on, with where the figures
 // come from.
-func (r *Report) reference(pt PointResult) (model.Reference, string) {
+func (r *Report) reference(pt PointResult) (factors.Reference, string) {
 	p := r.Plan
-	ref := model.Reference{Drives: 1}
+	ref := factors.Reference{Drives: 1}
 	src := ""
 	fault := r.faultTime(pt.Stage)
 	fallback := func(what string) {
@@ -135,7 +135,7 @@ func (r *Report) reference(pt PointResult) (model.Reference, string) {
 			if st.Name == pt.Stage && st.Emulation != nil {
 				e := st.Emulation
 				d := e.Drive
-				ref = model.Reference{Device: e.Label + " (emulated)", ReadLatency: d.ReadLatency, WriteLatency: d.WriteLatency,
+				ref = factors.Reference{Device: e.Label + " (emulated)", ReadLatency: d.ReadLatency, WriteLatency: d.WriteLatency,
 					ReadIOPS: float64(e.RIOPS), WriteIOPS: float64(e.WIOPS), Drives: e.Count}
 				src = fmt.Sprintf("emulated by memplan probe: swap file on %s throttled to %d read / %d write IOPS (%s); latency is the real disk's, only the IOPS ceiling is the drive's",
 					p.Swap.DeviceName(), e.RIOPS, e.WIOPS, e.Label)

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
@@ -299,7 +299,7 @@ func (p *Plan) planStages(h host.Host) {
 		} else {
 			p.ZramHotAdd, p.ZramFree = zp.HotAdd, zp.ID
 			p.Stages = append(p.Stages, Stage{Name: "zram-" + p.ZramAlg, Backend: measure.BackendZram, Class: "zram-" + p.ZramAlg,
-				Provenance: model.Measured, Fits: fits, Reps: o.Reps})
+				Provenance: factors.Measured, Fits: fits, Reps: o.Reps})
 		}
 	}
 	if o.has(measure.BackendEmulated) && o.EmulateLatency {
@@ -326,12 +326,12 @@ func (p *Plan) planStages(h host.Host) {
 				continue
 			}
 			p.Stages = append(p.Stages, Stage{Name: "emulated " + e.Class + " (latency)", Backend: measure.BackendEmulated, Class: e.Class,
-				Provenance: model.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
+				Provenance: factors.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
 		}
 	}
 	if o.has(measure.BackendFile) {
 		p.Stages = append(p.Stages, Stage{Name: "file", Backend: measure.BackendFile, Class: p.DeviceClass,
-			Provenance: model.Measured, Fits: fits, Reps: o.Reps})
+			Provenance: factors.Measured, Fits: fits, Reps: o.Reps})
 	}
 	if o.has(measure.BackendZswap) {
 		if !host.Exists(h, host.ZswapParams+"/enabled") {
@@ -342,7 +342,7 @@ func (p *Plan) planStages(h host.Host) {
 				f, r = one, 1
 			}
 			p.Stages = append(p.Stages, Stage{Name: "zswap-" + p.ZswapAlg, Backend: measure.BackendZswap, Class: "zswap",
-				Provenance: model.Measured, Fits: f, Reps: r})
+				Provenance: factors.Measured, Fits: f, Reps: r})
 		}
 	}
 	if o.has(measure.BackendEmulated) && !o.EmulateLatency {
@@ -358,7 +358,7 @@ func (p *Plan) planStages(h host.Host) {
 			for i := range p.Emulations {
 				e := &p.Emulations[i]
 				p.Stages = append(p.Stages, Stage{Name: "emulated " + e.Class, Backend: measure.BackendEmulated, Class: e.Class,
-					Provenance: model.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
+					Provenance: factors.Emulated, Fits: fits, Reps: min(o.Reps, max(o.Reps/2, 3)), Emulation: e})
 			}
 		}
 	}

@@ -13,20 +13,20 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
 // Report is everything a probe measured.
 type Report struct {
-	Plan     *Plan           `json:"-"`
-	Host     model.HostFacts `json:"host"`
-	Started  time.Time       `json:"started"`
-	Elapsed  float64         `json:"elapsed_s"`
-	Complete bool            `json:"complete"`
+	Plan     *Plan             `json:"-"`
+	Host     factors.HostFacts `json:"host"`
+	Started  time.Time         `json:"started"`
+	Elapsed  float64           `json:"elapsed_s"`
+	Complete bool              `json:"complete"`
 
 	Footprint    units.Bytes         `json:"footprint_bytes"`
 	Baseline     measure.Summary     `json:"baseline_timed_s"`

@@ -1,8 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -128,14 +130,19 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	for _, r := range runs {
 		reduced = reduced || r.weight > 0
 	}
-	type run struct {
-		ex float64
-		i  int
-		w  int
-	}
-	var all []run
+	// The runs and their medians on the stack (a derived prediction has a
+	// few dozen runs, and the search asks for hundreds of thousands of
+	// figures); a run's own uncertainty depends on its source curve only,
+	// which consecutive runs share.
+	var buf [128]jointRun
+	all := buf[:0]
+	var lastSrc *Curve
+	var srcU float64
 	for i, r := range runs {
-		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
+		if r.src != lastSrc || i == 0 {
+			lastSrc, srcU = r.src, math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
+		}
+		u := srcU
 		if prior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)
 		}
@@ -145,13 +152,15 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 		}
 		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
 		if r.s.band == 0 && (r.weight > 0 || !reduced) {
-			all = append(all, run{ex, i, max(r.weight, 1)})
+			all = append(all, jointRun{ex, i, max(r.weight, 1)})
 		}
 	}
 	if len(all) == 0 {
 		return 0, 0, 0, -1
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].ex < all[b].ex })
+	// Stable: runs of equal excess stay in run order, so the median run
+	// is the same however the sort goes about it.
+	slices.SortStableFunc(all, func(a, b jointRun) int { return cmp.Compare(a.ex, b.ex) })
 	// The (weighted) median: the first run past half the weight; with
 	// weights of one, all[len(all)/2].
 	total := 0
@@ -166,6 +175,13 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 		}
 	}
 	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
+}
+
+// jointRun is one run's figure in jointAtFunc's median.
+type jointRun struct {
+	ex float64
+	i  int
+	w  int
 }
 
 // jointCache holds a factor set's agreements and plans, keyed by what
@@ -424,10 +440,9 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 		}
 	}
 	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
-	for _, r := range fs.cachedPlan(set, shapeName, seeks, a) {
-		r.pts = fs.carry(r.src, p.target, r.s, false)
-		p.joint = append(p.joint, r)
-	}
+	// The runs are gathered into one slice of the size they need: a
+	// carried run is large, and the search prepares thousands of targets.
+	plan := fs.cachedPlan(set, shapeName, seeks, a)
 	// The sources' agreement tells which shapes explain their jobs. Unless
 	// they are the job's own curves (its profile), it says nothing of the
 	// job's shape: the band then also spans every shape's own joint band,
@@ -437,6 +452,12 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	// Only the runs that bound a group are added: a group's median run lies
 	// between them. A shape whose own agreement keeps just the combinations
 	// a already keeps adds nothing.
+	type bounding struct {
+		plan  []carried
+		prior bool
+	}
+	var bounds []bounding
+	n := len(plan)
 	spanAll := len(shapes) > 1 && !set.job
 	if spanAll {
 		for _, sh := range shapes {
@@ -444,14 +465,47 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 			if one.curves < 2 || len(one.kept) == 0 || sameKept(a, one) {
 				continue
 			}
-			for _, r := range fs.cachedPlan(set, sh.Name, seeks, one) {
-				if r.weight > 0 {
-					continue
+			b := bounding{fs.cachedPlan(set, sh.Name, seeks, one), one.consistent == 0}
+			for _, r := range b.plan {
+				if r.weight == 0 {
+					n++
 				}
-				r.pts = fs.carry(r.src, p.target, r.s, false)
-				r.prior = one.consistent == 0
-				p.joint = append(p.joint, r)
 			}
+			bounds = append(bounds, b)
+		}
+	}
+	p.joint = make([]carried, 0, n)
+	npts := 0
+	for _, r := range plan {
+		npts += len(r.src.Points)
+	}
+	for _, b := range bounds {
+		for _, r := range b.plan {
+			if r.weight == 0 {
+				npts += len(r.src.Points)
+			}
+		}
+	}
+	// Every run's points in one block, each run's slice capped at its own.
+	block := make([]pointModel, npts)
+	carry := func(r carried) []pointModel {
+		k := len(r.src.Points)
+		pts := fs.carryInto(block[:k:k], r.src, p.target, r.s, false)
+		block = block[k:]
+		return pts
+	}
+	for _, r := range plan {
+		r.pts = carry(r)
+		p.joint = append(p.joint, r)
+	}
+	for _, b := range bounds {
+		for _, r := range b.plan {
+			if r.weight > 0 {
+				continue
+			}
+			r.pts = carry(r)
+			r.prior = b.prior
+			p.joint = append(p.joint, r)
 		}
 	}
 	p.inferred = len(inferred) > 0

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -438,7 +438,12 @@ func samePath(a, b Path) bool {
 // leaves after the reference device's time. Otherwise the rate is solved
 // from the slowdown on the reference path.
 func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointModel {
-	out := make([]pointModel, len(c.Points))
+	return fs.carryInto(make([]pointModel, len(c.Points)), c, target, s, same)
+}
+
+// carryInto is carry into out, which has a place for each point of c.
+func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario, same bool) []pointModel {
+	out = out[:len(c.Points)]
 	ref, tgt := fs.refScenario(c, s), fs.scenarioPath(target, s)
 	for i, pt := range c.Points {
 		r, t := ref, tgt
@@ -494,7 +499,7 @@ func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointMo
 		}
 		out[i] = m
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].fit > out[b].fit })
+	slices.SortStableFunc(out, func(a, b pointModel) int { return cmp.Compare(b.fit, a.fit) })
 	return out
 }
 

@@ -115,10 +115,30 @@ type carried struct {
 // there to check it (prior). med is the run the median came from (-1:
 // no run has an excess at f).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
+	return jointAtEx(runs, f, prior, nil)
+}
+
+// jointAtEx is jointAt with each run's excess at f given (runExcess);
+// nil: computed here.
+func jointAtEx(runs []carried, f float64, prior bool, exs []float64) (central, lo, hi float64, med int) {
 	return jointAtFunc(runs, f, prior, func(i int, u float64) (ex, lo, hi float64) {
-		ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		if exs != nil {
+			ex = exs[i]
+		} else {
+			ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		}
 		return ex, ex * math.Exp(-u), ex * math.Exp(u)
 	})
+}
+
+// runExcess appends each run's excess at fit f to out: the figure both a
+// drive's own prediction and a zswap pair's split read of its runs.
+func runExcess(runs []carried, f float64, out []float64) []float64 {
+	for _, r := range runs {
+		ex, _, _ := excessAt(r.pts, r.s.shape, f)
+		out = append(out, ex)
+	}
+	return out
 }
 
 // jointAtFunc is jointAt over a figure of each run's own (a zswap pair's

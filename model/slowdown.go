@@ -621,14 +621,18 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 	return byShape(last), last.unc, true
 }
 
-func (p prepared) at(f float64) Estimate {
+func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
+
+// atEx is at with a jointly derived class's run excesses at f given
+// (runExcess of p.joint; nil: computed here).
+func (p prepared) atEx(f float64, exs []float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
 	}
 	if len(p.joint) > 0 {
-		return p.jointEstimate(est, f)
+		return p.jointEstimate(est, f, exs)
 	}
 	q := p.quadrature(f, nil)
 	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
@@ -686,8 +690,8 @@ func (p prepared) quadrature(f float64, byShape func(name string, ex float64)) s
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).
-func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
-	central, lo, hi, med := jointAt(p.joint, f, p.jointPrior)
+func (p prepared) jointEstimate(est Estimate, f float64, exs []float64) Estimate {
+	central, lo, hi, med := jointAtEx(p.joint, f, p.jointPrior, exs)
 	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
 	if med < 0 {
 		med = 0

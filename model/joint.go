@@ -133,10 +133,44 @@ func jointAtEx(runs []carried, f float64, prior bool, exs []float64) (central, l
 
 // runExcess appends each run's excess at fit f to out: the figure both a
 // drive's own prediction and a zswap pair's split read of its runs.
+// The runs' page times at their carried rates are solved together
+// (pageTimes); each excess is then excessAt's, operation for operation.
 func runExcess(runs []carried, f float64, out []float64) []float64 {
+	type pending struct {
+		i    int
+		m    *pointModel
+		rate float64
+	}
+	var pendBuf [128]pending
+	var pathBuf [128]*Path
+	var rateBuf, timeBuf [128]float64
+	pend, paths, rates := pendBuf[:0], pathBuf[:0], rateBuf[:0]
 	for _, r := range runs {
-		ex, _, _ := excessAt(r.pts, r.s.shape, f)
-		out = append(out, ex)
+		out = append(out, 0)
+		m, ok := extrapolatedPoint(r.pts, f)
+		if !ok {
+			out[len(out)-1], _, _ = excessAt(r.pts, r.s.shape, f)
+			continue
+		}
+		rate := m.rate * shapeRateRatio(r.s.shape, f, m.fit)
+		if m.rate <= 0 {
+			continue
+		}
+		pend = append(pend, pending{len(out) - 1, m, rate})
+		paths, rates = append(paths, &m.path), append(rates, rate)
+	}
+	times := timeBuf[:]
+	if len(pend) > len(times) {
+		times = make([]float64, len(pend))
+	}
+	pageTimes(paths, rates, times)
+	for k, p := range pend {
+		m, r, t := p.m, p.rate, times[k]
+		if m.time <= 0 {
+			out[p.i] = r * t
+		} else {
+			out[p.i] = m.excess * r / m.rate * t / m.time
+		}
 	}
 	return out
 }

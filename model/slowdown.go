@@ -621,6 +621,24 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 	return byShape(last), last.unc, true
 }
 
+// extrapolatedPoint is the point excessAt carries by the shape family at
+// fit f (above the first point or below the last), false where it
+// interpolates or f is 1.
+func extrapolatedPoint(pts []pointModel, f float64) (*pointModel, bool) {
+	if f >= 1 {
+		return nil, false
+	}
+	if f >= pts[0].fit {
+		return &pts[0], true
+	}
+	for i := 1; i < len(pts); i++ {
+		if f >= pts[i].fit {
+			return nil, false
+		}
+	}
+	return &pts[len(pts)-1], true
+}
+
 func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
 
 // atEx is at with a jointly derived class's run excesses at f given

@@ -248,6 +248,9 @@ type jointCache struct {
 	m      map[agreeKey]agreement
 	plans  map[planKey][]carried
 	groups map[string]jointGroup
+	// same: sameKept of a set's agreement under a shape name and under
+	// one shape alone (sameKeptFor).
+	same map[[2]agreeKey]bool
 	// zswaps are the zswap pairs of every search over the factor set,
 	// figs their figures in the repeated searches (uncertainty,
 	// break-even), under their own lock.
@@ -415,6 +418,32 @@ func (fs *Factors) jointGrid(set jointSet, shapes []Shape) (*Factors, []scenario
 // sameKept reports whether two agreements keep the same combinations
 // (their grids differ: compared by what the combinations are) and judge
 // them alike (both consistent or both not).
+// sameKeptFor is sameKept(a, one) for the agreement a of the set keyed
+// sk (jointSet.key) under shapeName and one under the shape sh alone,
+// kept in fs.joint: it depends on the set's curves only, and every target
+// the search prepares asks it.
+func (fs *Factors) sameKeptFor(sk, shapeName, sh string, a, one agreement) bool {
+	c := fs.joint
+	if c == nil {
+		return sameKept(a, one)
+	}
+	k := [2]agreeKey{{sk, shapeName}, {sk, sh}}
+	c.mu.Lock()
+	v, ok := c.same[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = sameKept(a, one)
+	c.mu.Lock()
+	if c.same == nil {
+		c.same = map[[2]agreeKey]bool{}
+	}
+	c.same[k] = v
+	c.mu.Unlock()
+	return v
+}
+
 func sameKept(a, b agreement) bool {
 	if len(a.kept) != len(b.kept) || (a.consistent == 0) != (b.consistent == 0) {
 		return false
@@ -514,9 +543,10 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	n := len(plan)
 	spanAll := len(shapes) > 1 && !set.job
 	if spanAll {
+		sk := set.key()
 		for _, sh := range shapes {
 			one := fs.jointAgreement(set, sh.Name, []Shape{sh})
-			if one.curves < 2 || len(one.kept) == 0 || sameKept(a, one) {
+			if one.curves < 2 || len(one.kept) == 0 || fs.sameKeptFor(sk, shapeName, sh.Name, a, one) {
 				continue
 			}
 			b := bounding{fs.cachedPlan(set, sh.Name, seeks, one), one.consistent == 0}

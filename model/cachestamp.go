@@ -101,7 +101,7 @@ func (fs *Factors) dropCaches() {
 	}
 	if c := fs.joint; c != nil {
 		c.mu.Lock()
-		c.m, c.plans, c.groups = nil, nil, nil
+		c.m, c.plans, c.groups, c.same = nil, nil, nil, nil
 		c.mu.Unlock()
 		c.zmu.Lock()
 		c.zswaps, c.figs = nil, nil

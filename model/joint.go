@@ -1,8 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,10 +115,64 @@ type carried struct {
 // there to check it (prior). med is the run the median came from (-1:
 // no run has an excess at f).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
+	return jointAtEx(runs, f, prior, nil)
+}
+
+// jointAtEx is jointAt with each run's excess at f given (runExcess);
+// nil: computed here.
+func jointAtEx(runs []carried, f float64, prior bool, exs []float64) (central, lo, hi float64, med int) {
 	return jointAtFunc(runs, f, prior, func(i int, u float64) (ex, lo, hi float64) {
-		ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		if exs != nil {
+			ex = exs[i]
+		} else {
+			ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		}
 		return ex, ex * math.Exp(-u), ex * math.Exp(u)
 	})
+}
+
+// runExcess appends each run's excess at fit f to out: the figure both a
+// drive's own prediction and a zswap pair's split read of its runs.
+// The runs' page times at their carried rates are solved together
+// (pageTimes); each excess is then excessAt's, operation for operation.
+func runExcess(runs []carried, f float64, out []float64) []float64 {
+	type pending struct {
+		i    int
+		m    *pointModel
+		rate float64
+	}
+	var pendBuf [128]pending
+	var pathBuf [128]*Path
+	var rateBuf, timeBuf [128]float64
+	pend, paths, rates := pendBuf[:0], pathBuf[:0], rateBuf[:0]
+	for _, r := range runs {
+		out = append(out, 0)
+		m, ok := extrapolatedPoint(r.pts, f)
+		if !ok {
+			out[len(out)-1], _, _ = excessAt(r.pts, r.s.shape, f)
+			continue
+		}
+		rate := m.rate * shapeRateRatio(r.s.shape, f, m.fit)
+		if m.rate <= 0 {
+			continue
+		}
+		pend = append(pend, pending{len(out) - 1, m, rate})
+		paths, rates = append(paths, &m.path), append(rates, rate)
+	}
+	times := timeBuf[:]
+	if len(pend) > len(times) {
+		times = make([]float64, len(pend))
+	}
+	pageTimes(paths, rates, times)
+	for k, p := range pend {
+		m, r, t := p.m, p.rate, times[k]
+		if m.time <= 0 {
+			out[p.i] = r * t
+		} else {
+			out[p.i] = m.excess * r / m.rate * t / m.time
+		}
+	}
+	return out
 }
 
 // jointAtFunc is jointAt over a figure of each run's own (a zswap pair's
@@ -128,14 +184,19 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	for _, r := range runs {
 		reduced = reduced || r.weight > 0
 	}
-	type run struct {
-		ex float64
-		i  int
-		w  int
-	}
-	var all []run
+	// The runs and their medians on the stack (a derived prediction has a
+	// few dozen runs, and the search asks for hundreds of thousands of
+	// figures); a run's own uncertainty depends on its source curve only,
+	// which consecutive runs share.
+	var buf [128]jointRun
+	all := buf[:0]
+	var lastSrc *Curve
+	var srcU float64
 	for i, r := range runs {
-		u := math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
+		if r.src != lastSrc || i == 0 {
+			lastSrc, srcU = r.src, math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
+		}
+		u := srcU
 		if prior || r.prior {
 			u = math.Hypot(u, fallbackTransferError)
 		}
@@ -145,13 +206,15 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 		}
 		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
 		if r.s.band == 0 && (r.weight > 0 || !reduced) {
-			all = append(all, run{ex, i, max(r.weight, 1)})
+			all = append(all, jointRun{ex, i, max(r.weight, 1)})
 		}
 	}
 	if len(all) == 0 {
 		return 0, 0, 0, -1
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].ex < all[b].ex })
+	// Stable: runs of equal excess stay in run order, so the median run
+	// is the same however the sort goes about it.
+	slices.SortStableFunc(all, func(a, b jointRun) int { return cmp.Compare(a.ex, b.ex) })
 	// The (weighted) median: the first run past half the weight; with
 	// weights of one, all[len(all)/2].
 	total := 0
@@ -168,6 +231,13 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
 }
 
+// jointRun is one run's figure in jointAtFunc's median.
+type jointRun struct {
+	ex float64
+	i  int
+	w  int
+}
+
 // jointCache holds a factor set's agreements and plans, keyed by what
 // they read beyond the factor set's own fields: the source curves
 // (jointSet.key), the shape and, for a plan, whether the target seeks.
@@ -178,6 +248,9 @@ type jointCache struct {
 	m      map[agreeKey]agreement
 	plans  map[planKey][]carried
 	groups map[string]jointGroup
+	// same: sameKept of a set's agreement under a shape name and under
+	// one shape alone (sameKeptFor).
+	same map[[2]agreeKey]bool
 	// zswaps are the zswap pairs of every search over the factor set,
 	// figs their figures in the repeated searches (uncertainty,
 	// break-even), under their own lock.
@@ -345,6 +418,32 @@ func (fs *Factors) jointGrid(set jointSet, shapes []Shape) (*Factors, []scenario
 // sameKept reports whether two agreements keep the same combinations
 // (their grids differ: compared by what the combinations are) and judge
 // them alike (both consistent or both not).
+// sameKeptFor is sameKept(a, one) for the agreement a of the set keyed
+// sk (jointSet.key) under shapeName and one under the shape sh alone,
+// kept in fs.joint: it depends on the set's curves only, and every target
+// the search prepares asks it.
+func (fs *Factors) sameKeptFor(sk, shapeName, sh string, a, one agreement) bool {
+	c := fs.joint
+	if c == nil {
+		return sameKept(a, one)
+	}
+	k := [2]agreeKey{{sk, shapeName}, {sk, sh}}
+	c.mu.Lock()
+	v, ok := c.same[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = sameKept(a, one)
+	c.mu.Lock()
+	if c.same == nil {
+		c.same = map[[2]agreeKey]bool{}
+	}
+	c.same[k] = v
+	c.mu.Unlock()
+	return v
+}
+
 func sameKept(a, b agreement) bool {
 	if len(a.kept) != len(b.kept) || (a.consistent == 0) != (b.consistent == 0) {
 		return false
@@ -424,10 +523,9 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 		}
 	}
 	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
-	for _, r := range fs.cachedPlan(set, shapeName, seeks, a) {
-		r.pts = fs.carry(r.src, p.target, r.s, false)
-		p.joint = append(p.joint, r)
-	}
+	// The runs are gathered into one slice of the size they need: a
+	// carried run is large, and the search prepares thousands of targets.
+	plan := fs.cachedPlan(set, shapeName, seeks, a)
 	// The sources' agreement tells which shapes explain their jobs. Unless
 	// they are the job's own curves (its profile), it says nothing of the
 	// job's shape: the band then also spans every shape's own joint band,
@@ -437,21 +535,61 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	// Only the runs that bound a group are added: a group's median run lies
 	// between them. A shape whose own agreement keeps just the combinations
 	// a already keeps adds nothing.
+	type bounding struct {
+		plan  []carried
+		prior bool
+	}
+	var bounds []bounding
+	n := len(plan)
 	spanAll := len(shapes) > 1 && !set.job
 	if spanAll {
+		sk := set.key()
 		for _, sh := range shapes {
 			one := fs.jointAgreement(set, sh.Name, []Shape{sh})
-			if one.curves < 2 || len(one.kept) == 0 || sameKept(a, one) {
+			if one.curves < 2 || len(one.kept) == 0 || fs.sameKeptFor(sk, shapeName, sh.Name, a, one) {
 				continue
 			}
-			for _, r := range fs.cachedPlan(set, sh.Name, seeks, one) {
-				if r.weight > 0 {
-					continue
+			b := bounding{fs.cachedPlan(set, sh.Name, seeks, one), one.consistent == 0}
+			for _, r := range b.plan {
+				if r.weight == 0 {
+					n++
 				}
-				r.pts = fs.carry(r.src, p.target, r.s, false)
-				r.prior = one.consistent == 0
-				p.joint = append(p.joint, r)
 			}
+			bounds = append(bounds, b)
+		}
+	}
+	p.joint = make([]carried, 0, n)
+	npts := 0
+	for _, r := range plan {
+		npts += len(r.src.Points)
+	}
+	for _, b := range bounds {
+		for _, r := range b.plan {
+			if r.weight == 0 {
+				npts += len(r.src.Points)
+			}
+		}
+	}
+	// Every run's points in one block, each run's slice capped at its own.
+	block := make([]pointModel, npts)
+	carry := func(r carried) []pointModel {
+		k := len(r.src.Points)
+		pts := fs.carryInto(block[:k:k], r.src, p.target, r.s, false)
+		block = block[k:]
+		return pts
+	}
+	for _, r := range plan {
+		r.pts = carry(r)
+		p.joint = append(p.joint, r)
+	}
+	for _, b := range bounds {
+		for _, r := range b.plan {
+			if r.weight > 0 {
+				continue
+			}
+			r.pts = carry(r)
+			r.prior = b.prior
+			p.joint = append(p.joint, r)
 		}
 	}
 	p.inferred = len(inferred) > 0

@@ -187,10 +187,20 @@ func (p Path) PageTime(rate float64) float64 {
 		return delay + r, x
 	}
 	u := 0.0
+	// writeShare's root is usually the share it last evaluated: its cycle
+	// is kept rather than solved again.
+	lastU, lastCycle, have := 0.0, 0.0, false
 	if qd > 0 && tw > 0 {
-		u = writeShare(tw, func(u float64) float64 { _, x := mva(u); return x })
+		u = writeShare(tw, func(u float64) float64 {
+			c, x := mva(u)
+			lastU, lastCycle, have = u, c, true
+			return x
+		})
 	}
-	cycle, _ := mva(u)
+	cycle := lastCycle
+	if !have || lastU != u {
+		cycle, _ = mva(u)
+	}
 	// The writes bound the throughput on their own: the jobs cannot get
 	// pages back faster than the device writes their evictions.
 	cycle = math.Max(cycle, float64(n)*tw)

@@ -660,14 +660,19 @@ type evaluator struct {
 	ests        map[estKey]Estimate
 	zswaps      map[[2]prepKey]zswapEntry
 	zfigs       map[zswapFigKey]zswapFigure
-	rejected    map[Reject]int // reason -> count, merged into Result.Rejected
-	notes       map[Reject]rejectNote
-	evaluated   int
-	in          Input
-	w           *Workload
-	res         *Result
-	h           *hooks
-	elec        money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
+	// runEx are the run excesses of the last jointly derived prediction
+	// (runExKey), for the zswap figure that splits the same runs.
+	runEx     []float64
+	runExKey  estKey
+	runExOK   bool
+	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
+	notes     map[Reject]rejectNote
+	evaluated int
+	in        Input
+	w         *Workload
+	res       *Result
+	h         *hooks
+	elec      money.PerUnit // electricity per kWh in the result currency, exact; zero when not priced
 }
 
 type prepKey struct {
@@ -758,7 +763,7 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 		if ok {
 			est = cached
 		} else {
-			est = p.at(f)
+			est = e.at(p, ek)
 			c.mu.Lock()
 			if c.ests == nil {
 				c.ests = map[estKey]Estimate{}
@@ -767,13 +772,25 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 			c.mu.Unlock()
 		}
 	} else {
-		est = p.at(f)
+		est = e.at(p, ek)
 	}
 	if e.ests == nil {
 		e.ests = map[estKey]Estimate{}
 	}
 	e.ests[ek] = est
 	return est, nil
+}
+
+// at is p.at(k.fit). A jointly derived class's run excesses are kept
+// until the next prediction: a zswap configuration asks for its drive's
+// estimate and then splits the same runs at the same fit (zswapAt).
+func (e *evaluator) at(p prepared, k estKey) Estimate {
+	if len(p.joint) == 0 {
+		return p.at(k.fit)
+	}
+	e.runEx = runExcess(p.joint, k.fit, e.runEx[:0])
+	e.runExKey, e.runExOK = k, true
+	return p.atEx(k.fit, e.runEx)
 }
 
 // shapeOf is shape name ("": the nominal one), uniform where fs has no
@@ -1424,7 +1441,11 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure
 		c.zmu.Unlock()
 	}
 	if !ok {
-		fig = z.at(wd, f)
+		var driveEx []float64
+		if e.runExOK && e.runExKey == (estKey{z.key[1], f}) && len(e.runEx) == len(z.drive.joint) {
+			driveEx = e.runEx
+		}
+		fig = z.atEx(wd, f, driveEx)
 		if e.h != nil && c != nil {
 			c.zmu.Lock()
 			if c.figs == nil {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -439,7 +439,12 @@ func samePath(a, b Path) bool {
 // leaves after the reference device's time. Otherwise the rate is solved
 // from the slowdown on the reference path.
 func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointModel {
-	out := make([]pointModel, len(c.Points))
+	return fs.carryInto(make([]pointModel, len(c.Points)), c, target, s, same)
+}
+
+// carryInto is carry into out, which has a place for each point of c.
+func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario, same bool) []pointModel {
+	out = out[:len(c.Points)]
 	ref, tgt := fs.refScenario(c, s), fs.scenarioPath(target, s)
 	for i, pt := range c.Points {
 		r, t := ref, tgt
@@ -495,7 +500,7 @@ func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointMo
 		}
 		out[i] = m
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].fit > out[b].fit })
+	slices.SortStableFunc(out, func(a, b pointModel) int { return cmp.Compare(b.fit, a.fit) })
 	return out
 }
 
@@ -617,14 +622,36 @@ func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extra
 	return byShape(last), last.unc, true
 }
 
-func (p prepared) at(f float64) Estimate {
+// extrapolatedPoint is the point excessAt carries by the shape family at
+// fit f (above the first point or below the last), false where it
+// interpolates or f is 1.
+func extrapolatedPoint(pts []pointModel, f float64) (*pointModel, bool) {
+	if f >= 1 {
+		return nil, false
+	}
+	if f >= pts[0].fit {
+		return &pts[0], true
+	}
+	for i := 1; i < len(pts); i++ {
+		if f >= pts[i].fit {
+			return nil, false
+		}
+	}
+	return &pts[len(pts)-1], true
+}
+
+func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
+
+// atEx is at with a jointly derived class's run excesses at f given
+// (runExcess of p.joint; nil: computed here).
+func (p prepared) atEx(f float64, exs []float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
 	}
 	if len(p.joint) > 0 {
-		return p.jointEstimate(est, f)
+		return p.jointEstimate(est, f, exs)
 	}
 	q := p.quadrature(f, nil)
 	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
@@ -682,8 +709,8 @@ func (p prepared) quadrature(f float64, byShape func(name string, ex float64)) s
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).
-func (p prepared) jointEstimate(est Estimate, f float64) Estimate {
-	central, lo, hi, med := jointAt(p.joint, f, p.jointPrior)
+func (p prepared) jointEstimate(est Estimate, f float64, exs []float64) Estimate {
+	central, lo, hi, med := jointAtEx(p.joint, f, p.jointPrior, exs)
 	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
 	if med < 0 {
 		med = 0

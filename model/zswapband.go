@@ -101,9 +101,13 @@ func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 
 // at is the figure at fit f when a share wd of the overflow is on the
 // drive.
-func (z zswapPair) at(wd, f float64) zswapFigure {
+func (z zswapPair) at(wd, f float64) zswapFigure { return z.atEx(wd, f, nil) }
+
+// atEx is at with the drive's run excesses at f given where the drive is
+// derived jointly (runExcess of z.drive.joint; nil: computed here).
+func (z zswapPair) atEx(wd, f float64, driveEx []float64) zswapFigure {
 	if z.poolRuns != nil {
-		return z.jointAt(wd, f)
+		return z.jointAt(wd, f, driveEx)
 	}
 	if z.mixed {
 		return z.mixedAt(wd, f)
@@ -114,12 +118,17 @@ func (z zswapPair) at(wd, f float64) zswapFigure {
 // jointAt is at for two jointly derived parts: jointAt's median and span
 // over the drive's runs of the split excess, each run widened by its
 // source point's own uncertainty as jointAt widens it.
-func (z zswapPair) jointAt(wd, f float64) zswapFigure {
+func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	runs := z.drive.joint
 	split := func(i int) (total, onDrive, share float64) {
 		r := runs[i]
 		pex, _, _ := excessAt(z.poolRuns[i], r.s.shape, f)
-		dex, _, _ := excessAt(r.pts, r.s.shape, f)
+		var dex float64
+		if driveEx != nil {
+			dex = driveEx[i]
+		} else {
+			dex, _, _ = excessAt(r.pts, r.s.shape, f)
+		}
 		d := driveShare(r.s.shape, wd, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}

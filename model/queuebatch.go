@@ -1,0 +1,200 @@
+package model
+
+import "math"
+
+// pageTimes sets out[i] to paths[i].PageTime(rates[i]) for every i, by the
+// same operations, with the MVA solves of all the paths interleaved: each
+// solve is a chain of dependent divisions, and a derived prediction asks
+// for dozens of independent ones at once (runExcess), which the processor
+// can then overlap. Each path's write share is found by writeShare's
+// Illinois steps, taken for all the paths in rounds.
+func pageTimes(paths []*Path, rates []float64, out []float64) {
+	var buf [80]ptLane
+	lanes := buf[:0]
+	for i, p := range paths {
+		l, ok := newPTLane(p, rates[i], i)
+		if !ok {
+			out[i] = p.PageTime(rates[i])
+			continue
+		}
+		lanes = append(lanes, l)
+	}
+	for len(lanes) > 0 {
+		mvaLanes(lanes)
+		kept := lanes[:0]
+		for i := range lanes {
+			if lanes[i].step() {
+				kept = append(kept, lanes[i])
+			} else {
+				out[lanes[i].idx] = lanes[i].pageTime
+			}
+		}
+		lanes = kept
+	}
+}
+
+// ptLane is one PageTime in pageTimes: its MVA's inputs, writeShare's
+// state, and the share the next MVA solve is for (at).
+type ptLane struct {
+	qd, delay, tw, z float64
+	n                int
+	idx              int     // its place in pageTimes' out
+	pageTime         float64 // the figure, once the lane is done
+
+	state            int
+	a, b, fa, fb, c  float64
+	side, iter       int
+	u                float64
+	at               float64 // the share the next solve is for
+	cycle, x         float64 // the last solve's results
+	lastU, lastCycle float64
+	have             bool
+}
+
+// The states of a lane: which figure its next solve gives.
+const (
+	ptX0    = iota // x(0), writeShare's first
+	ptGB           // g(b), the bracket's top
+	ptGC           // g(c), an Illinois step
+	ptCycle        // the cycle at the root
+)
+
+// newPTLane sets up p.PageTime(rate) as PageTime does; false where that
+// takes no MVA solve (the figure is then PageTime's own).
+func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
+	if rate > 0 && p.cpuBound() {
+		return ptLane{}, false
+	}
+	if rate <= 0 || p.Dev.Memory {
+		return ptLane{}, false
+	}
+	z := 1 / rate
+	faults, pages := raOrOne(p.RA)
+	s := p.readLatency()
+	k := p.units()
+	n := p.jobs()
+	tw := p.writeTime()
+	if math.IsInf(k, 1) && tw == 0 {
+		return ptLane{}, false
+	}
+	delay := z + p.Overhead.Seconds()*pages
+	qd := 0.0
+	if math.IsInf(k, 1) {
+		delay += faults * s
+	} else {
+		delay += faults * s * (k - 1) / k
+		qd = faults * s / k
+	}
+	l := ptLane{qd: qd, delay: delay, tw: tw, z: z, n: n, idx: idx}
+	if qd > 0 && tw > 0 {
+		l.state, l.at = ptX0, 0
+	} else {
+		l.state, l.at = ptCycle, 0
+	}
+	return l, true
+}
+
+// mvaLanes solves each lane's MVA at its share, the lanes' recursions
+// interleaved step by step (PageTime's mva, lane by lane).
+func mvaLanes(lanes []ptLane) {
+	const chunk = 8
+	for lo := 0; lo < len(lanes); lo += chunk {
+		ls := lanes[lo:min(lo+chunk, len(lanes))]
+		var d, q, r, x [chunk]float64
+		for i := range ls {
+			d[i] = ls[i].qd / (1 - ls[i].at)
+		}
+		n := 0
+		for i := range ls {
+			n = max(n, ls[i].n)
+		}
+		for m := 1; m <= n; m++ {
+			fm := float64(m)
+			for i := range ls {
+				if m > ls[i].n {
+					continue
+				}
+				r[i] = d[i] * (1 + q[i])
+				x[i] = fm / (ls[i].delay + r[i])
+				q[i] = x[i] * r[i]
+			}
+		}
+		for i := range ls {
+			ls[i].cycle, ls[i].x = ls[i].delay+r[i], x[i]
+			ls[i].lastU, ls[i].lastCycle, ls[i].have = ls[i].at, ls[i].cycle, true
+		}
+	}
+}
+
+// step takes a lane's solve into writeShare's steps and sets the share of
+// its next one; false when the lane's page time is written.
+func (l *ptLane) step() bool {
+	switch l.state {
+	case ptX0:
+		x0 := l.x
+		l.a, l.b = 0.0, math.Min(x0*l.tw, 1-1e-9)
+		l.fa = x0 * l.tw
+		l.state, l.at = ptGB, l.b
+		return true
+	case ptGB:
+		l.fb = l.x*l.tw - l.b
+		switch {
+		case l.fa <= 0:
+			return l.root(0)
+		case l.fb >= 0:
+			return l.root(l.b)
+		}
+		l.side, l.iter = 0, 0
+		return l.next()
+	case ptGC:
+		fc := l.x*l.tw - l.c
+		switch {
+		case math.Abs(fc) < 1e-12:
+			return l.root(l.c)
+		case fc < 0:
+			l.b, l.fb = l.c, fc
+			if l.side == -1 {
+				l.fa /= 2
+			}
+			l.side = -1
+		default:
+			l.a, l.fa = l.c, fc
+			if l.side == 1 {
+				l.fb /= 2
+			}
+			l.side = 1
+		}
+		l.iter++
+		return l.next()
+	default: // ptCycle
+		l.finish(l.cycle)
+		return false
+	}
+}
+
+// next is writeShare's loop condition and its next point.
+func (l *ptLane) next() bool {
+	if l.iter < 100 && l.b-l.a > 1e-12 {
+		l.c = (l.fa*l.b - l.fb*l.a) / (l.fa - l.fb)
+		l.state, l.at = ptGC, l.c
+		return true
+	}
+	return l.root((l.a + l.b) / 2)
+}
+
+// root takes the write share u: the cycle there is the last solve's
+// when that was at u, or one more solve.
+func (l *ptLane) root(u float64) bool {
+	l.u = u
+	if l.have && l.lastU == u {
+		l.finish(l.lastCycle)
+		return false
+	}
+	l.state, l.at = ptCycle, u
+	return true
+}
+
+func (l *ptLane) finish(cycle float64) {
+	cycle = math.Max(cycle, float64(l.n)*l.tw)
+	l.pageTime = cycle - l.z
+}

@@ -80,6 +80,9 @@ type Host interface {
 // a fixture tree in tests); swapon and swapoff only make sense with "/".
 type OSHost struct {
 	Root string
+	// lockName is the lock's socket name, hostLockName when empty (a
+	// test takes a name of its own, so that it never meets a real probe).
+	lockName string
 }
 
 // NewOSHost returns the Host for the running system.
@@ -269,12 +272,16 @@ func newUUID() []byte {
 const hostLockName = "@memplan-probe"
 
 func (h *OSHost) Lock() (io.Closer, error) {
-	l, err := net.Listen("unix", hostLockName)
+	name := h.lockName
+	if name == "" {
+		name = hostLockName
+	}
+	l, err := net.Listen("unix", name)
 	if err == nil {
 		return l, nil
 	}
 	if errors.Is(err, unix.EADDRINUSE) {
-		if pid := lockHolder(); pid > 0 {
+		if pid := lockHolder(name); pid > 0 {
 			return nil, fmt.Errorf("%w on this host (pid %d); wait for it to finish", ErrBusy, pid)
 		}
 		return nil, fmt.Errorf("%w on this host; wait for it to finish", ErrBusy)
@@ -283,8 +290,8 @@ func (h *OSHost) Lock() (io.Closer, error) {
 }
 
 // lockHolder asks the kernel which process listens on the lock socket.
-func lockHolder() int {
-	c, err := net.Dial("unix", hostLockName)
+func lockHolder(name string) int {
+	c, err := net.Dial("unix", name)
 	if err != nil {
 		return 0
 	}

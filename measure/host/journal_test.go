@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memplan/memplan/internal/roottest"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/hosttest"
 )
@@ -143,9 +142,11 @@ func TestJournalKeepsWhatItCannotUndo(t *testing.T) {
 	}
 }
 
-func TestHostLock(t *testing.T) {
-	roottest.Lock(t) // a real probe elsewhere on the machine holds the same lock
-	h := host.NewOSHost()
+// The host lock refuses a second holder, names the first one's pid, and is
+// free again once released. The lock here has a name of its own: a real
+// probe or profile running on the machine holds memplan's.
+func TestHostLockRefusesASecondHolderAndNamesTheFirst(t *testing.T) {
+	h := host.NewOSHostLockNamed(fmt.Sprintf("@memplan-probe-test-%d", os.Getpid()))
 	l, err := h.Lock()
 	if err != nil {
 		t.Fatal(err)

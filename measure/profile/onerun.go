@@ -478,6 +478,11 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 			ps.note("%s at fit %g: %s", ph.Name, pt.Fit, pt.Verdict)
 		}
 	}
+	if o.OneRunPeak == 0 {
+		if n := stillGrowing(ctl.slices, ps.rep.Footprint); n != "" {
+			ps.note("one run: %s; give --peak %s (its footprint this time) so that every limit is a fit of it from the start", n, ps.rep.Footprint)
+		}
+	}
 	if rep.refSlices == 0 || rep.Cycles == 0 {
 		return fmt.Errorf("%w: %s finished before memplan could measure one cycle of slices (%d slices in %.1fs); the one run needs a command that runs for at least %d seconds of CPU time; use the multi-run profile (drop --one-run)",
 			ErrTooShort, name, len(ctl.slices), wall, int(oneRunMinSlice.Seconds()*float64(len(o.Fits)+1)*(1+oneRunSettle)*3))
@@ -532,6 +537,24 @@ func grewToTheEnd(slices []OneRunSlice, final units.Bytes) string {
 		return ""
 	}
 	return fmt.Sprintf("its footprint grew until the end (%s at the first limit, %s at the last, %s in all)", first, last, final)
+}
+
+// stillGrowing says how much of the run's progress came while the
+// command's footprint was under nine tenths of its final one, when that is
+// more than a quarter: the limits set then were fits of less than the
+// command went on to hold. "" otherwise.
+func stillGrowing(slices []OneRunSlice, final units.Bytes) string {
+	var under, all float64
+	for _, sl := range slices {
+		all += sl.Progress
+		if sl.Footprint > 0 && float64(sl.Footprint) < 0.9*float64(final) {
+			under += sl.Progress
+		}
+	}
+	if all <= 0 || under <= 0.25*all {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%% of its progress came while its footprint was under nine tenths of the %s it reached", 100*under/all, final)
 }
 
 // sliceCounts says what the run's slices were, for an error.

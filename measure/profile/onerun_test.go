@@ -569,3 +569,26 @@ func TestOneRunEstimateSaysWhereAFitsLimitBoundUnmeasured(t *testing.T) {
 		t.Errorf("fit 0.6 was measured while its limit bound, yet its verdict is %q", v)
 	}
 }
+
+// A command that grows through most of its run is told to give --peak; one
+// that reaches its footprint early is not.
+func TestOneRunStillGrowingAsksForPeak(t *testing.T) {
+	grow := []OneRunSlice{
+		{Fit: 0, Progress: 1, Footprint: 100 * units.MiB},
+		{Fit: 0.9, Progress: 1, Footprint: 300 * units.MiB},
+		{Fit: 0, Progress: 1, Footprint: 600 * units.MiB},
+		{Fit: 0.9, Progress: 1, Footprint: 1000 * units.MiB},
+	}
+	got := stillGrowing(grow, 1000*units.MiB)
+	if !strings.Contains(got, "75% of its progress") || !strings.Contains(got, "1000MiB") {
+		t.Errorf("growing to the end: got %q, want 75%% of the progress under 1000MiB named", got)
+	}
+	early := []OneRunSlice{
+		{Fit: 0, Progress: 1, Footprint: 100 * units.MiB},
+		{Fit: 0.9, Progress: 3, Footprint: 950 * units.MiB},
+		{Fit: 0, Progress: 3, Footprint: 1000 * units.MiB},
+	}
+	if got := stillGrowing(early, 1000*units.MiB); got != "" {
+		t.Errorf("at its footprint from the second slice: got %q, want nothing", got)
+	}
+}

@@ -58,6 +58,16 @@ for anchored in (False, True):
         continue
     e = [abs(x[2]) for x in r]
     print(f"{'anchored' if anchored else 'one run '}: mean |error| {100*statistics.mean(e):.0f}%, max {100*max(e):.0f}%; whole-run value inside the band at {sum(x[3] for x in r)} of {len(r)}; widest half-band {100*max(x[4] for x in r):.0f}%")
+# The mean of the one runs at each fit against the mean of the whole runs:
+# what repeating both buys.
+me = []
+for f in fits:
+    t = statistics.mean(truth[f]) if truth[f] else None
+    v = [point(d, f)["slowdown"]["mean"] for d in one if point(d, f) and point(d, f)["slowdown"]["n"]]
+    if t and v:
+        me.append(statistics.mean(v) / t - 1)
+if len(one) > 1 and me:
+    print(f"one run, mean of {len(one)} against the mean of the whole runs: mean |error| {100*statistics.mean(map(abs, me)):.0f}%, max {100*max(map(abs, me)):.0f}% ({'/'.join(f'{100*e:+.0f}%' for e in me)})")
 for label, runs in (("one run", one), ("anchored", anch)):
     if not runs:
         continue

@@ -11,13 +11,14 @@
 # dictionary, examples/profile/dict.py), yosys (synthesis of 60
 # multiply-accumulate stages, --peak 2.2GiB), gcc (-O2 of a generated 3.8
 # MB file, --peak 540MiB), ngspice (an RC ladder that keeps every waveform,
-# --peak 3GiB), vvp (Icarus Verilog sweeping a 512 MiB array).
+# --peak 3GiB), vvp (Icarus Verilog sweeping a 512 MiB array), sort (GNU
+# sort of 800 MB of random lines with two threads, LC_ALL=C).
 set -euo pipefail
 out=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-progs=("${@:-truth dict yosys gcc ngspice vvp}")
+progs=("${@:-truth dict yosys gcc ngspice vvp sort}")
 mkdir -p "$out"
 in=$out/inputs
 mkdir -p "$in"
@@ -47,6 +48,7 @@ with open(sys.argv[1], "w") as f:
                 f.write("  if (x & %du) { a[%d] = y; } else { a[%d] = x; }\n" % (r(1 << 17), r(256), r(256)))
         f.write("  return x + y;\n}\n")
 PY
+[ -s "$in/lines.txt" ] || head -c 600M /dev/urandom | base64 -w 40 >"$in/lines.txt"
 [ -s "$in/vvp-mem.vvp" ] || iverilog -o "$in/vvp-mem.vvp" "$here/vvp-mem.v"
 for p in ${progs[@]}; do
 	case $p in
@@ -56,6 +58,7 @@ for p in ${progs[@]}; do
 	gcc) ONE_ARGS="--peak 540MiB" "$here/compare.sh" "$out" gcc 0.9,0.75,0.6,0.45 -- gcc -O2 -c "$in/gen.c" -o /dev/null ;;
 	ngspice) ONE_ARGS="--peak 3GiB" "$here/compare.sh" "$out" ngspice 0.9,0.75,0.6,0.45 -- ngspice -b "$here/spice-ladder.cir" ;;
 	vvp) ONE_ARGS= "$here/compare.sh" "$out" vvp 0.9,0.75,0.6,0.45 -- vvp -n "$in/vvp-mem.vvp" ;;
+	sort) LC_ALL=C ONE_ARGS= "$here/compare.sh" "$out" sort 0.9,0.75,0.6,0.45 -- sort --parallel=2 -S 2G -o /dev/null "$in/lines.txt" ;;
 	*) echo "unknown program $p" >&2; exit 2 ;;
 	esac
 done

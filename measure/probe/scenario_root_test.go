@@ -229,6 +229,15 @@ func TestRootPageCacheRemedies(t *testing.T) {
 			}
 		}
 	}
+	// The baseline (no writer) is itself one run: where the run with the
+	// writer in its own cgroup, which still competes for CPU and disk,
+	// came out more than 3% faster than it, the baseline was slowed by
+	// something the probe did not record (a local run with another job's
+	// builds on the other CPU: -21%), and the losses say nothing either.
+	if l, ok := loss[RemedyWriterCgroup]; ok && l < -0.03 {
+		t.Logf("the writer-cgroup run was %.1f%% faster than the baseline without a writer: the baseline was disturbed", -100*l)
+		disturbed = true
+	}
 	t.Logf("contention recorded for %d runs, disturbed: %v", recorded, disturbed)
 	check := t.Errorf
 	if disturbed {

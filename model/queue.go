@@ -150,30 +150,14 @@ func (p Path) IdleTime() float64 {
 // PageTime is the mean time a job loses per page it needs back when each of
 // the Jobs jobs needs back rate pages per second of computing.
 func (p Path) PageTime(rate float64) float64 {
-	idle := p.IdleTime()
 	if rate > 0 && p.cpuBound() {
 		return p.sharedPageTime(rate)
 	}
-	if rate <= 0 || p.Dev.Memory {
-		return idle
+	in, ok := p.mvaInputs(rate)
+	if !ok {
+		return p.IdleTime()
 	}
-	z := 1 / rate
-	faults, pages := raOrOne(p.RA)
-	s := p.readLatency()
-	k := p.units()
-	n := p.jobs()
-	tw := p.writeTime()
-	if math.IsInf(k, 1) && tw == 0 {
-		return idle
-	}
-	delay := z + p.Overhead.Seconds()*pages
-	qd := 0.0 // queueing demand per page
-	if math.IsInf(k, 1) {
-		delay += faults * s
-	} else {
-		delay += faults * s * (k - 1) / k
-		qd = faults * s / k
-	}
+	z, delay, qd, tw, n := in.z, in.delay, in.qd, in.tw, in.n
 	// mva solves the network with writes taking a share u of the device.
 	mva := func(u float64) (cycle, x float64) {
 		d := qd / (1 - u)
@@ -205,6 +189,41 @@ func (p Path) PageTime(rate float64) float64 {
 	// pages back faster than the device writes their evictions.
 	cycle = math.Max(cycle, float64(n)*tw)
 	return cycle - z
+}
+
+// mvaIn is what PageTime's network needs at a page rate: the think time z
+// (one over the rate), the delay a page spends outside the device's queue,
+// the queueing demand per page qd, the write time per page tw and the
+// number of jobs n.
+type mvaIn struct {
+	z, delay, qd, tw float64
+	n                int
+}
+
+// mvaInputs sets up PageTime's network at rate; false where there is none
+// to solve (no rate, memory, or unlimited units with no writes): the page
+// time is then the idle one. PageTime and pageTimes share it.
+func (p Path) mvaInputs(rate float64) (mvaIn, bool) {
+	if rate <= 0 || p.Dev.Memory {
+		return mvaIn{}, false
+	}
+	z := 1 / rate
+	faults, pages := raOrOne(p.RA)
+	s := p.readLatency()
+	k := p.units()
+	tw := p.writeTime()
+	if math.IsInf(k, 1) && tw == 0 {
+		return mvaIn{}, false
+	}
+	delay := z + p.Overhead.Seconds()*pages
+	qd := 0.0 // queueing demand per page
+	if math.IsInf(k, 1) {
+		delay += faults * s
+	} else {
+		delay += faults * s * (k - 1) / k
+		qd = faults * s / k
+	}
+	return mvaIn{z: z, delay: delay, qd: qd, tw: tw, n: p.jobs()}, true
 }
 
 // writeShare is the share u of the device's time spent writing: the root

@@ -65,28 +65,12 @@ func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
 	if rate > 0 && p.cpuBound() {
 		return ptLane{}, false
 	}
-	if rate <= 0 || p.Dev.Memory {
+	in, ok := p.mvaInputs(rate)
+	if !ok {
 		return ptLane{}, false
 	}
-	z := 1 / rate
-	faults, pages := raOrOne(p.RA)
-	s := p.readLatency()
-	k := p.units()
-	n := p.jobs()
-	tw := p.writeTime()
-	if math.IsInf(k, 1) && tw == 0 {
-		return ptLane{}, false
-	}
-	delay := z + p.Overhead.Seconds()*pages
-	qd := 0.0
-	if math.IsInf(k, 1) {
-		delay += faults * s
-	} else {
-		delay += faults * s * (k - 1) / k
-		qd = faults * s / k
-	}
-	l := ptLane{qd: qd, delay: delay, tw: tw, z: z, n: n, idx: idx}
-	if qd > 0 && tw > 0 {
+	l := ptLane{qd: in.qd, delay: in.delay, tw: in.tw, z: in.z, n: in.n, idx: idx}
+	if l.qd > 0 && l.tw > 0 {
 		l.state, l.at = ptX0, 0
 	} else {
 		l.state, l.at = ptCycle, 0

@@ -8,13 +8,15 @@
 #            stopped) for HOLD seconds (default 30), then none again.
 # The job logs its wall time, steps, user and system time every 0.1 s
 # (OUT/job.MODE.log.PID); a sampler logs the cgroup's major faults every
-# 0.5 s (OUT/flt.MODE). Needs root; zram0 must be free; undone on exit.
+# 0.5 s (OUT/flt.MODE). Needs root; zram0 must be free; undone on exit,
+# and after kill -9 by the next run or bench/onerun/recover.sh.
 #
 #   sudo bench/onerun/hold.sh OUT whole:0.75 hold:0.75 ...
 set -euo pipefail
 out=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/hostguard.sh"
 cg=/sys/fs/cgroup/memory/memplan-hold-$$
 job=
 smp=
@@ -22,11 +24,12 @@ cleanup() {
 	[ -n "$smp" ] && kill "$smp" 2>/dev/null
 	[ -n "$job" ] && kill -CONT "$job" 2>/dev/null && kill "$job" 2>/dev/null
 	sleep 0.3
-	rmdir "$cg" 2>/dev/null || true
-	swapoff /dev/zram0 2>/dev/null || true
-	echo 1 >/sys/block/zram0/reset 2>/dev/null || true
+	guard_undo
 }
-trap cleanup EXIT INT TERM
+guard_begin
+trap cleanup EXIT
+trap "exit 130" INT
+trap "exit 143" TERM
 mkdir -p "$out"
 cc -O2 -o "$out/truth" "$here/truth.c"
 modprobe zram num_devices=1 2>/dev/null || true
@@ -36,11 +39,13 @@ for m in "$@"; do
 	mode=${m%%:*}
 	fit=${m#*:}
 	lim=$(python3 -c "print(int($fit * 513 * 2**20))")
+	guard_note zram0
 	echo 1 >/sys/block/zram0/reset
 	echo lz4 >/sys/block/zram0/comp_algorithm
 	echo 2G >/sys/block/zram0/disksize
 	mkswap /dev/zram0 >/dev/null
 	swapon -p 100 /dev/zram0
+	guard_note cgroup "$cg"
 	mkdir -p "$cg"
 	[ "$mode" = whole ] && echo "$lim" >"$cg/memory.limit_in_bytes"
 	tag=$mode.$fit.$(date +%H%M%S)
@@ -49,15 +54,17 @@ for m in "$@"; do
 		sleep 0.5
 	done) >"$out/flt.$tag" 2>/dev/null &
 	smp=$!
+	guard_note pid "$smp"
 	sh -c "echo \$\$ > $cg/cgroup.procs; exec taskset -c 0 $out/truth 512 ${STEPS:-13000000} 3000 $out/job.$tag.log 95" >/dev/null &
 	job=$!
+	guard_note pid "$job"
 	if [ "$mode" = hold ]; then
-		sleep 8
+		guard_sleep 8
 		kill -STOP "$job"
 		taskset -c 1 sh -c "echo $lim > $cg/memory.limit_in_bytes"
 		kill -CONT "$job"
 		echo "$tag: dropped at $(date +%T)"
-		sleep "$hold"
+		guard_sleep "$hold"
 		echo -1 >"$cg/memory.limit_in_bytes"
 	fi
 	wait "$job" || true

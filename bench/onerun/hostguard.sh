@@ -1,0 +1,87 @@
+# Sourced by bench/onerun/hold.sh and drop.sh: what they change on the
+# host (a memory cgroup, zram0 as swap, the processes they start) is
+# written to a journal before it is changed, so that a run killed with
+# kill -9 is undone by the next run of either script, or by
+#
+#   sudo bench/onerun/recover.sh
+#
+# Only processes whose PID and start time (field 22 of /proc/PID/stat) are
+# both in the journal are killed: a PID reused since is left alone.
+
+guard_journal=${GUARD_JOURNAL:-/run/memplan-bench-onerun.journal}
+
+# guard_start PID: the process's start time in clock ticks, or nothing
+# when it is gone (or a zombie).
+guard_start() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	# After the command name: state is field 3, start time field 22.
+	set -- $s
+	[ "$1" = Z ] || echo "${20}"
+}
+
+# guard_undo undoes what the journal records, newest first, and removes it.
+guard_undo() {
+	[ -f "$guard_journal" ] || return 0
+	local line kind a b
+	tac "$guard_journal" | while read -r line; do
+		set -- $line
+		kind=$1 a=${2:-} b=${3:-}
+		case $kind in
+		pid)
+			if [ -n "$b" ] && [ "$(guard_start "$a")" = "$b" ]; then
+				kill -CONT "$a" 2>/dev/null || true
+				kill -KILL "$a" 2>/dev/null || true
+			fi
+			;;
+		cgroup)
+			if [ -d "$a" ]; then
+				for _ in $(seq 50); do
+					[ -n "$(cat "$a/cgroup.procs" 2>/dev/null)" ] || break
+					sleep 0.1
+				done
+				rmdir "$a" 2>/dev/null || echo "hostguard: could not remove $a" >&2
+			fi
+			;;
+		zram0)
+			swapoff /dev/zram0 2>/dev/null || true
+			echo 1 >/sys/block/zram0/reset 2>/dev/null || true
+			;;
+		esac
+	done
+	rm -f "$guard_journal"
+}
+
+# guard_begin refuses while another guarded run is alive, and otherwise
+# undoes what a killed one left.
+guard_begin() {
+	if [ -f "$guard_journal" ]; then
+		local owner
+		owner=$(awk '$1 == "owner" {print $2, $3}' "$guard_journal")
+		set -- $owner
+		if [ -n "${1:-}" ] && [ "$(guard_start "$1")" = "${2:-}" ]; then
+			echo "another bench/onerun run (PID $1) holds $guard_journal" >&2
+			exit 1
+		fi
+		echo "undoing what a killed run left (journal $guard_journal)" >&2
+		guard_undo
+	fi
+	echo "owner $$ $(guard_start $$)" >"$guard_journal"
+}
+
+# guard_note KIND [ARG]: record a change before making it (for pid, just
+# after starting the process).
+guard_note() {
+	case $1 in
+	pid) echo "pid $2 $(guard_start "$2")" >>"$guard_journal" ;;
+	*) echo "$*" >>"$guard_journal" ;;
+	esac
+}
+
+# guard_sleep N sleeps N seconds in a way a trapped signal interrupts
+# (bash runs a trap only once the foreground command has ended).
+guard_sleep() {
+	sleep "$1" &
+	wait $! || true
+}

@@ -86,6 +86,11 @@ const (
 	// included, that whole runs measured on zram here (50-72us), so that
 	// it bounds only kernel time no swapping explains.
 	oneRunSysPerPage = 500 * time.Microsecond
+	// oneRunBracket is how far apart, in fit ratio, the slices on
+	// either side of a fit no slice ran near may be for the fit to read
+	// between them (as the multi-run profile's curve is read between
+	// its points).
+	oneRunBracket = 0.2
 )
 
 // OneRunReport is what the one run measured: every slice, and how the
@@ -478,6 +483,9 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 			ps.note("%s at fit %g: %s", ph.Name, pt.Fit, pt.Verdict)
 		}
 	}
+	if n := shortOfPeak(o.OneRunPeak, ps.rep.Footprint, o.Fits); n != "" {
+		ps.note("one run: %s", n)
+	}
 	if o.OneRunPeak == 0 {
 		if n := stillGrowing(ctl.slices, ps.rep.Footprint); n != "" {
 			ps.note("one run: %s; give --peak %s (its footprint this time) so that every limit is a fit of it from the start", n, ps.rep.Footprint)
@@ -517,6 +525,22 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		}
 	}
 	return nil
+}
+
+// shortOfPeak says how the limits fell when the command's footprint
+// stayed more than 5% below the --peak they were fits of: each fit f was
+// a limit of f*peak/footprint of what it held. "" otherwise.
+func shortOfPeak(peak, footprint units.Bytes, fits []float64) string {
+	if peak <= 0 || footprint <= 0 || float64(footprint) >= 0.95*float64(peak) {
+		return ""
+	}
+	r := float64(peak) / float64(footprint)
+	var at []string
+	for _, f := range fits {
+		at = append(at, strconv.FormatFloat(math.Round(100*f*r)/100, 'f', -1, 64))
+	}
+	return fmt.Sprintf("its footprint (%s) stayed %.0f%% below --peak %s, so its limits were fits %s of what it held; a fit no slice ran within 0.05 of reads between the slices on either side when they are at most %g apart, and is not measured otherwise",
+		footprint, 100*(1-1/r), peak, strings.Join(at, ", "), oneRunBracket)
 }
 
 // grewToTheEnd says how the command's footprint grew when its last
@@ -1327,15 +1351,24 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		pt := ProfilePoint{Fit: f, Limit: limitAt(f, peak)}
 		s, ex := slowdown(f, ones)
 		est.Extrapolated[fi] = measure.Round4(ex)
-		measured := false
+		measured, above, below := false, math.Inf(1), math.Inf(-1)
 		for _, c := range cycles {
 			for _, g := range c.g {
 				if math.Abs(g-f) < 0.05 {
 					measured = true
 				}
+				if g >= f {
+					above = math.Min(above, g)
+				} else {
+					below = math.Max(below, g)
+				}
 			}
 		}
-		if kneeFit > 0 && f < kneeFit-1e-9 || !measured || s <= 0 {
+		// A fit between slices at most oneRunBracket apart reads
+		// between them: the limits were fits of a --peak the command
+		// did not reach, or of a footprint it outgrew.
+		interpolated := !measured && above-below <= oneRunBracket
+		if kneeFit > 0 && f < kneeFit-1e-9 || !measured && !interpolated || s <= 0 {
 			why := "not measured: no slice ran near this fit"
 			if kneeFit > 0 && f < kneeFit-1e-9 {
 				why = fmt.Sprintf("not measured: past the knee (a slice at fit %g ran more than %gx slower than without a limit)", kneeFit, oneRunKnee)
@@ -1397,6 +1430,9 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 			pt.FaultTime = (pt.Wall - est.InRAM) / pt.MajFlt
 		}
 		var notes []string
+		if interpolated {
+			notes = append(notes, fmt.Sprintf("no slice ran within 0.05 of this fit: interpolated between slices at fits %.2f and %.2f", below, above))
+		}
 		if ex > 0.1 {
 			notes = append(notes, fmt.Sprintf("%.0f%% of the run's progress came in cycles whose limits did not reach this fit (the command was still growing): their slowdown there is held at the lowest they reached", 100*ex))
 		}

@@ -592,3 +592,54 @@ func TestOneRunStillGrowingAsksForPeak(t *testing.T) {
 		t.Errorf("at its footprint from the second slice: got %q, want nothing", got)
 	}
 }
+
+// A --peak the command did not reach puts every limit above its fit
+// (0.99/0.82/0.66/0.49 of what it held for 0.9/0.75/0.6/0.45): a fit
+// between two slices at most oneRunBracket apart reads between them and
+// says so, and one with no slice below it, or slices further apart, is
+// not measured.
+func TestOneRunFitBetweenSlicesReadsBetweenThem(t *testing.T) {
+	peak := 1 * units.GiB
+	ran := []float64{0.99, 0.82, 0.66, 0.49}
+	slow := map[float64]float64{}
+	for _, g := range ran {
+		slow[g] = 1 + 2*(1-g)
+	}
+	flat := func(int) float64 { return 1 }
+	e := estimateOneRun(synthSlices(6, ran, slow, peak, flat, 0), []float64{0.9, 0.75, 0.6, 0.45, 0.3}, peak, 0.25, 0, []clock{{}}, nil)
+	for _, c := range []struct{ fit, want float64 }{{0.9, 1.2}, {0.75, 1.5}, {0.6, 1.8}} {
+		p := pointAt(t, e, c.fit)
+		if math.Abs(p.Slowdown.Mean-c.want) > 1e-3 {
+			t.Errorf("fit %g: %.4f, want %.4f (linear between the slices on either side)", c.fit, p.Slowdown.Mean, c.want)
+		}
+		if !strings.Contains(p.Verdict, "interpolated between slices at fits") {
+			t.Errorf("fit %g: verdict %q does not say it was interpolated", c.fit, p.Verdict)
+		}
+	}
+	if p := pointAt(t, e, 0.45); p.Slowdown.Mean <= 0 || strings.Contains(p.Verdict, "interpolated") {
+		t.Errorf("fit 0.45 (a slice at 0.49): %.4f, verdict %q; want measured, not interpolated", p.Slowdown.Mean, p.Verdict)
+	}
+	if p := pointAt(t, e, 0.3); p.Slowdown.N != 0 || !strings.HasPrefix(p.Verdict, "not measured") {
+		t.Errorf("fit 0.3, below every slice: %+v, want not measured", p.Slowdown)
+	}
+	wide := []float64{0.9, 0.6}
+	e = estimateOneRun(synthSlices(6, wide, map[float64]float64{0.9: 1.2, 0.6: 1.8}, peak, flat, 0), []float64{0.75}, peak, 0.25, 0, []clock{{}}, nil)
+	if p := pointAt(t, e, 0.75); p.Slowdown.N != 0 {
+		t.Errorf("fit 0.75 between slices 0.3 apart: %.4f, want not measured", p.Slowdown.Mean)
+	}
+}
+
+func TestShortOfPeakNamesTheFitsTheLimitsWere(t *testing.T) {
+	got := shortOfPeak(540*units.MiB, units.Bytes(492.5*float64(units.MiB)), []float64{0.9, 0.75, 0.6, 0.45})
+	for _, want := range []string{"9% below --peak 540MiB", "fits 0.99, 0.82, 0.66, 0.49 of what it held"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("shortOfPeak = %q, want it to contain %q", got, want)
+		}
+	}
+	if got := shortOfPeak(540*units.MiB, 520*units.MiB, []float64{0.9}); got != "" {
+		t.Errorf("a footprint 4%% short of --peak: %q, want nothing", got)
+	}
+	if got := shortOfPeak(0, 520*units.MiB, []float64{0.9}); got != "" {
+		t.Errorf("no --peak: %q, want nothing", got)
+	}
+}

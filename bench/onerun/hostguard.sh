@@ -1,7 +1,8 @@
-# Sourced by bench/onerun/hold.sh and drop.sh: what they change on the
-# host (a memory cgroup, zram0 as swap, the processes they start) is
+# Sourced by bench/onerun/hold.sh, drop.sh and leakpath.sh: what they
+# change on the host (a memory cgroup, zram0 or a swap file as swap, the
+# processes they start) is
 # written to a journal before it is changed, so that a run killed with
-# kill -9 is undone by the next run of either script, or by
+# kill -9 is undone by the next run of any of them, or by
 #
 #   sudo bench/onerun/recover.sh
 #
@@ -43,6 +44,10 @@ guard_undo() {
 				done
 				rmdir "$a" 2>/dev/null || echo "hostguard: could not remove $a" >&2
 			fi
+			;;
+		swapfile)
+			swapoff "$a" 2>/dev/null || true
+			rm -f "$a"
 			;;
 		zram0)
 			swapoff /dev/zram0 2>/dev/null || true

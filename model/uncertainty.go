@@ -155,7 +155,7 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 			for i := range next {
 				o := &outs[i]
 				h := draws[i].hooks()
-				h.lean = true
+				h.lean, h.keep = true, out.Recommended
 				res, err := recommend(in, h)
 				if err != nil {
 					o.err = err

@@ -199,6 +199,32 @@ func TestUncertaintyIsTheSameWithoutPruning(t *testing.T) {
 	}
 }
 
+// BreakEven re-runs the lean search at trial prices.
+func TestBreakEvenIsTheSameWithoutPruning(t *testing.T) {
+	for _, in := range []model.Input{loadIntel(t), edaSweep(t), randomInput(t, 200), randomInput(t, 201)} {
+		res, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Recommended == nil {
+			continue
+		}
+		a, err := model.BreakEven(in, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := model.SetLeanPruning(false)
+		b, err := model.BreakEven(in, res)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: pruned %+v\nwhole %+v", res.Workload, a, b)
+		}
+	}
+}
+
 // randomInput is a small random catalog and workload. Prices sit on a
 // coarse grid and some drives are copies of the one before under another
 // SKU, so that costs tie and the tie rules decide.

@@ -199,6 +199,32 @@ func TestUncertaintyIsTheSameWithoutPruning(t *testing.T) {
 	}
 }
 
+// Uncertainty finds today's recommendation by a lean search: it must be
+// Recommend's.
+func TestUncertaintyStartsFromRecommendsAnswer(t *testing.T) {
+	ins := []model.Input{loadIntel(t), loadRobust(t, "../examples/eda.yaml"), edaSweep(t)}
+	for seed := range uint64(12) {
+		ins = append(ins, randomInput(t, 300+seed))
+	}
+	for i, in := range ins {
+		res, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := model.Uncertainty(in, model.UncertaintyOptions{Runs: 2, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if res.Recommended != nil {
+			want = res.Recommended.ID
+		}
+		if u.Recommended != want {
+			t.Errorf("input %d (%s): uncertainty starts from %q, Recommend recommends %q", i, res.Workload, u.Recommended, want)
+		}
+	}
+}
+
 // BreakEven re-runs the lean search at trial prices.
 func TestBreakEvenIsTheSameWithoutPruning(t *testing.T) {
 	for _, in := range []model.Input{loadIntel(t), edaSweep(t), randomInput(t, 200), randomInput(t, 201)} {

@@ -349,3 +349,21 @@ func BenchmarkUncertainty10kDIMMs2kDrives(b *testing.B) { benchUncertainty(b, fa
 
 // BenchmarkUncertainty10kDIMMs2kDrivesLimit is its limit.
 func BenchmarkUncertainty10kDIMMs2kDrivesLimit(b *testing.B) { benchUncertainty(b, true) }
+
+// BenchmarkBreakEven10kDIMMs2kDrives is --break-even on the 10k catalog:
+// the analysis's re-runs of the ranking, after the Recommend it starts
+// from (not timed), on the same factor set as a user's run.
+func BenchmarkBreakEven10kDIMMs2kDrives(b *testing.B) {
+	in, _ := qaLargeInput(b)
+	res, err := model.Recommend(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := model.BreakEven(in, res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

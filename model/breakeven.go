@@ -155,7 +155,7 @@ func (p *priceLine) scale(k float64) *hooks {
 			return k
 		}
 		return 1
-	}}
+	}, lean: true} // winner reads only the recommendation
 }
 
 type breakEvener struct {

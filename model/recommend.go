@@ -202,6 +202,13 @@ func scaled(p money.Amount, k float64) money.Amount {
 	return p.MulRat(new(big.Rat).SetFloat64(k))
 }
 
+// population is one memory population of a platform (DIMM model and
+// count): a configuration without its swap.
+type population struct {
+	base Config
+	pl   prices.Platform
+}
+
 // hooks let the robustness analyses (BreakEven, Uncertainty) re-run the
 // ranking with other prices and slowdowns without re-reading any input. A
 // nil *hooks is Recommend's own behaviour.
@@ -214,9 +221,16 @@ type hooks struct {
 	// extrapolation still puts a configuration at risk.
 	slowdown func(key string, est Estimate) Estimate
 	// lean: the caller reads only the recommendation, the baseline and
-	// each configuration's ID and Meets (Uncertainty): the search skips
-	// the configurations' notes, the full ranking and the verdict.
+	// each configuration's ID and Meets (Uncertainty, BreakEven): the
+	// search skips the configurations' notes, the full ranking and the
+	// verdict, and stops evaluating where nothing left can be cheaper
+	// than a configuration that meets every deadline (leanSearch), so
+	// Result.Evaluated and Rejected count only what it evaluated.
 	lean bool
+	// keep is the ID of a configuration a lean search evaluates however
+	// dear it is (Uncertainty asks whether the recommendation met the
+	// deadlines in every run).
+	keep string
 }
 
 type partKind int
@@ -340,10 +354,6 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		dimmPrices[d.SKU] = p
 		return p, nil
 	}
-	type population struct {
-		base Config
-		pl   prices.Platform
-	}
 	var pops []population
 	for _, pl := range platforms {
 		plPrice, err := conv(pl.Price)
@@ -382,6 +392,15 @@ func recommend(in Input, h *hooks) (*Result, error) {
 				pops = append(pops, population{base, pl})
 			}
 		}
+	}
+	if h != nil && h.lean && leanPruning {
+		configs := leanSearch(in, w, res, h, elec, pops, drives)
+		if len(configs) == 0 {
+			ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
+			return nil, ev.nothingFits(platforms)
+		}
+		rankLean(res, configs, w)
+		return res, nil
 	}
 	// Memory populations are independent: evaluate contiguous chunks of them
 	// on every core, then concatenate in order so the result does not depend
@@ -838,9 +857,17 @@ func (e *evaluator) fitsInRAM(usable units.Bytes) bool {
 }
 
 func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDrive) {
+	e.arrangements(base, pl, drives, func(s Swap, d *pricedDrive) { e.addDrive(base, s, d) })
+}
+
+// arrangements calls add with each swap arrangement the search evaluates
+// on the memory population base of platform pl, in the search's order:
+// none when every job fits in RAM; else each zram share, then each drive
+// model in each stripe count, alone and behind zswap.
+func (e *evaluator) arrangements(base Config, pl prices.Platform, drives []pricedDrive, add func(Swap, *pricedDrive)) {
 	if e.fitsInRAM(base.Usable) {
 		// Swap could only add cost: every job already runs at full speed.
-		e.add(base, Swap{Kind: SwapNone})
+		add(Swap{Kind: SwapNone}, nil)
 		return
 	}
 	e.rejected[reject(RejectNoFitWithoutSwap)]++
@@ -849,8 +876,8 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 	}
 	if pl.HasSoftware("zram") {
 		for _, share := range e.w.Options.ZramShares {
-			e.add(base, Swap{Kind: SwapZram, ZramShare: float64(share), Algorithm: "lz4",
-				Capacity: units.Bytes(float64(share) * float64(base.Installed))})
+			add(Swap{Kind: SwapZram, ZramShare: float64(share), Algorithm: "lz4",
+				Capacity: units.Bytes(float64(share) * float64(base.Installed))}, nil)
 		}
 	}
 	maxN := pl.Bays
@@ -871,10 +898,10 @@ func (e *evaluator) options(base Config, pl prices.Platform, drives []pricedDriv
 				}
 				s = driveSwap(part, d, n/2, true)
 			}
-			e.addDrive(base, s, d)
+			add(s, d)
 			if pl.HasSoftware("zswap") {
 				s.Kind, s.Algorithm = SwapZswap, "lz4"
-				e.addDrive(base, s, d)
+				add(s, d)
 			}
 		}
 	}
@@ -949,9 +976,6 @@ func (s Swap) stripes() int {
 	}
 	return s.Drives
 }
-
-// add evaluates a configuration without swap drives.
-func (e *evaluator) add(c Config, s Swap) { e.addDrive(c, s, nil) }
 
 // addDrive evaluates one configuration and keeps it if every job class can
 // run; d is the swap drive model, if any.
@@ -1313,13 +1337,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		j.Profile == "" && e.in.JobFactors[j.Name] == nil
 	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated || jr.BeyondPublished)
 	if jr.Meets {
-		waves := math.Floor(float64(j.Window) / rt)
-		if rt > float64(day) && j.Window.D() >= day {
-			// A job longer than a day runs across days, back to back on
-			// servers that work on its class around the clock.
-			waves = float64(day) / rt
-		}
-		jr.JobsPerServer = float64(j.Concurrency) * waves
+		jr.JobsPerServer = jobsPerServer(j, rt)
 	}
 	jr.SwapWrites = units.Bytes(flashWrites)
 	if flashWrites > 0 {
@@ -1329,6 +1347,19 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 		}
 	}
 	return jr, flashWrites, Reject{}
+}
+
+// jobsPerServer is how many jobs of class j a server runs in the class's
+// window when each takes rt (nanoseconds): concurrency times the waves
+// that fit. It never grows with rt.
+func jobsPerServer(j JobClass, rt float64) float64 {
+	waves := math.Floor(float64(j.Window) / rt)
+	if rt > float64(day) && j.Window.D() >= day {
+		// A job longer than a day runs across days, back to back on
+		// servers that work on its class around the clock.
+		waves = float64(day) / rt
+	}
+	return float64(j.Concurrency) * waves
 }
 
 // wearDirty is the dirty share job j's swap writes are priced at: the

@@ -240,21 +240,28 @@ func powerPricing(w *Workload, s *prices.Set, cur string) (*TCOInfo, *big.Rat, e
 // replace worn ones, so they add cost but no power.
 func (e *evaluator) ownership(c *Config) {
 	k := &c.Cost
-	k.Watts = c.Platform.Watts + float64(c.DIMMCount)*c.DIMM.Watts
+	k.Watts, k.EnergyKWh, k.Power = e.power(c)
+	k.TCO = k.PerServer.Add(k.Power)
+	k.TCOFleet = k.TCO.Mul(int64(c.Servers))
+}
+
+// power is a server's average draw, its energy over the horizon and what
+// that costs: it reads the parts and the swap arrangement, not how fast
+// the jobs run.
+func (e *evaluator) power(c *Config) (watts, kWh float64, cost money.Amount) {
+	watts = c.Platform.Watts + float64(c.DIMMCount)*c.DIMM.Watts
 	if c.Swap.Drive != nil {
-		k.Watts += float64(c.Swap.Drives) * c.Swap.Drive.Watts
+		watts += float64(c.Swap.Drives) * c.Swap.Drive.Watts
 	}
 	pue := float64(e.w.PUE)
 	if pue == 0 {
 		pue = DefaultPUE
 	}
-	k.EnergyKWh = k.Watts / 1000 * e.w.Horizon.Hours() * pue
+	kWh = watts / 1000 * e.w.Horizon.Hours() * pue
 	// The one fractional amount: kWh (an estimate, float64) times the exact
 	// price per kWh, rounded half to even to the cent per server. The
 	// fleet's power is that times the servers, exactly.
-	k.Power = e.elec.Times(k.EnergyKWh)
-	k.TCO = k.PerServer.Add(k.Power)
-	k.TCOFleet = k.TCO.Mul(int64(c.Servers))
+	return watts, kWh, e.elec.Times(kWh)
 }
 
 // rankCost is the fleet cost configurations are ranked by.

@@ -103,7 +103,10 @@ const uncertaintyMethod = "Each run draws every catalog price independently from
 // factors drawn from their ranges and reports how often each configuration
 // is cheapest and how the saving against all-DRAM spreads. It is
 // reproducible: the draws come from one seeded stream, made before the runs
-// (which then go in parallel).
+// (which then go in parallel). Its searches are lean (they evaluate only
+// the configurations that can rank first), so unlike Recommend it does not
+// refuse a workload whose dearest fleets cost more than MaxFleetCost: run
+// Recommend first, as memplan recommend does.
 func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) {
 	revalidateInput(in)
 	if opts.Runs == 0 {
@@ -118,9 +121,10 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 	if !(opts.PriceSpread > 0 && opts.PriceSpread < 1) {
 		return nil, fmt.Errorf("model: price spread %g, expected a share between 0 and 1 (0.1 is +/-10%%)", opts.PriceSpread)
 	}
-	// Through hooks that change nothing, so that its predictions stay in
-	// the factor set for the runs (evaluator.predict).
-	base, err := recommend(in, &hooks{})
+	// Today's recommendation, by a lean search as only it is read; through
+	// hooks, so that its predictions stay in the factor set for the runs
+	// (evaluator.predict).
+	base, err := recommend(in, &hooks{lean: true})
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +159,7 @@ func Uncertainty(in Input, opts UncertaintyOptions) (*UncertaintyResult, error) 
 			for i := range next {
 				o := &outs[i]
 				h := draws[i].hooks()
-				h.lean = true
+				h.lean, h.keep = true, out.Recommended
 				res, err := recommend(in, h)
 				if err != nil {
 					o.err = err

@@ -174,24 +174,7 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 	for i, k := range all {
 		configs[i] = k.c
 	}
-	notes := map[Reject]rejectNote{}
-	for _, x := range evs {
-		res.Evaluated += x.evaluated
-		for k, v := range x.rejected {
-			res.Rejected[k] += v
-		}
-		for k, n := range x.notes {
-			if old, ok := notes[k]; !ok || n.closer(old) {
-				notes[k] = n
-			}
-		}
-	}
-	for k, n := range notes {
-		if res.RejectedNotes == nil {
-			res.RejectedNotes = map[Reject]string{}
-		}
-		res.RejectedNotes[k] = n.text
-	}
+	addCounts(res, evs)
 	return configs
 }
 

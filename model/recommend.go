@@ -422,25 +422,10 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	wg.Wait()
 	ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
-	notes := map[Reject]rejectNote{}
 	for _, x := range evs {
 		ev.configs = append(ev.configs, x.configs...)
-		res.Evaluated += x.evaluated
-		for k, v := range x.rejected {
-			res.Rejected[k] += v
-		}
-		for k, n := range x.notes {
-			if old, ok := notes[k]; !ok || n.closer(old) {
-				notes[k] = n
-			}
-		}
 	}
-	for k, n := range notes {
-		if res.RejectedNotes == nil {
-			res.RejectedNotes = map[Reject]string{}
-		}
-		res.RejectedNotes[k] = n.text
-	}
+	addCounts(res, evs)
 	if len(ev.configs) == 0 {
 		return nil, ev.nothingFits(platforms)
 	}
@@ -975,6 +960,29 @@ func (s Swap) stripes() int {
 		return s.Drives / 2
 	}
 	return s.Drives
+}
+
+// addCounts adds the workers' evaluated and rejected counts to res, and
+// for each reason the note of the configuration that came closest.
+func addCounts(res *Result, evs []*evaluator) {
+	notes := map[Reject]rejectNote{}
+	for _, x := range evs {
+		res.Evaluated += x.evaluated
+		for k, v := range x.rejected {
+			res.Rejected[k] += v
+		}
+		for k, n := range x.notes {
+			if old, ok := notes[k]; !ok || n.closer(old) {
+				notes[k] = n
+			}
+		}
+	}
+	for k, n := range notes {
+		if res.RejectedNotes == nil {
+			res.RejectedNotes = map[Reject]string{}
+		}
+		res.RejectedNotes[k] = n.text
+	}
 }
 
 // addDrive evaluates one configuration and keeps it if every job class can

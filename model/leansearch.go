@@ -22,6 +22,21 @@ var leanPruning = true
 // the tests, which prune after every configuration).
 var leanBatch = 64
 
+// leanOptions are what a lean search keeps: the configurations that can
+// rank among the first top, and with withBase those that can rank before
+// the all-DRAM baseline; minCands is the fewest candidates it prunes.
+type leanOptions struct {
+	top      int
+	withBase bool
+	minCands int
+}
+
+// TopSearchMin is the fewest candidate configurations a search with
+// Input.Top skips any of: below it every one is evaluated, so the ranks
+// and counts are those of the full search. The break-even analysis runs
+// unasked up to the same size.
+const TopSearchMin = 5000
+
 // candidate is a configuration of a lean search before it is evaluated:
 // a memory population, a swap arrangement on it, and the least ranked
 // cost it can come to whatever its slowdowns turn out to be.
@@ -35,18 +50,29 @@ type candidate struct {
 }
 
 // leanSearch evaluates the configurations a lean search needs: those
-// that can rank first or be the all-DRAM baseline. It evaluates every
+// that can rank among the first top (1 for uncertainty and break-even,
+// which read the recommendation) or be the all-DRAM baseline. It evaluates every
 // all-DRAM configuration (they need no prediction), then the others in
 // order of their cost floor (costFloor: what they cost at no slowdown,
 // which needs none), and stops once the floor of the next exceeds the
 // ranked cost of a configuration that meets every deadline with margin
 // (tier 1): everything left costs more than that one, so ranks after it
 // (RankLess: a tier-1 configuration ranks before any other tier and,
-// within tier 1, the dearer after the cheaper). A floor equal to the best
-// cost is evaluated, as the tie-break may prefer it. The configurations
-// come back in the order the full search enumerates them, so that
-// rankLean breaks exact ties (equal IDs) as it would over all of them.
-func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit, pops []population, drives []pricedDrive) []*Config {
+// within tier 1, the dearer after the cheaper). With top > 1 the bound is
+// the top-th cheapest such configuration, and never below the baseline's
+// cost (withBase), so that the baseline's rank is exact too. A floor
+// equal to the bound is evaluated, as the tie-break may prefer it. The
+// configurations come back in the order the full search enumerates
+// them, so that ranking breaks exact ties (equal IDs) as it would over
+// all of them; with them the number of candidates not evaluated and the
+// bound (zero when nothing was pruned).
+//
+// A search for the table's first rows (o.minCands > 0) gives up, and
+// returns searched false having changed nothing in res, when there are no
+// more than o.minCands candidates: the full search costs little there,
+// and its ranks and counts are exact.
+func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit, pops []population, drives []pricedDrive, o leanOptions) (configs []*Config, skipped int, bound money.Amount, searched bool) {
+	top, withBase := o.top, o.withBase
 	newEvaluator := func() *evaluator {
 		return &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
 	}
@@ -56,7 +82,7 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 	for i := range pops {
 		p := &pops[i]
 		servers, never := enum.serverFloor(p.base)
-		keep := h.keep != "" && strings.HasPrefix(h.keep, idPrefix(&p.base))
+		keep := h != nil && h.keep != "" && strings.HasPrefix(h.keep, idPrefix(&p.base))
 		enum.arrangements(p.base, p.pl, drives, func(s Swap, d *pricedDrive) {
 			c := candidate{pop: i, swap: s, drive: d, never: never, must: s.Kind == SwapNone}
 			if !never {
@@ -69,6 +95,9 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 			}
 			cands = append(cands, c)
 		})
+	}
+	if len(cands) <= o.minCands {
+		return nil, 0, 0, false
 	}
 	for k, v := range enum.rejected {
 		res.Rejected[k] += v
@@ -110,13 +139,20 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		c   *Config
 	}
 	var all []kept
+	// bests are the top cheapest tier-1 ranked costs so far, ascending;
+	// base is the cheapest all-DRAM configuration's that meets every
+	// deadline.
+	bests := make([]money.Amount, 0, top)
+	var base money.Amount
+	haveBase := false
 	var best money.Amount
 	haveBest := false
 	prunable := func(c *candidate) bool {
 		return haveBest && !c.must && (c.never || best.Less(c.floor))
 	}
 	outs := make([][]kept, workers)
-	for pos := 0; pos < len(order); {
+	pos := 0
+	for pos < len(order) {
 		// The musts go in one batch; then leanBatch at a time, up to the
 		// first that cannot beat the best (all after it cannot either).
 		end := pos
@@ -161,21 +197,43 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		for _, out := range outs {
 			for _, k := range out {
 				all = append(all, k)
-				if c := k.c; c.Meets && !c.AtRisk {
-					if cost := rankCost(c, w); !haveBest || cost.Less(best) {
-						best, haveBest = cost, true
+				c := k.c
+				if !c.Meets {
+					continue
+				}
+				cost := rankCost(c, w)
+				if withBase && c.AllDRAM() && (!haveBase || cost.Less(base)) {
+					base, haveBase = cost, true
+				}
+				if c.AtRisk {
+					continue
+				}
+				if i, _ := slices.BinarySearchFunc(bests, cost, money.Amount.Cmp); i < top {
+					if len(bests) == top {
+						bests = bests[:top-1]
 					}
+					bests = slices.Insert(bests, i, cost)
 				}
 			}
 		}
+		if len(bests) == top {
+			best, haveBest = bests[top-1], true
+			if withBase && haveBase && best.Less(base) {
+				best = base
+			}
+		}
 	}
+	skipped = len(order) - pos
 	slices.SortFunc(all, func(a, b kept) int { return a.idx - b.idx })
-	configs := make([]*Config, len(all))
+	configs = make([]*Config, len(all))
 	for i, k := range all {
 		configs[i] = k.c
 	}
 	addCounts(res, evs)
-	return configs
+	if skipped > 0 {
+		bound = best
+	}
+	return configs, skipped, bound, true
 }
 
 // serverFloor is the fewest servers any swap arrangement on the memory

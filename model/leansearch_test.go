@@ -379,3 +379,101 @@ func TestCostFloorIsBelowEveryCost(t *testing.T) {
 		}
 	}
 }
+
+// A search with Input.Top skips what cannot rank among the first Top or
+// before the baseline, and what it keeps is what the full search ranks
+// there: on a generated catalog of 1,500 DIMMs and 300 drives (ranked by
+// purchase cost and by TCO), the first RanksExact configurations, the
+// recommendation, the baseline, the savings, the verdict and the mirror
+// offer are identical, every configuration of the full search that meets
+// every deadline at no more than the baseline's cost is among those
+// evaluated (as the reports' cheaper alternatives need), and the skipped
+// and evaluated add up to what the full search enumerated.
+func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
+	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(1500, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rankBy := range []string{model.RankCapital, model.RankTCO} {
+		in := model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t), RankBy: rankBy}
+		full, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, top := range []int{1, 10} {
+			t.Run(fmt.Sprintf("%s/top%d", rankBy, top), func(t *testing.T) {
+				in := in
+				in.Top = top
+				got, err := model.Recommend(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Skipped == 0 || got.Evaluated >= full.Evaluated {
+					t.Fatalf("skipped %d, evaluated %d of the full search's %d: nothing was pruned", got.Skipped, got.Evaluated, full.Evaluated)
+				}
+				if got.RanksExact < top || got.RanksExact > len(got.Configs) {
+					t.Fatalf("RanksExact %d, want at least %d and at most the %d configurations", got.RanksExact, top, len(got.Configs))
+				}
+				for i := range got.RanksExact {
+					if !reflect.DeepEqual(got.Configs[i], full.Configs[i]) {
+						t.Fatalf("rank %d: %s, the full search ranks %s there", i+1, got.Configs[i].ID, full.Configs[i].ID)
+					}
+				}
+				for _, x := range []struct {
+					what      string
+					got, want any
+				}{
+					{"recommended", got.Recommended, full.Recommended}, {"baseline", got.Baseline, full.Baseline},
+					{"savings", got.Savings, full.Savings}, {"verdict", got.Verdict, full.Verdict}, {"mirror", got.Mirror, full.Mirror},
+				} {
+					if !reflect.DeepEqual(x.got, x.want) {
+						t.Errorf("%s: %+v, the full search's %+v", x.what, x.got, x.want)
+					}
+				}
+				if got.Baseline == nil || got.Baseline.Rank > got.RanksExact {
+					t.Errorf("the baseline's rank is not among the %d exact ones", got.RanksExact)
+				}
+				byID := map[string]model.Config{}
+				for _, c := range got.Configs {
+					byID[c.ID] = c
+				}
+				bound := full.Baseline.Cost.Fleet
+				if rankBy == model.RankTCO {
+					bound = full.Baseline.Cost.TCOFleet
+				}
+				for _, c := range full.Configs {
+					cost := c.Cost.Fleet
+					if rankBy == model.RankTCO {
+						cost = c.Cost.TCOFleet
+					}
+					if !c.Meets || bound.Less(cost) {
+						continue
+					}
+					k, ok := byID[c.ID]
+					if !ok {
+						t.Fatalf("%s (rank %d) costs no more than the baseline but was skipped", c.ID, c.Rank)
+					}
+					k.Rank = c.Rank
+					if !reflect.DeepEqual(k, c) {
+						t.Fatalf("%s: evaluated differently from the full search", c.ID)
+					}
+				}
+				rejected := func(r *model.Result) int {
+					n := 0
+					for _, v := range r.Rejected {
+						n += v
+					}
+					return n
+				}
+				if a, b := got.Evaluated+rejected(got)+got.Skipped, full.Evaluated+rejected(full); a != b {
+					t.Errorf("evaluated %d + rejected %d + skipped %d = %d, the full search's evaluated and rejected %d", got.Evaluated, rejected(got), got.Skipped, a, b)
+				}
+				t.Logf("top %d: evaluated %d of %d, skipped %d, ranks exact to %d", top, got.Evaluated, full.Evaluated, got.Skipped, got.RanksExact)
+			})
+		}
+	}
+}

@@ -41,6 +41,14 @@ type Input struct {
 	// MirrorSwap, when true, puts swap on mirrored drives only, as the
 	// workload's options.mirror_swap does (a command line flag).
 	MirrorSwap bool
+	// Top, when positive, lets Recommend skip the configurations that
+	// cannot rank among the first Top, nor before the all-DRAM baseline,
+	// at any slowdown (their cost at no slowdown is already higher), when
+	// there are more than TopSearchMin: Result.Skipped counts them. The first Top configurations, the
+	// recommendation, the baseline and the savings are those of the full
+	// search; Configs, Evaluated and Rejected hold only what was
+	// evaluated. Zero evaluates every configuration.
+	Top int
 	// Flags are the caller's flags for what hints and warnings suggest.
 	Flags Flags
 }
@@ -141,6 +149,16 @@ type Result struct {
 	// with pages on it, and the mirror is what it costs not to. Nil when
 	// the recommendation has no swap drive or is mirrored already.
 	Mirror *MirrorOffer
+
+	// Skipped counts the configurations a search with Input.Top did not
+	// evaluate: at any slowdown they rank after the first Top (and after
+	// the baseline). They are in no count or reason above. RanksExact is
+	// then how many of Configs hold the rank they would have among all
+	// of them (at least Top, unless fewer meet every deadline); the ranks
+	// after it are positions among those evaluated. Both zero when
+	// every configuration was evaluated.
+	Skipped    int
+	RanksExact int
 
 	// evaluated: a lean search's configurations, unordered (rankLean);
 	// Configs is then empty.
@@ -394,7 +412,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		}
 	}
 	if h != nil && h.lean && leanPruning {
-		configs := leanSearch(in, w, res, h, elec, pops, drives)
+		configs, _, _, _ := leanSearch(in, w, res, h, elec, pops, drives, leanOptions{top: 1})
 		if len(configs) == 0 {
 			ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
 			return nil, ev.nothingFits(platforms)
@@ -402,30 +420,15 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		rankLean(res, configs, w)
 		return res, nil
 	}
-	// Memory populations are independent: evaluate contiguous chunks of them
-	// on every core, then concatenate in order so the result does not depend
-	// on scheduling.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(pops)/8))
-	evs := make([]*evaluator, workers)
-	var wg sync.WaitGroup
-	for i := range evs {
-		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
-		evs[i] = ev
-		lo, hi := i*len(pops)/workers, (i+1)*len(pops)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, p := range pops[lo:hi] {
-				ev.options(p.base, p.pl, drives)
-			}
-		}()
-	}
-	wg.Wait()
 	ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec}
-	for _, x := range evs {
-		ev.configs = append(ev.configs, x.configs...)
+	var bound money.Amount
+	searched := false
+	if in.Top > 0 && h.plain() && leanPruning {
+		ev.configs, res.Skipped, bound, searched = leanSearch(in, w, res, h, elec, pops, drives, leanOptions{top: in.Top, withBase: true, minCands: TopSearchMin})
 	}
-	addCounts(res, evs)
+	if !searched {
+		ev.configs = searchAll(in, w, res, h, elec, pops, drives)
+	}
 	if len(ev.configs) == 0 {
 		return nil, ev.nothingFits(platforms)
 	}
@@ -434,6 +437,9 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		return res, nil
 	}
 	rank(res, ev.configs, w)
+	if res.Skipped > 0 {
+		res.RanksExact = exactRanks(res.Configs, w, bound)
+	}
 	res.Mirror = ev.mirrorOffer(res.Recommended, platforms, drives)
 	if err := checkMoneyRange(res, w); h.plain() && err != nil {
 		return nil, err
@@ -451,6 +457,51 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)
 	}
 	return res, nil
+}
+
+// searchAll evaluates every configuration. Memory populations are
+// independent: contiguous chunks of them are evaluated on every core, then
+// concatenated in order so the result does not depend on scheduling.
+func searchAll(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit, pops []population, drives []pricedDrive) []*Config {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(pops)/8))
+	evs := make([]*evaluator, workers)
+	var wg sync.WaitGroup
+	for i := range evs {
+		ev := &evaluator{in: in, w: w, res: res, h: h, elec: elec, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
+		evs[i] = ev
+		lo, hi := i*len(pops)/workers, (i+1)*len(pops)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, p := range pops[lo:hi] {
+				ev.options(p.base, p.pl, drives)
+			}
+		}()
+	}
+	wg.Wait()
+	var configs []*Config
+	for _, x := range evs {
+		configs = append(configs, x.configs...)
+	}
+	addCounts(res, evs)
+	return configs
+}
+
+// exactRanks is how many of the ranked configurations cs (a search that
+// skipped some) hold their rank among all of them: the tier-1 ones that
+// cost no more than the search's bound. Every skipped configuration costs
+// more than the bound at any slowdown, so it ranks after those; where
+// the others would stand among the skipped is not known.
+func exactRanks(cs []Config, w *Workload, bound money.Amount) int {
+	n := 0
+	for i := range cs {
+		c := &cs[i]
+		if !c.Meets || c.AtRisk || bound.Less(rankCost(c, w)) {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {

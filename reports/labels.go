@@ -168,6 +168,30 @@ func amount(v float64) string {
 
 func moneyCur(v float64, cur string) string { return amount(v) + " " + cur }
 
+// shownNote says how many of the configurations a table shows (shown
+// rows), and, when the search skipped some, that those rank after every
+// row shown; "" when it shows them all.
+func shownNote(out Output, shown int) string {
+	count := func(n int) string { return strings.TrimSpace(model.Money(float64(n), "")) }
+	switch {
+	case out.ConfigurationsSkipped > 0:
+		return fmt.Sprintf("Showing %d of %s configurations evaluated; %s more rank after every one shown and were not evaluated (--top 0 evaluates them all).",
+			shown, count(out.ConfigurationsTotal), count(out.ConfigurationsSkipped))
+	case shown < out.ConfigurationsTotal:
+		return fmt.Sprintf("Showing %d of %s configurations.", shown, count(out.ConfigurationsTotal))
+	}
+	return ""
+}
+
+// rankRef is "#N, " for a configuration whose rank N holds among all of
+// them, "" past the ranks a search that skipped some can vouch for.
+func rankRef(c *Configuration, out Output) string {
+	if out.RanksExact > 0 && c.Rank > out.RanksExact {
+		return ""
+	}
+	return fmt.Sprintf("#%d, ", c.Rank)
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

@@ -98,8 +98,8 @@ func renderMarkdown(w io.Writer, out Output, l layout) error {
 				meets, c.Servers, cost, fleetCells[i], tcoCell, mdCell(c.Provenance))
 		}
 		p("\n")
-		if len(rs) < out.ConfigurationsTotal {
-			p("Showing %d of %d configurations. ", len(rs), out.ConfigurationsTotal)
+		if n := shownNote(out, len(rs)); n != "" {
+			p("%s ", mdText(n))
 		}
 		p("\\* recommended, B baseline (the cheapest all-DRAM configuration that meets every deadline). ")
 		p("Slowdown is runtime relative to running fully in RAM, with its 95%% range; slowdown and runtime are those of the job class closest to its deadline. ")

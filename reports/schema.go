@@ -99,16 +99,22 @@ type Output struct {
 	CheaperIfMeasured *Configuration `json:"cheaper_if_measured" yaml:"cheaper_if_measured"`
 	// Mirror is the recommendation with its swap drives mirrored, when it
 	// puts swap on drives that are not; null otherwise.
-	Mirror              *Mirror         `json:"mirror" yaml:"mirror"`
-	TCO                 *TCO            `json:"tco" yaml:"tco"`
-	BreakEven           *BreakEven      `json:"break_even" yaml:"break_even"`
-	Uncertainty         *Uncertainty    `json:"uncertainty" yaml:"uncertainty"`
-	ConfigurationsTotal int             `json:"configurations_total" yaml:"configurations_total"`
-	Configurations      []Configuration `json:"configurations" yaml:"configurations"`
-	RejectedTotal       int             `json:"rejected_total" yaml:"rejected_total"`
-	Rejected            []Rejection     `json:"rejected" yaml:"rejected"`
-	Catalogs            []Catalog       `json:"catalogs" yaml:"catalogs"`
-	Factors             []FactorFile    `json:"factors" yaml:"factors"`
+	Mirror              *Mirror      `json:"mirror" yaml:"mirror"`
+	TCO                 *TCO         `json:"tco" yaml:"tco"`
+	BreakEven           *BreakEven   `json:"break_even" yaml:"break_even"`
+	Uncertainty         *Uncertainty `json:"uncertainty" yaml:"uncertainty"`
+	ConfigurationsTotal int          `json:"configurations_total" yaml:"configurations_total"`
+	// ConfigurationsSkipped counts the configurations a search for the
+	// first --top skipped (they rank after those and after the
+	// baseline); RanksExact is then how many ranks hold among every
+	// configuration. Both 0 when every configuration was evaluated.
+	ConfigurationsSkipped int             `json:"configurations_skipped" yaml:"configurations_skipped"`
+	RanksExact            int             `json:"ranks_exact" yaml:"ranks_exact"`
+	Configurations        []Configuration `json:"configurations" yaml:"configurations"`
+	RejectedTotal         int             `json:"rejected_total" yaml:"rejected_total"`
+	Rejected              []Rejection     `json:"rejected" yaml:"rejected"`
+	Catalogs              []Catalog       `json:"catalogs" yaml:"catalogs"`
+	Factors               []FactorFile    `json:"factors" yaml:"factors"`
 }
 
 // layout is the table's width and whether labels may be shortened.
@@ -519,6 +525,7 @@ func NewOutput(res *model.Result, opts Options) Output {
 		out.Uncertainty = newUncertainty(u)
 	}
 	out.ConfigurationsTotal = len(res.Configs)
+	out.ConfigurationsSkipped, out.RanksExact = res.Skipped, res.RanksExact
 	for i := range res.Configs {
 		if opts.Top > 0 && i >= opts.Top {
 			break

@@ -338,8 +338,8 @@ func tableRows(line func(string), para func(string, string), out Output, rs []Co
 	}
 
 	var notes []string
-	if len(rs) < out.ConfigurationsTotal {
-		notes = append(notes, fmt.Sprintf("Showing %d of %d configurations.", len(rs), out.ConfigurationsTotal))
+	if n := shownNote(out, len(rs)); n != "" {
+		notes = append(notes, n)
 	}
 	if vary {
 		notes = append(notes, fmt.Sprintf("Costs are %sfor the whole fleet, in %s.", costWhat(tco, out), cur))

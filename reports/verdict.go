@@ -63,11 +63,11 @@ func briefLines(out Output) []briefLine {
 			settle = "the same command settles it"
 		}
 		if j := beyondPublished(c); j != nil {
-			add("Maybe cheaper", fmt.Sprintf("#%d, %s, %s per server, moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f: more than production deployments report (%s), so at risk until measured; %s.",
-				c.Rank, c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), (1-j.FitRatio)*100, j.Name, j.Slowdown, model.PublishedOffloadResults, settle))
+			add("Maybe cheaper", fmt.Sprintf("%s%s, %s per server, moves %.0f%% of %s's memory out of RAM at a slowdown of %.2f: more than production deployments report (%s), so at risk until measured; %s.",
+				rankRef(c, out), c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), (1-j.FitRatio)*100, j.Name, j.Slowdown, model.PublishedOffloadResults, settle))
 		} else {
-			add("Maybe cheaper", fmt.Sprintf("#%d, %s, %s per server, if the jobs use memory like those behind the published curves; %s.",
-				c.Rank, c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), settle))
+			add("Maybe cheaper", fmt.Sprintf("%s%s, %s per server, if the jobs use memory like those behind the published curves; %s.",
+				rankRef(c, out), c.Label, moneyCur(c.CostPerServer.Float(), out.Currency), settle))
 		}
 	}
 	return ls

@@ -243,3 +243,36 @@ func TestSureTextNamesTheSamplersFit(t *testing.T) {
 		t.Errorf("a measured fit's how sure names the sampler: %q", sure)
 	}
 }
+
+// A search that skipped configurations says how many, that they rank
+// after every row shown, and names a cheaper alternative by its rank
+// only where that rank holds among all configurations (RanksExact).
+func TestSkippedSearchNamesOnlyExactRanks(t *testing.T) {
+	for _, exact := range []int{12, 50} {
+		tc := edaCase(t)
+		res := *tc.res
+		res.Skipped, res.RanksExact = 12345, exact
+		table := flatText(render(t, "table", &res, tc.opts))
+		md := flatText(render(t, "markdown", &res, tc.opts))
+		note := "Showing 10 of 108 configurations evaluated; 12,345 more rank after every one shown and were not evaluated (--top 0 evaluates them all)."
+		for what, out := range map[string]string{"table": table, "markdown": md} {
+			if !strings.Contains(out, note) {
+				t.Errorf("ranks exact to %d: the %s lacks %q:\n%s", exact, what, note, out)
+			}
+		}
+		// The alternative ranks 45th among those evaluated.
+		want, not := "Maybe cheaper: 512GiB (16 x 32GiB)", "Maybe cheaper: #45,"
+		if exact >= 45 {
+			want, not = not, want
+		}
+		if !strings.Contains(table, want) || strings.Contains(table, not) {
+			t.Errorf("ranks exact to %d: want %q, not %q, in:\n%s", exact, want, not, table)
+		}
+		js := render(t, "json", &res, tc.opts)
+		for _, kv := range []string{`"configurations_skipped": 12345`, fmt.Sprintf(`"ranks_exact": %d`, exact)} {
+			if !strings.Contains(js, kv) {
+				t.Errorf("the JSON lacks %s", kv)
+			}
+		}
+	}
+}

@@ -52,7 +52,7 @@ type recommendOptions struct {
 // breakEvenAuto is the size of search up to which the break-even
 // analysis runs without being asked: it re-runs the ranking a few dozen
 // times, which on a search this size takes well under a second.
-const breakEvenAuto = 5000
+const breakEvenAuto = model.TopSearchMin
 
 func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f := c.Flags()
@@ -65,7 +65,7 @@ func (o *recommendOptions) AddFlags(c *cobra.Command) {
 	f.StringArrayVar(&o.Sets, "set", nil, "what-if: replace one value of the workload, `PATH=VALUE` such as jobs[0].concurrency=10 or jobs[synth].deadline=6h; repeatable; the file is not changed")
 	f.StringArrayVar(&o.Scales, "scale", nil, "what-if: multiply every price of a kind, `KIND=FACTOR` such as dram=1.3 (kinds dram, drives, platforms); repeatable")
 	f.StringVarP(&o.Format, "format", "f", "table", "output format: "+strings.Join(reports.Formats(), ", "))
-	f.IntVar(&o.Top, "top", -1, "show at most N configurations; 0 = all")
+	f.IntVar(&o.Top, "top", -1, "show at most N configurations (a search of more than 5,000 then skips those that cannot rank among them); 0 = all")
 	// -1 only means "the format's default"; show that instead of the number.
 	c.Flags().Lookup("top").DefValue = "10 for table and markdown, all for json, yaml and csv"
 	f.StringVarP(&o.Out, "out", "o", "", "write the report to FILE (atomically) instead of standard output; - is standard output")
@@ -167,6 +167,12 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	}
 	in.RankBy, in.MirrorSwap = o.RankBy, o.MirrorSwap
 	in.Now, in.MaxPriceAge = o.now(), robust.maxAge
+	if o.XLSX == "" && !o.Explain {
+		// Only the first --top are shown: the search may skip what
+		// cannot rank there. The workbook lists, and --explain counts,
+		// every configuration.
+		in.Top = defaultTop(o.Top, o.Format)
+	}
 	res, err := model.Recommend(in)
 	if err != nil {
 		err = whatIfs.fix(err)
@@ -262,10 +268,10 @@ func (o *recommendOptions) analyse(ctx context.Context, in model.Input, res *mod
 	shown := o.Format != "csv" || o.XLSX != ""
 	wanted := o.BreakEven
 	if !o.breakEvenSet {
-		wanted = shown && res.Evaluated <= breakEvenAuto
+		wanted = shown && res.Evaluated+res.Skipped <= breakEvenAuto
 		if shown && !wanted && res.Recommended != nil {
 			opts.BreakEvenNote = fmt.Sprintf("not computed: the search evaluated %s configurations and the analysis re-runs it a few dozen times; add --break-even to compute it",
-				strings.TrimSpace(model.Money(float64(res.Evaluated), "")))
+				strings.TrimSpace(model.Money(float64(res.Evaluated+res.Skipped), "")))
 		}
 	}
 	if wanted && shown && res.Recommended != nil {

@@ -659,7 +659,30 @@ func (s *stepper) refRatioOn(c clock) float64 {
 // overBudget reports whether the run so far took more wall time beyond
 // what its progress would have taken without a limit than the budget
 // allows.
-func (s *stepper) overBudget(cur orSample) bool {
+func (s *stepper) overBudget(cur orSample) bool { return s.overBudgetBy(cur, 0) }
+
+// sliceCost is what the last slice at fit took beyond its progress at
+// the reference pace (its settling part included), on the budget's
+// clock: what the next slice there will likely cost. 0 before the first.
+func (s *stepper) sliceCost(fit float64) float64 {
+	r1 := s.refRatioOn(s.clk)
+	if r1 <= 0 {
+		return 0
+	}
+	sl := withClock(s.slices, s.clk)
+	for i := len(sl) - 1; i >= 0; i-- {
+		if sl[i].Fit == fit && !sl[i].Cut {
+			return math.Max(sl[i].Wall+sl[i].SetWall-sl[i].Progress*r1, 0)
+		}
+	}
+	return 0
+}
+
+// overBudgetBy is overBudget with extra more seconds of wall time spent:
+// a fit's slice starts only if what it is likely to cost keeps the run
+// within the budget, so that a run ending just after it does not end
+// over (runs without the look-ahead ended at +26-28% of a 25% budget).
+func (s *stepper) overBudgetBy(cur orSample, extra float64) bool {
 	// Progress and the reference pace on one clock: a command that
 	// spends time in the kernel in RAM too has that time taken off both.
 	r1 := s.refRatioOn(s.clk)
@@ -679,7 +702,7 @@ func (s *stepper) overBudget(cur orSample) bool {
 		}
 	}
 	inRAM := math.Max(p, 0) * r1
-	return cur.at.Sub(s.started).Seconds() > inRAM*(1+s.budget)
+	return cur.at.Sub(s.started).Seconds()+extra > inRAM*(1+s.budget)
 }
 
 // pastKnee judges whether slice i (at a fit) ran past the knee: more
@@ -878,7 +901,7 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 			slot = 0
 			cycle++
 		}
-		if slot > 0 && s.overBudget(now) {
+		if slot > 0 && s.overBudgetBy(now, s.sliceCost(s.fits[slot-1])) {
 			slot--
 			start(0, true, now)
 			return

@@ -319,6 +319,36 @@ func TestOneRunBudgetReadsPaceAndProgressOnOneClock(t *testing.T) {
 	}
 }
 
+// A fit's slice starts only if what the last slice there cost beyond its
+// progress still fits the budget: 15 s spent on 13 s of progress is
+// within 25%, but not with the 1.5 s the last slice at fit 0.6 took over
+// its 2 s of progress (settling included); a fit not yet run costs
+// nothing ahead, and a slice the command's exit cut is no guide.
+func TestOneRunBudgetLooksAheadByTheFitsLastSlice(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &stepper{budget: 0.25, started: t0, slices: []OneRunSlice{
+		{Fit: 0, Wall: 10, Progress: 10},
+		{Fit: 0.6, Wall: 3, Progress: 2, SetWall: 0.5, SetProg: 0.2},
+		{Fit: 0.45, Wall: 9, Progress: 1, Cut: true},
+	}}
+	now := orSample{at: t0.Add(15 * time.Second), progress: 12.2 + 1}
+	if c := s.sliceCost(0.6); math.Abs(c-1.5) > 1e-9 {
+		t.Errorf("fit 0.6's slice cost %.3fs beyond its progress, want 1.5s", c)
+	}
+	if c := s.sliceCost(0.45); c != 0 {
+		t.Errorf("a cut slice is no guide: cost %.3fs, want 0", c)
+	}
+	if s.overBudget(now) {
+		t.Error("15s on 13s of progress read as over a 25% budget")
+	}
+	if !s.overBudgetBy(now, s.sliceCost(0.6)) {
+		t.Error("the next slice at fit 0.6 would take the run past its budget; it was allowed")
+	}
+	if s.overBudgetBy(now, s.sliceCost(0.9)) {
+		t.Error("a fit with no slice yet read as over budget")
+	}
+}
+
 // The run-up (slices without a limit while the command still allocated)
 // does not weigh the first cycle, and the first drop (the whole cold set
 // evicted at once) neither reads nor weighs: only the reference just

@@ -263,9 +263,14 @@ func (o *recommendOptions) robustness() (robustFlags, error) {
 // output ask for.
 func (o *recommendOptions) analyse(ctx context.Context, in model.Input, res *model.Result, r robustFlags) (reports.Options, error) {
 	opts := reports.Options{Version: Version()}
-	// CSV has no place for break-even points; the workbook and every other
-	// format have.
+	// CSV has no place for break-even points; the workbook, JSON and YAML
+	// always show them, the table and Markdown only with --explain or
+	// when asked for by name: unasked, they are not computed for a first
+	// screen that does not show them.
 	shown := o.Format != "csv" || o.XLSX != ""
+	if people := o.Format == "table" || o.Format == "markdown"; people && !o.Explain && !o.breakEvenSet && o.XLSX == "" {
+		shown = false
+	}
 	wanted := o.BreakEven
 	if !o.breakEvenSet {
 		wanted = shown && res.Evaluated+res.Skipped <= breakEvenAuto

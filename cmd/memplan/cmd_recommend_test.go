@@ -166,10 +166,13 @@ func TestStalePricesUseTheClock(t *testing.T) {
 	}
 }
 
-// TestBreakEvenAuto: break-even runs by default on a small search, not on
-// a large one (with a note saying how to ask), and --break-even asks.
+// TestBreakEvenAuto: break-even runs by default on a small search where
+// it is shown (the table with --explain, JSON), not on a large one (with
+// a note saying how to ask), nor for the table's first screen, which
+// does not show it; --break-even asks.
 func TestBreakEvenAuto(t *testing.T) {
 	o := intelOptions("table")
+	o.Explain = true
 	in, err := loadInputs(context.Background(), o.inputOptions)
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +203,15 @@ func TestBreakEvenAuto(t *testing.T) {
 	o.BreakEven = false
 	if opts, err = o.analyse(ctx, in, res, robustFlags{}); err != nil || opts.BreakEven != nil || opts.BreakEvenNote != "" {
 		t.Fatalf("--break-even=false: %v, %q, %v", opts.BreakEven != nil, opts.BreakEvenNote, err)
+	}
+	// The first screen does not show it, the JSON does.
+	res.Evaluated = 10
+	for _, f := range []string{"table", "markdown", "json"} {
+		o = intelOptions(f)
+		opts, err = o.analyse(ctx, in, res, robustFlags{})
+		if want := f == "json"; err != nil || (opts.BreakEven != nil) != want {
+			t.Errorf("%s without --explain on a search of %d: break-even computed %v, want %v (%v)", f, res.Evaluated, opts.BreakEven != nil, want, err)
+		}
 	}
 	// CSV has no place for it.
 	o = intelOptions("csv")

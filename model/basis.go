@@ -77,6 +77,46 @@ type JointBasis struct {
 	ShapeUnknown       bool
 }
 
+// BasisFacts are what a report decides by, read from a basis's parts
+// (a zswap basis's pool and drive parts included), never from its words.
+type BasisFacts struct {
+	// FromMeasured: derived by the swap-path model from the user's own
+	// measured or emulated curves of other classes.
+	FromMeasured bool
+	// OneRun: a measured or emulated curve taken in one run under a
+	// stepped limit (memplan profile --one-run).
+	OneRun bool
+	// Sampler: at this fit the figure is the one-pass sampler's (--prior).
+	Sampler bool
+	// Carried: the job's own curve, carried to another device or load.
+	Carried bool
+}
+
+// Facts are b's BasisFacts.
+func (b Basis) Facts() BasisFacts {
+	var f BasisFacts
+	switch b.Kind {
+	case BasisZswap:
+		for _, part := range []*Basis{b.Pool, b.Drive} {
+			if part != nil {
+				pf := part.Facts()
+				f.FromMeasured = f.FromMeasured || pf.FromMeasured
+				f.OneRun = f.OneRun || pf.OneRun
+				f.Sampler = f.Sampler || pf.Sampler
+				f.Carried = f.Carried || pf.Carried
+			}
+		}
+		return f
+	case BasisDerived, BasisJoint:
+		f.FromMeasured = b.Provenance == Measured || b.Provenance == Emulated
+	case BasisCurve:
+		f.OneRun = b.OneRun && (b.Provenance == Measured || b.Provenance == Emulated)
+		f.Carried = b.Carried
+	}
+	f.Sampler = b.Sampler && b.Kind != BasisInRAM && b.Kind != BasisNone
+	return f
+}
+
 // String is the one place a basis is worded: the reports print it (the
 // "basis" of each job in JSON and YAML, the table, Markdown and workbook),
 // and their golden files hold it.

@@ -66,3 +66,28 @@ func TestJointBasisWords(t *testing.T) {
 		}
 	}
 }
+
+// Basis.Facts reads the parts, a zswap basis's pool and drive included:
+// the reports decide by them (How sure), not by the words.
+func TestBasisFactsReadTheParts(t *testing.T) {
+	measuredOneRun := model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "h", OneRun: true, Carried: true}
+	derived := model.Basis{Kind: model.BasisDerived, Provenance: model.Emulated, From: "x", Sampler: true}
+	for _, tc := range []struct {
+		name string
+		b    model.Basis
+		want model.BasisFacts
+	}{
+		{"in RAM", model.Basis{Kind: model.BasisInRAM, Sampler: true}, model.BasisFacts{}},
+		{"published curve", model.Basis{Kind: model.BasisCurve, Provenance: model.Published, OneRun: true, Carried: true}, model.BasisFacts{Carried: true}},
+		{"measured in one run, carried", measuredOneRun, model.BasisFacts{OneRun: true, Carried: true}},
+		{"derived from an emulated curve, sampler", derived, model.BasisFacts{FromMeasured: true, Sampler: true}},
+		{"joint from published curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Published, Joint: &model.JointBasis{}}, model.BasisFacts{}},
+		{"joint from measured curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Measured, Joint: &model.JointBasis{}}, model.BasisFacts{FromMeasured: true}},
+		{"zswap: the pool's and the drive's", model.Basis{Kind: model.BasisZswap, Pool: &measuredOneRun, Drive: &derived},
+			model.BasisFacts{FromMeasured: true, OneRun: true, Sampler: true, Carried: true}},
+	} {
+		if got := tc.b.Facts(); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

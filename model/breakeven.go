@@ -57,7 +57,9 @@ type BreakEvenPoint struct {
 	TakesOverLabel string
 	Prices         []PartPrice // the scaled parts' prices at the point
 	// Method is "analytic" (fleet costs are linear in a price, so the point
-	// is where two lines cross) or "bisection" (the ranking was re-run at
+	// is where two lines cross), BreakEvenNone (no crossing: the
+	// recommendation still wins at the far end of the range) or
+	// "bisection" (the ranking was re-run at
 	// trial prices because the set of configurations changes with the
 	// price, e.g. a drive stops being dominated).
 	Method string
@@ -72,6 +74,11 @@ type PartPrice struct {
 	Unit  money.Amount
 	PerGB float64 // a ratio: not rounded to the cent
 }
+
+// BreakEvenNone is the Method of a point that does not exist because the
+// recommendation keeps winning however far the price moves (checked at
+// the far end of the range).
+const BreakEvenNone = "none in range"
 
 // Directions of a break-even point.
 const (
@@ -293,6 +300,7 @@ func (be *breakEvener) verify(p *priceLine, dir string, k float64, taker *Config
 	if taker == nil || (dir == PriceFalls && k < 1/float64(breakEvenRange)) || (dir == PriceRises && k > breakEvenRange) {
 		// No crossing in range: confirm at the far end.
 		if id, _ := be.winner(p, far); id == r {
+			pt.Method = BreakEvenNone
 			if dir == PriceFalls {
 				pt.Note = "keeps winning however far this price falls (checked to 1/1000 of today's)"
 			} else {

@@ -169,6 +169,16 @@ func breakEvenItems(out Output) []string {
 	return items
 }
 
+// keepsWinning reports whether pt does not exist because the
+// recommendation wins however far the price moves: its method says so,
+// or, in a file written before memplan recorded that method, its note.
+func keepsWinning(pt BreakEvenPoint) bool {
+	if pt.Method != "" {
+		return pt.Method == model.BreakEvenNone
+	}
+	return strings.Contains(pt.Note, "however far")
+}
+
 func priceItem(what string, p *PriceBreakEven, cur string) []string {
 	var points, never []string
 	named := map[string]float64{}
@@ -179,7 +189,7 @@ func priceItem(what string, p *PriceBreakEven, cur string) []string {
 		}
 		if !pt.Exists {
 			switch {
-			case strings.Contains(pt.Note, "however far"):
+			case keepsWinning(pt):
 				never = append(never, fmt.Sprintf("However far it %ss, the recommendation keeps winning.", verb))
 			case pt.Note != "":
 				never = append(never, fmt.Sprintf("As it %ss, the recommendation %s.", verb, pt.Note))

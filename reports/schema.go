@@ -316,6 +316,14 @@ type Wear struct {
 	ReplacementsPerServer   int     `json:"replacements_per_server" yaml:"replacements_per_server"`
 }
 
+// BasisFacts is model.BasisFacts in the output schema.
+type BasisFacts struct {
+	FromMeasurements bool `json:"from_measurements" yaml:"from_measurements"`
+	OneRun           bool `json:"one_run" yaml:"one_run"`
+	Sampler          bool `json:"sampler" yaml:"sampler"`
+	Carried          bool `json:"carried" yaml:"carried"`
+}
+
 // Job is how one job class fares on a configuration.
 type Job struct {
 	Name         string  `json:"name" yaml:"name"`
@@ -327,7 +335,11 @@ type Job struct {
 	SlowdownHigh float64 `json:"slowdown_high" yaml:"slowdown_high"`
 	Provenance   string  `json:"provenance" yaml:"provenance"`
 	Basis        string  `json:"basis" yaml:"basis"`
-	Extrapolated bool    `json:"extrapolated" yaml:"extrapolated"`
+	// BasisFacts are what the verdict decides by (model.BasisFacts); nil
+	// in files written before memplan recorded them (basisFacts reads
+	// their basis text then).
+	BasisFacts   *BasisFacts `json:"basis_facts" yaml:"basis_facts"`
+	Extrapolated bool        `json:"extrapolated" yaml:"extrapolated"`
 	// Shape is the access-pattern family of the central figure (the job's
 	// access:, or the one the curves' agreement picked); ShapeUnknown that
 	// the job did not state it and the band spans every family.
@@ -715,8 +727,9 @@ func newConfiguration(c *model.Config, recID, baseID string) Configuration {
 		out.Jobs = append(out.Jobs, Job{
 			Name: j.Name, TouchedGiB: gib(j.Touched), InRAMGiB: gib(j.InRAM), FitRatio: r4(j.Fit),
 			Slowdown: r4(j.Estimate.Slowdown), SlowdownLow: r4(j.Estimate.Low), SlowdownHigh: r4(j.Estimate.High),
-			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis.String(), Extrapolated: j.Estimate.Extrapolated,
-			Shape: j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
+			Provenance: j.Estimate.Provenance, Basis: j.Estimate.Basis.String(), BasisFacts: newBasisFacts(j.Estimate.Basis.Facts()),
+			Extrapolated: j.Estimate.Extrapolated,
+			Shape:        j.Estimate.Shape, ShapeUnknown: j.Estimate.ShapeUnknown,
 			RuntimeHours: hours(j.Runtime), RuntimeHighHours: hours(j.RuntimeHigh), DeadlineHours: hours(j.Deadline),
 			MeetsDeadline: j.Meets, AtRisk: j.AtRisk, BeyondPublished: j.BeyondPublished, AboveMeasuredFit: j.Estimate.Above,
 			JobsPerServerDay: r4(j.JobsPerServer), SwapWritesPerJobGiB: gib(j.SwapWrites),
@@ -900,4 +913,8 @@ func jsonErrorAt(data []byte, err error) string {
 		}
 	}
 	return err.Error()
+}
+
+func newBasisFacts(f model.BasisFacts) *BasisFacts {
+	return &BasisFacts{FromMeasurements: f.FromMeasured, OneRun: f.OneRun, Sampler: f.Sampler, Carried: f.Carried}
 }

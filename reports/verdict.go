@@ -438,7 +438,22 @@ func beyondPublished(c *Configuration) *Job {
 // asideRE is an innermost parenthesised aside.
 var asideRE = regexp.MustCompile(`\s*\([^()]*\)`)
 
-var measuredRE = regexp.MustCompile(`\((measured|emulated)\)`)
+// basisFacts are what sureText decides by: the job's recorded facts, or,
+// in a file written before memplan recorded them, the same facts read
+// from its basis text (the one place the words are searched).
+func basisFacts(j Job) BasisFacts {
+	if j.BasisFacts != nil {
+		return *j.BasisFacts
+	}
+	return BasisFacts{
+		FromMeasurements: legacyMeasuredRE.MatchString(j.Basis),
+		OneRun:           strings.Contains(j.Basis, "--one-run"),
+		Sampler:          strings.Contains(j.Basis, model.SamplerBasis),
+		Carried:          strings.Contains(j.Basis, "carried to this device"),
+	}
+}
+
+var legacyMeasuredRE = regexp.MustCompile(`\((measured|emulated)\)`)
 
 // sureText says where the recommendation's slowdowns come from, in words,
 // and the one command that would make them surer.
@@ -457,6 +472,7 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	order := map[string]int{model.Inferred: 0, model.Derived: 1, model.Published: 2, model.Emulated: 3, model.Measured: 4}
 	sort.SliceStable(swapping, func(a, b int) bool { return order[swapping[a].Provenance] < order[swapping[b].Provenance] })
 	j := swapping[0]
+	facts := basisFacts(j)
 	host := ""
 	for _, f := range out.Factors {
 		if f.Host != "" {
@@ -469,7 +485,7 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	case model.Inferred:
 		sure = "inferred from one run of the job by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: read its range"
 	case model.Derived:
-		if measuredRE.MatchString(j.Basis) {
+		if facts.FromMeasurements {
 			sure = "derived by the swap-path model from your measurements" + host + " of other devices, not measured on this one"
 			cmd = "`memplan probe --swap-dir DIR` with DIR on the swap device: it measures the device itself."
 		} else {
@@ -482,13 +498,13 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 		cmd = "`memplan probe --swap-dir DIR` on the real drive."
 	case model.Measured:
 		sure = "measured on your hardware" + host
-		if strings.Contains(j.Basis, "--one-run") {
+		if facts.OneRun {
 			sure += " in one run under a stepped memory limit (memplan profile --one-run), not by whole runs at each fit ratio: read its range"
 		}
-		if strings.Contains(j.Basis, model.SamplerBasis) {
+		if facts.Sampler {
 			sure += "; at its fit ratio, which the run did not reach, the figure is the one-pass sampler's (--prior): inferred, not measured"
 		}
-		if strings.Contains(j.Basis, "carried to this device") {
+		if facts.Carried {
 			// The job was measured on another swap device.
 			sure += ", on another swap device, carried to this one by the swap-path model"
 			cmd = profile

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,6 +274,65 @@ func TestSkippedSearchNamesOnlyExactRanks(t *testing.T) {
 			if !strings.Contains(js, kv) {
 				t.Errorf("the JSON lacks %s", kv)
 			}
+		}
+	}
+}
+
+// How sure decides by the job's basis facts, not its words: each fact
+// gives its wording, a basis text that names --one-run (or any other
+// fact) with the facts recorded as false gives none of them, and a file
+// written before the facts were recorded (nil) is read from its text.
+func TestSureTextDecidesByBasisFacts(t *testing.T) {
+	job := func(prov string, f *BasisFacts, basis string) *Configuration {
+		return &Configuration{Jobs: []Job{{Name: "sim", FitRatio: 0.5, Slowdown: 1.4, SlowdownLow: 1.2, SlowdownHigh: 2.1,
+			Provenance: prov, Basis: basis, BasisFacts: f}}}
+	}
+	words := map[string]string{
+		"from":    "derived by the swap-path model from your measurements",
+		"onerun":  "in one run under a stepped memory limit",
+		"sampler": "the figure is the one-pass sampler's",
+		"carried": "carried to this one by the swap-path model",
+	}
+	allText := "measured on box " + model.OneRunBasis + "; " + model.SamplerBasis + "; carried to this device and load (measured)"
+	for _, tc := range []struct {
+		name  string
+		prov  string
+		facts *BasisFacts
+		want  []string
+	}{
+		{"derived from measurements", model.Derived, &BasisFacts{FromMeasurements: true}, []string{"from"}},
+		{"derived from publications", model.Derived, &BasisFacts{}, nil},
+		{"one run", model.Measured, &BasisFacts{OneRun: true}, []string{"onerun"}},
+		{"one run with the sampler", model.Measured, &BasisFacts{OneRun: true, Sampler: true}, []string{"onerun", "sampler"}},
+		{"carried", model.Measured, &BasisFacts{Carried: true}, []string{"carried"}},
+		{"text names every fact, facts say none", model.Measured, &BasisFacts{}, nil},
+		{"old file: read from the text", model.Measured, nil, []string{"onerun", "sampler", "carried"}},
+		{"old derived file: read from the text", model.Derived, nil, []string{"from"}},
+	} {
+		sure, _ := sureText(Output{}, job(tc.prov, tc.facts, allText))
+		for k, w := range words {
+			if want := slices.Contains(tc.want, k); strings.Contains(sure, w) != want {
+				t.Errorf("%s: %q says %q: %v, want %v", tc.name, sure, w, !want, want)
+			}
+		}
+	}
+}
+
+// A break-even point that does not exist because the recommendation keeps
+// winning is known by its method; a file written before that method was
+// recorded is read from its note.
+func TestKeepsWinningByMethod(t *testing.T) {
+	for _, tc := range []struct {
+		pt   BreakEvenPoint
+		want bool
+	}{
+		{BreakEvenPoint{Method: model.BreakEvenNone}, true},
+		{BreakEvenPoint{Method: "bisection", Note: "keeps winning however far this price falls"}, false},
+		{BreakEvenPoint{Note: "keeps winning however far this price falls (checked to 1/1000 of today's)"}, true},
+		{BreakEvenPoint{Note: "keeps winning across the searched range"}, false},
+	} {
+		if got := keepsWinning(tc.pt); got != tc.want {
+			t.Errorf("%+v: keeps winning %v, want %v", tc.pt, got, tc.want)
 		}
 	}
 }

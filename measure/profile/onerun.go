@@ -1468,7 +1468,39 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		pt.Verdict = strings.Join(notes, "; ")
 		est.points = append(est.points, pt)
 	}
+	widenForBinding(est.points, est.BindingUnmeasured, runWall)
 	return est
+}
+
+// widenForBinding raises the band's upper end of each measured fit whose
+// limit bound, unmeasured, for more than oneRunBindingShare of the run's
+// wall time (binding, per fit): a whole run at the fit swaps through
+// that part, so the upper end counts its share of the run at the highest
+// slowdown measured at this fit or a lower one. The central figure stays
+// what the slices measured; the verdict already says the fit wants whole
+// runs.
+func widenForBinding(pts []ProfilePoint, binding []float64, runWall float64) {
+	if runWall <= 0 {
+		return
+	}
+	for i := range pts {
+		p := &pts[i]
+		if i >= len(binding) || binding[i] <= oneRunBindingShare*runWall || p.Slowdown.N == 0 {
+			continue
+		}
+		worst := p.Slowdown.Mean
+		for _, q := range pts {
+			if q.Fit <= p.Fit && q.Slowdown.N > 0 {
+				worst = math.Max(worst, q.Slowdown.Mean)
+			}
+		}
+		share := math.Min(binding[i]/runWall, 1)
+		hi := (1-share)*p.Slowdown.Mean + share*worst
+		if hi > p.Slowdown.Hi {
+			p.Slowdown.Hi, p.Slowdown.Max = measure.Round4(hi), math.Max(p.Slowdown.Max, measure.Round4(hi))
+			p.Verdict += fmt.Sprintf("; the band's upper end counts those %.0f%% of the run at %.2f, the highest slowdown measured at this fit or below", 100*share, worst)
+		}
+	}
 }
 
 // unboundShares is per fit the share of the progress of the slices that

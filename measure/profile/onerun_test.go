@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/units"
 )
 
@@ -671,5 +672,26 @@ func TestShortOfPeakNamesTheFitsTheLimitsWere(t *testing.T) {
 	}
 	if got := shortOfPeak(0, 520*units.MiB, []float64{0.9}); got != "" {
 		t.Errorf("no --peak: %q, want nothing", got)
+	}
+}
+
+// A fit whose limit bound, unmeasured, for 30% of the run keeps its
+// central figure, and its band's upper end counts that 30% at the highest
+// slowdown measured at or below it; a fit under the 5% share, and one not
+// measured, are left alone.
+func TestOneRunBandCountsTheBindingUnmeasuredPart(t *testing.T) {
+	pt := func(fit, mean, hi float64, n int) ProfilePoint {
+		return ProfilePoint{Fit: fit, Slowdown: measure.Summary{N: n, Mean: mean, Lo: 1, Hi: hi, Max: hi}}
+	}
+	pts := []ProfilePoint{pt(0.9, 1.0, 1.05, 3), pt(0.75, 1.2, 1.3, 3), pt(0.6, 2.0, 2.2, 3), pt(0.45, 0, 0, 0)}
+	widenForBinding(pts, []float64{30, 2, 0, 40}, 100)
+	want := []float64{0.7*1.0 + 0.3*2.0, 1.3, 2.2, 0}
+	for i, p := range pts {
+		if math.Abs(p.Slowdown.Hi-want[i]) > 1e-4 {
+			t.Errorf("fit %.2f: upper end %.4f, want %.4f", p.Fit, p.Slowdown.Hi, want[i])
+		}
+	}
+	if pts[0].Slowdown.Mean != 1.0 || !strings.Contains(pts[0].Verdict, "counts those 30% of the run at 2.00") {
+		t.Errorf("fit 0.9: central %.2f (want 1.00 kept), verdict %q", pts[0].Slowdown.Mean, pts[0].Verdict)
 	}
 }

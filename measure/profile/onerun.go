@@ -662,17 +662,29 @@ func (s *stepper) refRatioOn(c clock) float64 {
 func (s *stepper) overBudget(cur orSample) bool { return s.overBudgetBy(cur, 0) }
 
 // sliceCost is what the last slice at fit took beyond its progress at
-// the reference pace (its settling part included), on the budget's
-// clock: what the next slice there will likely cost. 0 before the first.
+// the reference pace (its settling part included), with the refault debt
+// the slice without a limit after it paid, on the budget's clock: what
+// the next slice there will likely cost. 0 before the first.
 func (s *stepper) sliceCost(fit float64) float64 {
 	r1 := s.refRatioOn(s.clk)
 	if r1 <= 0 {
 		return 0
 	}
 	sl := withClock(s.slices, s.clk)
+	excess := func(x OneRunSlice) float64 {
+		p := x.Progress
+		if x.Fit == 0 {
+			p += x.SetProg
+		}
+		return math.Max(x.Wall+x.SetWall-p*r1, 0)
+	}
 	for i := len(sl) - 1; i >= 0; i-- {
 		if sl[i].Fit == fit && !sl[i].Cut {
-			return math.Max(sl[i].Wall+sl[i].SetWall-sl[i].Progress*r1, 0)
+			cost := excess(sl[i])
+			if i+1 < len(sl) && sl[i+1].Fit == 0 {
+				cost += excess(sl[i+1])
+			}
+			return cost
 		}
 	}
 	return 0
@@ -681,7 +693,9 @@ func (s *stepper) sliceCost(fit float64) float64 {
 // overBudgetBy is overBudget with extra more seconds of wall time spent:
 // a fit's slice starts only if what it is likely to cost keeps the run
 // within the budget, so that a run ending just after it does not end
-// over (runs without the look-ahead ended at +26-28% of a 25% budget).
+// over (runs without the look-ahead ended at +26-28% of a 25% budget;
+// with the slice's own cost alone, a swap-file run of ngspice whose last
+// slice's refault debt ran into its exit ended at +34%).
 func (s *stepper) overBudgetBy(cur orSample, extra float64) bool {
 	// Progress and the reference pace on one clock: a command that
 	// spends time in the kernel in RAM too has that time taken off both.

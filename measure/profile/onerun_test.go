@@ -336,6 +336,13 @@ func TestOneRunBudgetLooksAheadByTheFitsLastSlice(t *testing.T) {
 	if c := s.sliceCost(0.6); math.Abs(c-1.5) > 1e-9 {
 		t.Errorf("fit 0.6's slice cost %.3fs beyond its progress, want 1.5s", c)
 	}
+	// The refault debt of the slice without a limit after it counts too:
+	// its settling part, 0.5s for 0.2s of progress, is 0.3s over.
+	paid := &stepper{budget: 0.25, started: t0, slices: append(append([]OneRunSlice{}, s.slices[:2]...),
+		OneRunSlice{Fit: 0, Wall: 1.5, SetWall: 0.5, Progress: 1.5, SetProg: 0.2})}
+	if c := paid.sliceCost(0.6); math.Abs(c-(1.5+0.3)) > 1e-9 {
+		t.Errorf("fit 0.6's slice and the debt after it cost %.3fs, want 1.8s", c)
+	}
 	if c := s.sliceCost(0.45); c != 0 {
 		t.Errorf("a cut slice is no guide: cost %.3fs, want 0", c)
 	}

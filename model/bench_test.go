@@ -215,18 +215,7 @@ func BenchmarkRecommend10kDIMMs2kDrives(b *testing.B) {
 func BenchmarkRecommend10kDIMMs2kDrivesTop10(b *testing.B) {
 	in, _ := qaLargeInput(b)
 	in.Top = 10
-	b.ReportAllocs()
-	b.ResetTimer()
-	var res *model.Result
-	for i := 0; i < b.N; i++ {
-		var err error
-		if res, err = model.Recommend(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(res.Evaluated), "configs/op")
-	b.ReportMetric(float64(res.Skipped), "skipped/op")
+	benchRecommend(b, in, false)
 }
 
 func BenchmarkParseCatalog10kDIMMs2kDrives(b *testing.B) {
@@ -337,6 +326,9 @@ func benchRecommend(b *testing.B, in model.Input, limit bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(res.Evaluated), "configs/op")
+	if res.Skipped > 0 {
+		b.ReportMetric(float64(res.Skipped), "skipped/op")
+	}
 }
 
 // qaUncertaintyRuns is the runs of the 10k uncertainty benchmark: enough

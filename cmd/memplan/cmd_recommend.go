@@ -268,7 +268,7 @@ func (o *recommendOptions) analyse(ctx context.Context, in model.Input, res *mod
 	// when asked for by name: unasked, they are not computed for a first
 	// screen that does not show them.
 	shown := o.Format != "csv" || o.XLSX != ""
-	if people := o.Format == "table" || o.Format == "markdown"; people && !o.Explain && !o.breakEvenSet && o.XLSX == "" {
+	if (o.Format == "table" || o.Format == "markdown") && !o.Explain && !o.breakEvenSet && o.XLSX == "" {
 		shown = false
 	}
 	wanted := o.BreakEven
@@ -281,7 +281,19 @@ func (o *recommendOptions) analyse(ctx context.Context, in model.Input, res *mod
 	}
 	if wanted && shown && res.Recommended != nil {
 		stop := progress(o.stderr, "break-even prices: re-running the ranking")
-		be, err := inBackground(ctx, func() (*model.BreakEvenResult, error) { return model.BreakEven(in, res) })
+		be, err := inBackground(ctx, func() (*model.BreakEvenResult, error) {
+			full := res
+			if res.Skipped > 0 {
+				// The analysis looks for the configuration that takes
+				// over among all of them: rank them all.
+				in.Top = 0
+				var err error
+				if full, err = model.Recommend(in); err != nil {
+					return nil, err
+				}
+			}
+			return model.BreakEven(in, full)
+		})
 		stop()
 		switch {
 		case errors.Is(err, model.ErrNoRecommendation):

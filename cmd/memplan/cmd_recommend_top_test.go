@@ -47,7 +47,7 @@ dimms:
 // search of more than model.TopSearchMin candidates: it says so, and the
 // recommendation, the baseline and the first ten are those of the full
 // search (--top 0), which skips nothing; --explain and --xlsx search in
-// full too.
+// full too, and the break-even prices are those of the full search.
 func TestRecommendTableSkipsWhatCannotRank(t *testing.T) {
 	dir := t.TempDir()
 	cat := filepath.Join(dir, "many.yaml")
@@ -104,6 +104,22 @@ func TestRecommendTableSkipsWhatCannotRank(t *testing.T) {
 	want := fmt.Sprintf("configurations evaluated; %s more rank after every one shown and were not evaluated (--top 0 evaluates them all).", commas(top.Skipped))
 	if !strings.Contains(table, want) {
 		t.Errorf("the table lacks %q:\n%s", want, table)
+	}
+	// The break-even prices, asked for by name, look for the
+	// configuration that takes over among all of them, skipped or not.
+	breakEven := func(table string) string {
+		i := strings.Index(table, "Break-even prices:")
+		if i < 0 {
+			t.Fatalf("no break-even prices in:\n%s", table)
+		}
+		return table[i:]
+	}
+	topBE, fullBE := recommend("--break-even"), recommend("--break-even", "--top", "0")
+	if !strings.Contains(topBE, "were not evaluated") {
+		t.Errorf("the table with --break-even skipped nothing:\n%s", topBE)
+	}
+	if a, b := breakEven(topBE), breakEven(fullBE); a != b {
+		t.Errorf("break-even prices after a search that skipped configurations:\n%s\nafter the full search:\n%s", a, b)
 	}
 	for _, args := range [][]string{{"--explain"}, {"--top", "0"}, {"--xlsx", filepath.Join(dir, "plan.xlsx")}} {
 		if out := flat(recommend(args...)); strings.Contains(out, "were not evaluated") {

@@ -80,9 +80,9 @@ type JointBasis struct {
 // BasisFacts are what a report decides by, read from a basis's parts
 // (a zswap basis's pool and drive parts included), never from its words.
 type BasisFacts struct {
-	// FromMeasured: derived by the swap-path model from the user's own
+	// FromMeasurements: derived by the swap-path model from the user's own
 	// measured or emulated curves of other classes.
-	FromMeasured bool
+	FromMeasurements bool
 	// OneRun: a measured or emulated curve taken in one run under a
 	// stepped limit (memplan profile --one-run).
 	OneRun bool
@@ -100,7 +100,7 @@ func (b Basis) Facts() BasisFacts {
 		for _, part := range []*Basis{b.Pool, b.Drive} {
 			if part != nil {
 				pf := part.Facts()
-				f.FromMeasured = f.FromMeasured || pf.FromMeasured
+				f.FromMeasurements = f.FromMeasurements || pf.FromMeasurements
 				f.OneRun = f.OneRun || pf.OneRun
 				f.Sampler = f.Sampler || pf.Sampler
 				f.Carried = f.Carried || pf.Carried
@@ -108,7 +108,7 @@ func (b Basis) Facts() BasisFacts {
 		}
 		return f
 	case BasisDerived, BasisJoint:
-		f.FromMeasured = b.Provenance == Measured || b.Provenance == Emulated
+		f.FromMeasurements = b.Provenance == Measured || b.Provenance == Emulated
 	case BasisCurve:
 		f.OneRun = b.OneRun && (b.Provenance == Measured || b.Provenance == Emulated)
 		f.Carried = b.Carried

@@ -80,11 +80,11 @@ func TestBasisFactsReadTheParts(t *testing.T) {
 		{"in RAM", model.Basis{Kind: model.BasisInRAM, Sampler: true}, model.BasisFacts{}},
 		{"published curve", model.Basis{Kind: model.BasisCurve, Provenance: model.Published, OneRun: true, Carried: true}, model.BasisFacts{Carried: true}},
 		{"measured in one run, carried", measuredOneRun, model.BasisFacts{OneRun: true, Carried: true}},
-		{"derived from an emulated curve, sampler", derived, model.BasisFacts{FromMeasured: true, Sampler: true}},
+		{"derived from an emulated curve, sampler", derived, model.BasisFacts{FromMeasurements: true, Sampler: true}},
 		{"joint from published curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Published, Joint: &model.JointBasis{}}, model.BasisFacts{}},
-		{"joint from measured curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Measured, Joint: &model.JointBasis{}}, model.BasisFacts{FromMeasured: true}},
+		{"joint from measured curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Measured, Joint: &model.JointBasis{}}, model.BasisFacts{FromMeasurements: true}},
 		{"zswap: the pool's and the drive's", model.Basis{Kind: model.BasisZswap, Pool: &measuredOneRun, Drive: &derived},
-			model.BasisFacts{FromMeasured: true, OneRun: true, Sampler: true, Carried: true}},
+			model.BasisFacts{FromMeasurements: true, OneRun: true, Sampler: true, Carried: true}},
 	} {
 		if got := tc.b.Facts(); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

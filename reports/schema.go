@@ -916,5 +916,5 @@ func jsonErrorAt(data []byte, err error) string {
 }
 
 func newBasisFacts(f model.BasisFacts) *BasisFacts {
-	return &BasisFacts{FromMeasurements: f.FromMeasured, OneRun: f.OneRun, Sampler: f.Sampler, Carried: f.Carried}
+	return &BasisFacts{FromMeasurements: f.FromMeasurements, OneRun: f.OneRun, Sampler: f.Sampler, Carried: f.Carried}
 }

@@ -310,7 +310,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "empty lists", src: "name: empty\ncurrency: USD\ndate: 2026-03-01\nsource: nothing yet\ndimms: []\ndrives: []\n",
 			want: wantErr{1, "", []string{"catalog is empty"}}},
 		{name: "empty file", src: "",
-			want: wantErr{0, "", []string{"file is empty", "README.md"}}},
+			want: wantErr{0, "", []string{"file is empty", "docs/input-files.md"}}},
 		{name: "only comments", src: "# prices to follow\n\n",
 			want: wantErr{0, "", []string{"file is empty"}}},
 		{name: "two documents", src: baseCatalog + "---\n" + baseCatalog,

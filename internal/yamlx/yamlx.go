@@ -93,7 +93,7 @@ type entry struct {
 func Decode(file string, data []byte, v any) (*Doc, error) {
 	doc := &Doc{File: file, paths: map[string]pos{}, byPos: map[int][]entry{}}
 	if len(bytes.TrimSpace(stripComments(data))) == 0 {
-		return doc, &InputError{File: file, Msg: "file is empty", Hint: "see README.md for the format and examples/ for a starting point"}
+		return doc, &InputError{File: file, Msg: "file is empty", Hint: "see docs/input-files.md for the format and examples/ for a starting point"}
 	}
 	// Parse once into a node tree; every check and the decode work from it.
 	var root yaml.Node
@@ -177,7 +177,7 @@ func (d *Doc) checkKnown(n *yaml.Node, t reflect.Type, path string) []error {
 			ft, ok := fieldType(t, k.Value)
 			if !ok {
 				errs = append(errs, &InputError{File: d.File, Line: k.Line, Field: p, Msg: "unknown field",
-					Hint: "check the spelling; README.md lists the fields this file takes"})
+					Hint: "check the spelling; docs/input-files.md lists the fields this file takes"})
 				continue
 			}
 			errs = append(errs, d.checkKnown(val, ft, p)...)
@@ -565,7 +565,7 @@ func (d *Doc) typeError(s string) error {
 			}
 		}
 		return &InputError{File: d.File, Line: line, Field: path, Msg: "unknown field",
-			Hint: "check the spelling; README.md lists the fields this file takes"}
+			Hint: "check the spelling; docs/input-files.md lists the fields this file takes"}
 	}
 	if u := unmarshRe.FindStringSubmatch(rest); u != nil {
 		field := d.lookupValue(line, u[2])

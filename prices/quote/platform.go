@@ -52,7 +52,7 @@ func (im *importer) resolvePlatforms() {
 		}
 		tpl, ok := template(gen, pl.Sockets)
 		if !ok {
-			im.unclassified(p.Row, label, fmt.Sprintf("a %s server, but no embedded platform to copy a memory layout from; add it to the catalog by hand (see README.md)", gen))
+			im.unclassified(p.Row, label, fmt.Sprintf("a %s server, but no embedded platform to copy a memory layout from; add it to the catalog by hand (see docs/input-files.md)", gen))
 			continue
 		}
 		pl.Memory.Generation = gen

@@ -155,7 +155,7 @@ func Recognise(text string) Recognised {
 		r.CPU = true
 		r.Reason = "a CPU: a platform's price includes its CPUs, so add this line's price to the server's platform entry by hand"
 	case reBoard.MatchString(u):
-		r.Reason = "a motherboard: describe the server it goes into as a platform by hand (see README.md)"
+		r.Reason = "a motherboard: describe the server it goes into as a platform by hand (see docs/input-files.md)"
 	case isDIMM:
 		recogniseDIMM(text, u, &r)
 	case isDrive:

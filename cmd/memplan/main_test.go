@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
 // real command. $EXAMPLES points at the repository's examples, $PROBE at a
-// factor file memplan probe recorded (see reports/xlsx's tests).
+// factor file memplan probe recorded (see reports/xlsx's tests), $HISTORY
+// at the synthetic sacct history docs/import-workload.md's example uses.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
 	if err != nil {
@@ -34,11 +35,16 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	history, err := filepath.Abs("../../workload/backtest/testdata/history.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("PROBE", probe)
+			env.Setenv("HISTORY", history)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"xlsx-row": xlsxRow},

@@ -201,7 +201,7 @@ func (f *File) validate(dft Defaults) error {
 			if pt.Fit == 1 && pt.Slowdown > MaxSlowdownInRAM {
 				// Everything is in RAM at fit 1: the point is the
 				// reference itself. A curve that slows down there
-				// makes every swap configuration lose (issue 27).
+				// makes every swap configuration lose.
 				return d.Errorf(pp+".slowdown", "at fit 1 nothing is swapped; measure the point as the reference or leave it out",
 					"got %g at fit 1, where the job is all in RAM; expected 1 (at most %g for run-to-run noise)", pt.Slowdown, MaxSlowdownInRAM)
 			}

@@ -509,7 +509,7 @@ func reportCurrency(w *Workload, s *prices.Set, f Flags) (string, error) {
 	if w.Currency != "" {
 		// The workload names the report currency: every catalog's prices
 		// must convert to it, or the mix is refused at the workload's
-		// currency line, naming the catalog (issue 27).
+		// currency line, naming the catalog.
 		for _, c := range curs {
 			if _, ok := s.Rate(c, w.Currency); ok {
 				continue

@@ -638,7 +638,7 @@ func quotedOnce(f Flags, cats []*Catalog) error {
 // checkReserves refuses a platform whose os_reserve is at least the most
 // memory it can hold with the DIMMs of every catalog: no configuration of
 // it has memory left for the jobs, which the model used to report on the
-// workload's footprint line as if the jobs were too large (issue 27).
+// workload's footprint line as if the jobs were too large.
 func (s *Set) checkReserves() error {
 	for _, pl := range s.Platforms {
 		var most units.Bytes

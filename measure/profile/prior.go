@@ -19,7 +19,7 @@ import (
 // not reach (past the knee, or outside the budget), each such point
 // marked source: sampler with the one-pass band as its interval. A
 // sampler's figure is not a measurement: its central value read 1.00 where
-// whole runs measured 1.13-1.89 on a synthesis job (issue 22), so it is
+// whole runs measured 1.13-1.89 on a synthesis job, so it is
 // held to what the run measured on either side (a curve cannot fall as
 // the fit falls) and its band is kept as it is.
 

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,11 +57,7 @@ func RenderOutputOptions(w io.Writer, format string, out Output, opts Options) e
 	case "", "table":
 		err = renderTable(&buf, out, l)
 	case "json":
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		// Labels and notes are prose; "&" and "<" should stay readable.
-		enc.SetEscapeHTML(false)
-		err = enc.Encode(out)
+		err = encodeJSON(&buf, out, "", "  ")
 	case "yaml":
 		err = renderYAML(&buf, out)
 	case "csv":

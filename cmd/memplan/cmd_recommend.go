@@ -208,6 +208,10 @@ func runRecommend(ctx context.Context, o recommendOptions, stdout io.Writer) err
 	if toStdout(o.Out) {
 		ropts.Width = termWidth(stdout, o.getenv)
 	}
+	if o.Format == "json" {
+		warnStderr(o.stderr, o.Format, o.Out, res.Warnings)
+		return emitJSON(stdout, o.stderr, o.Out, reports.NewOutput(res, ropts))
+	}
 	var buf bytes.Buffer
 	if err := reports.Render(&buf, o.Format, res, ropts); err != nil {
 		return err

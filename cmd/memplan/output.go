@@ -5,6 +5,7 @@ package main
 // overwrite each other or an existing file), and the helpers for paths.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/memplan/memplan/reports"
 )
 
 // toStdout reports whether --out names standard output: left out, or "-".
@@ -67,6 +70,25 @@ func samePath(a, b string) bool {
 // emit writes a rendered report to standard output, or atomically to the
 // --out file and says so on stderr (a file written in silence is easy to
 // miss in a script's log).
+// emitJSON writes a result's JSON to the file out, streamed (a large
+// search's result is hundreds of megabytes); to standard output it is
+// rendered in memory first, so that a failure leaves nothing half written
+// where it cannot be taken back.
+func emitJSON(stdout, stderr io.Writer, out string, res reports.Output) error {
+	if toStdout(out) {
+		var buf bytes.Buffer
+		if err := reports.RenderOutput(&buf, "json", res); err != nil {
+			return err
+		}
+		return emit(stdout, stderr, out, buf.Bytes())
+	}
+	if err := writeAtomicWith(out, func(w io.Writer) error { return reports.WriteJSON(w, res) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "memplan: wrote %s\n", out)
+	return nil
+}
+
 func emit(stdout, stderr io.Writer, out string, data []byte) error {
 	if toStdout(out) {
 		_, err := stdout.Write(data)
@@ -157,6 +179,15 @@ func absPath(p string) string {
 // directory and a rename, so a failure never leaves a partial file. Errors
 // name path, never the temporary file.
 func writeAtomic(path string, data []byte) error {
+	return writeAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicWith is writeAtomic with the content written by write, as it
+// is produced: a result's JSON streamed a configuration at a time.
+func writeAtomicWith(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -164,7 +195,7 @@ func writeAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return writeErr(path, err)
 	}

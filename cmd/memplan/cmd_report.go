@@ -154,6 +154,10 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 	if top := defaultTop(o.Top, o.Format); top > 0 && len(out.Configurations) > top {
 		out.Configurations = out.Configurations[:top]
 	}
+	if o.Format == "json" {
+		warnStderr(stderr, o.Format, o.Out, out.Warnings)
+		return emitJSON(stdout, stderr, o.Out, out)
+	}
 	var buf bytes.Buffer
 	width := 0
 	if toStdout(o.Out) {

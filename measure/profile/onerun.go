@@ -486,6 +486,9 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 	if n := shortOfPeak(o.OneRunPeak, ps.rep.Footprint, o.Fits); n != "" {
 		ps.note("one run: %s", n)
 	}
+	if n := parallelClock(ctl.slices); n != "" {
+		ps.note("one run: %s", n)
+	}
 	if o.OneRunPeak == 0 {
 		if n := stillGrowing(ctl.slices, ps.rep.Footprint); n != "" {
 			ps.note("one run: %s; give --peak %s (its footprint this time) so that every limit is a fit of it from the start", n, ps.rep.Footprint)
@@ -561,6 +564,29 @@ func grewToTheEnd(slices []OneRunSlice, final units.Bytes) string {
 		return ""
 	}
 	return fmt.Sprintf("its footprint grew until the end (%s at the first limit, %s at the last, %s in all)", first, last, final)
+}
+
+// oneRunParallel is the CPU time per wall second, in the reference
+// slices, above which the command counts as computing on several cores.
+const oneRunParallel = 1.2
+
+// parallelClock says, for a command that computed on more than
+// oneRunParallel cores at once in a reference slice, that its progress
+// clock is user time summed over threads: threads that spin or wait in
+// user mode under memory pressure add user time without progress, so the
+// slowdowns read low and the cost high, and nothing in the slices tells
+// the two apart. "" otherwise.
+func parallelClock(slices []OneRunSlice) string {
+	most := 0.0
+	for _, s := range slices {
+		if s.Fit == 0 && s.Wall > 0 && s.Progress > 0 {
+			most = max(most, s.Progress/s.Wall)
+		}
+	}
+	if most <= oneRunParallel {
+		return ""
+	}
+	return fmt.Sprintf("the command computed on up to %.1f cores at once without a limit; the progress clock is its user time summed over threads, which threads that spin or wait under memory pressure raise without progress, so the slowdowns may read low and the cost high: check a fit that matters with whole runs (the multi-run profile, --fits)", most)
 }
 
 // stillGrowing says how much of the run's progress came while the

@@ -631,6 +631,29 @@ func TestOneRunStillGrowingAsksForPeak(t *testing.T) {
 	}
 }
 
+// A command that computed on two cores in its reference slices is told
+// that its user-time clock can count spinning as progress; one that used
+// one core is not.
+func TestOneRunParallelCommandIsWarnedOfItsClock(t *testing.T) {
+	two := []OneRunSlice{
+		{Fit: 0, Wall: 2, Progress: 4},
+		{Fit: 0.75, Wall: 3, Progress: 3.8},
+		{Fit: 0, Wall: 2, Progress: 3.2},
+	}
+	got := parallelClock(two)
+	if !strings.Contains(got, "up to 2.0 cores") || !strings.Contains(got, "whole runs") {
+		t.Errorf("two cores: got %q, want the cores named and whole runs advised", got)
+	}
+	one := []OneRunSlice{
+		{Fit: 0, Wall: 2, Progress: 1.9},
+		{Fit: 0.75, Wall: 3, Progress: 4.5}, // constrained slices do not count
+		{Fit: 0, Wall: 2, Progress: 2.1},
+	}
+	if got := parallelClock(one); got != "" {
+		t.Errorf("one core: got %q, want nothing", got)
+	}
+}
+
 // A --peak the command did not reach puts every limit above its fit
 // (0.99/0.82/0.66/0.49 of what it held for 0.9/0.75/0.6/0.45): a fit
 // between two slices at most oneRunBracket apart reads between them and

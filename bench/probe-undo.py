@@ -3,7 +3,7 @@
 # under the probe tests' lock:
 #   flock /tmp/memplan-probe-tests.lock python3 bench/probe-undo.py 1536MiB 4 ./memplan
 # (data size, seconds into the fit-0.5 run, memplan binary). Figures in
-# docs/fleet.md.
+# bench/results/fleet-undo-2026-12-01.md.
 import subprocess, tempfile, time, signal, sys, re
 size = sys.argv[1]
 out = tempfile.mkdtemp() + "/undo.json"

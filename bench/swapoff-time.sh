@@ -4,7 +4,7 @@
 # host-wide, so other processes' pages may sit on the probe's swap file).
 # Root, cgroup v1. Run it under the probe tests' lock:
 #   flock /tmp/memplan-probe-tests.lock bench/swapoff-time.sh
-# Figures in docs/fleet.md.
+# Figures in bench/results/fleet-undo-2026-12-01.md.
 set -u
 F=/var/tmp/memplan-bench-swapoff
 CG=/sys/fs/cgroup/memory/memplan-bench-swapoff

@@ -11,7 +11,7 @@ import (
 // WriteJSON writes out as RenderOutput's "json" format does, byte for
 // byte, but a configuration at a time: the list of configurations, which
 // is all but the whole of a large search's result (139,607 of them take
-// 810 MB on a catalog of 10,000 DIMMs and 2,000 drives), is never held
+// 857 MB on a catalog of 10,000 DIMMs and 2,000 drives), is never held
 // encoded in memory. Unlike RenderOutput it may leave part of the
 // document in w when writing fails; callers that must not (standard
 // output) render into memory instead.

@@ -67,9 +67,6 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// emit writes a rendered report to standard output, or atomically to the
-// --out file and says so on stderr (a file written in silence is easy to
-// miss in a script's log).
 // emitJSON writes a result's JSON to the file out, streamed (a large
 // search's result is hundreds of megabytes); to standard output it is
 // rendered in memory first, so that a failure leaves nothing half written
@@ -89,6 +86,9 @@ func emitJSON(stdout, stderr io.Writer, out string, res reports.Output) error {
 	return nil
 }
 
+// emit writes a rendered report to standard output, or atomically to the
+// --out file and says so on stderr (a file written in silence is easy to
+// miss in a script's log).
 func emit(stdout, stderr io.Writer, out string, data []byte) error {
 	if toStdout(out) {
 		_, err := stdout.Write(data)

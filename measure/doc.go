@@ -20,13 +20,16 @@
 //     transfer of its curve to other devices with the validation of that
 //     transfer.
 //
-// What is here: Progress (the command renders it), RunResult (one run, as
-// both the probe and the profiler report it), Summary (repeated
+// What is here: Progress (the command renders it), RunResult (one run or
+// one slice, as the probe and the profiler report it), Summary (repeated
 // measurements with their Student-t interval), the measurement design on a
 // noisy host (noise.go: Contention, PairedBase, Verdict; rounds.go: the
 // order of a session's runs and when --precision has had rounds enough),
-// the measuring loop both call (loop.go: RunRounds, through a Runner that
-// does one RunSpec and hears the progress),
+// the measuring loop all three call (loop.go: RunRounds, through a Runner
+// that does one RunSpec and hears the progress; the probe's stages and
+// the profile's phases as rounds of whole runs, the one run's stepped
+// limit as cycles of slices of one running command, ordered highest fit
+// first, gated by its budget and knee, until the command exits),
 // the swap backend names,
 // OptionError (a mistake in how a measurement was asked for, returned
 // before the host is touched), the data contents the workload and the zram

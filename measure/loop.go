@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -9,10 +10,19 @@ import (
 	"github.com/memplan/memplan/units"
 )
 
-// The measuring loop of the probe's curve stages and the profiler's
-// phases: rounds of one in-RAM run and every fit ratio once (Order), as
-// many as RoundRule asks for, a closing in-RAM run, and each constrained
-// run scored against the in-RAM runs next to it (PairedBase).
+// The measuring loop of the probe's curve stages, the profiler's phases
+// and the one run's slices: rounds of one in-RAM run and every fit ratio
+// once (Order), as many as RoundRule asks for, a closing in-RAM run, and
+// each constrained run scored against the in-RAM runs next to it
+// (PairedBase).
+//
+// The one run (memplan profile --one-run) goes through the same loop with
+// its runs slices of one running command: its rounds are the cycles of
+// its stepped limit, in the fits' own order (Session.Descending); they go
+// on until the command exits (Session.UntilEnded, ErrEnded); and before
+// each constrained slice its runner may ask for an in-RAM slice first, or
+// skip the fit (Gate): its cost budget, a command still allocating, a
+// fit past the knee.
 
 // RunSpec is one run: what it measures and what it runs under.
 type RunSpec struct {
@@ -26,6 +36,31 @@ type RunSpec struct {
 	// Zram is the zram device the run swaps to ("zram0"), whose mm_stat
 	// it samples; "" when it swaps to a file or not at all.
 	Zram string
+	// Payback marks an in-RAM run that a Gate asked for to pay back the
+	// session's cost budget: the runner extends it until the budget
+	// allows the next constrained run.
+	Payback bool
+}
+
+// ErrEnded is what a Runner returns, with the run's result, when the work
+// the session measures came to its end during the run: the one run's
+// command exited. The loop keeps the result and stops.
+var ErrEnded = errors.New("the measured command ended")
+
+// Admission is a Gate's answer for the next constrained run.
+type Admission int
+
+const (
+	Admit        Admission = iota // run it now
+	InRAMFirst                    // an in-RAM run first, then ask again
+	PaybackFirst                  // an in-RAM run that pays back the budget (RunSpec.Payback), then ask again
+	Skip                          // not this round
+)
+
+// A Gate is a Runner that decides, before each constrained run, whether
+// it runs now. first says the run is the round's first constrained one.
+type Gate interface {
+	Admit(fit float64, first bool) Admission
 }
 
 // NoneIfZero is a limit as a cgroup takes it: -1 for none.
@@ -75,6 +110,12 @@ type Session struct {
 	// Cap is the slowdown of a run that gives only a lower bound
 	// (LowerOnly): the time cap's multiple.
 	Cap float64
+	// Descending runs each round's fits in their own order (highest
+	// first, as the one run steps its limit down) instead of a random one.
+	Descending bool
+	// UntilEnded runs rounds until the Runner returns ErrEnded, with no
+	// closing in-RAM run (the command is gone); Rule is not consulted.
+	UntilEnded bool
 	// Fallback is the time per unit a run is over when no in-RAM run of
 	// the session is good (the probe's baseline); 0 for none.
 	Fallback float64
@@ -92,25 +133,52 @@ type Rounds struct {
 	Points [][]RunResult
 	// InRAMSeconds sums up the good in-RAM runs (Unit.Seconds).
 	InRAMSeconds Summary
+	// Ended says the Runner ended the session (ErrEnded).
+	Ended bool
 }
 
 // RunRounds runs a session's rounds through r: --runs of them (Rule.Runs)
 // and more while the precision target is not reached, then the closing
-// in-RAM run. Every constrained run is scored against the in-RAM runs
-// next to it once all are in (Score).
+// in-RAM run; or, for a session UntilEnded, rounds until r ends it. Every
+// constrained run is scored against the in-RAM runs next to it once all
+// are in (Score).
 func RunRounds(ctx context.Context, r Runner, s Session) (*Rounds, error) {
 	n := len(s.Fits)
 	out := &Rounds{Session: s, Points: make([][]RunResult, n)}
 	order := NewOrder(s.Seed, s.Stream, n)
-	r.Stage(s.Stage, s.Rule.Runs*(1+n)+1) // and the closing in-RAM run
-	inRAM := func(slot Slot) error {
-		res, err := r.Run(ctx, RunSpec{Backend: s.InRAMBackend, Rep: slot.Round, Timeout: s.Timeout})
-		if err != nil {
-			return err
+	order.fixed = s.Descending
+	gate, _ := r.(Gate)
+	limits := func(p int) (units.Bytes, units.Bytes) {
+		if p < len(s.Limits) && p < len(s.MemSw) {
+			return s.Limits[p], s.MemSw[p]
 		}
-		res.Seq = slot.Seq
-		if !s.Unit.Base(res).OK {
-			r.Note(fmt.Sprintf("%s: the in-RAM run %d failed (%s); it does not count", s.Name, slot.Round, whyNoBase(res)))
+		return 0, 0
+	}
+	if s.UntilEnded {
+		r.Stage(s.Stage, 1+n)
+	} else {
+		r.Stage(s.Stage, s.Rule.Runs*(1+n)+1) // and the closing in-RAM run
+	}
+	seq := 0
+	// run does one run and reports whether the Runner ended the session.
+	run := func(rs RunSpec) (RunResult, bool, error) {
+		res, err := r.Run(ctx, rs)
+		ended := errors.Is(err, ErrEnded)
+		if err != nil && !ended {
+			return res, false, err
+		}
+		seq++
+		res.Seq = seq
+		out.Ended = ended
+		return res, ended, nil
+	}
+	inRAM := func(round int, payback bool) (bool, error) {
+		res, ended, err := run(RunSpec{Backend: s.InRAMBackend, Rep: round, Timeout: s.Timeout, Payback: payback})
+		if err != nil {
+			return false, err
+		}
+		if !s.Unit.Base(res).OK && !ended {
+			r.Note(fmt.Sprintf("%s: the in-RAM run %d failed (%s); it does not count", s.Name, round, whyNoBase(res)))
 		}
 		out.InRAM = append(out.InRAM, res)
 		// The progress line shows it against the good in-RAM runs so
@@ -120,43 +188,70 @@ func RunRounds(ctx context.Context, r Runner, s Session) (*Rounds, error) {
 			shown.Slowdown = s.Unit.Time(res) / m
 		}
 		r.RunDone(shown)
-		return nil
+		return ended, nil
 	}
 	started := time.Now()
 	round := 1
+rounds:
 	for ; ; round++ {
-		if round > s.Rule.Runs {
+		switch {
+		case s.UntilEnded && round > 1:
+			r.Stage(fmt.Sprintf("%s: cycle %d", s.Stage, round), 1+n)
+		case !s.UntilEnded && round > s.Rule.Runs:
 			widest, fit := out.Widest()
 			if stop, why := s.Rule.Enough(round-1, time.Since(started), widest, fit); stop {
 				out.Repetitions = why
-				break
+				break rounds
 			}
 			r.Stage(fmt.Sprintf("%s: round %d (%s)", s.Stage, round, s.Rule.State(widest, fit)), 1+n)
 		}
+		first := true
 		for _, slot := range order.Round(round) {
 			if slot.Point == InRAM {
-				if err := inRAM(slot); err != nil {
+				ended, err := inRAM(round, false)
+				if err != nil {
 					return nil, err
+				}
+				if ended {
+					break rounds
 				}
 				continue
 			}
 			p := slot.Point
-			res, err := r.Run(ctx, RunSpec{Backend: s.Backend, Fit: s.Fits[p], Rep: round, Limit: s.Limits[p], MemSw: s.MemSw[p],
+			now, ended, err := out.admit(gate, round, p, first, inRAM)
+			if err != nil {
+				return nil, err
+			}
+			if ended {
+				break rounds
+			}
+			first = false
+			if !now {
+				continue
+			}
+			limit, memsw := limits(p)
+			res, ended, err := run(RunSpec{Backend: s.Backend, Fit: s.Fits[p], Rep: round, Limit: limit, MemSw: memsw,
 				Timeout: s.Timeout, Zram: s.Zram})
 			if err != nil {
 				return nil, err
 			}
-			res.Seq = slot.Seq
 			// Against the in-RAM run before it until the one after is in.
 			out.Score(&res)
 			r.RunDone(res)
 			out.Points[p] = append(out.Points[p], res)
+			if ended {
+				break rounds
+			}
 		}
 	}
-	if err := inRAM(order.Closing(round)); err != nil {
-		return nil, err
+	if !out.Ended {
+		if _, err := inRAM(round, false); err != nil {
+			return nil, err
+		}
+		out.Rounds = round - 1
+	} else {
+		out.Rounds = round
 	}
-	out.Rounds = round - 1
 	for p := range out.Points {
 		for i := range out.Points[p] {
 			out.Score(&out.Points[p][i])
@@ -170,6 +265,29 @@ func RunRounds(ctx context.Context, r Runner, s Session) (*Rounds, error) {
 	}
 	out.InRAMSeconds = Summarize(secs)
 	return out, nil
+}
+
+// admit asks gate (none: every run is admitted) whether the constrained
+// run at point p runs now, doing the in-RAM runs it asks for first
+// (through inRAM). It reports whether the run is admitted and whether
+// the session ended meanwhile.
+func (o *Rounds) admit(gate Gate, round, p int, first bool, inRAM func(round int, payback bool) (bool, error)) (bool, bool, error) {
+	if gate == nil {
+		return true, false, nil
+	}
+	for {
+		a := gate.Admit(o.Fits[p], first)
+		switch a {
+		case Admit:
+			return true, false, nil
+		case Skip:
+			return false, false, nil
+		}
+		ended, err := inRAM(round, a == PaybackFirst)
+		if err != nil || ended {
+			return false, ended, err
+		}
+	}
 }
 
 func whyNoBase(r RunResult) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -324,5 +325,118 @@ func TestRunRoundsStopsOnError(t *testing.T) {
 	cancel()
 	if _, err := RunRounds(ctx, &fakeRunner{}, fakeSession([]float64{0.5}, 2)); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// gatedRunner is the one run's shape: slices of one command, each
+// doing 2 CPU seconds, in RAM at 1 wall second per CPU second and at fit
+// f at fakeTruth(f); its gate answers from a script, one answer per call
+// (Admit once the script is done), and the command ends in the slice
+// numbered end.
+type gatedRunner struct {
+	fakeRunner
+	answers []Admission
+	asked   []float64 // the fits it was asked about
+	firsts  []bool
+	end     int
+}
+
+func (g *gatedRunner) Run(ctx context.Context, rs RunSpec) (RunResult, error) {
+	g.specs = append(g.specs, rs)
+	user, wall := 2.0, 2.0
+	if rs.Fit > 0 {
+		wall *= fakeTruth(rs.Fit)
+	}
+	r := RunResult{Backend: rs.Backend, Fit: rs.Fit, Rep: rs.Rep, Wall: wall, User: user}
+	if len(g.specs) == g.end {
+		// Cut short: a tenth of a slice, then no progress at all.
+		r.Wall, r.User = 0.2, 0
+		return r, ErrEnded
+	}
+	return r, nil
+}
+
+func (g *gatedRunner) Admit(fit float64, first bool) Admission {
+	g.asked, g.firsts = append(g.asked, fit), append(g.firsts, first)
+	if len(g.answers) == 0 {
+		return Admit
+	}
+	a := g.answers[0]
+	g.answers = g.answers[1:]
+	return a
+}
+
+// TestRunRoundsSteppedUntilTheCommandEnds: a session UntilEnded in the
+// fits' own order runs, per round, the in-RAM slice and then the fits
+// highest first; its gate puts an in-RAM slice before a fit (a payback
+// one when it says so, its spec marked) or skips the fit; the session
+// ends in the slice the runner says the command ended in, that slice
+// kept, with no closing in-RAM run and no note that a cut in-RAM slice
+// measured nothing; slices are scored per CPU second against the in-RAM
+// slices next to them.
+func TestRunRoundsSteppedUntilTheCommandEnds(t *testing.T) {
+	fits := []float64{0.9, 0.6, 0.3}
+	g := &gatedRunner{
+		// Round 1: 0.9 after a plain in-RAM slice, 0.6 after a payback
+		// one, 0.3 skipped. Round 2: all three.
+		answers: []Admission{InRAMFirst, Admit, PaybackFirst, Admit, Skip},
+		end:     12,
+	}
+	s := Session{Stage: "zram-lz4: one run", Name: "zram-lz4", Backend: "zram-lz4", InRAMBackend: "zram-lz4",
+		Fits: fits, Unit: PerCPUSecond, Work: 1, Descending: true, UntilEnded: true,
+		Rule: RoundRule{Runs: 1}, Seed: 7, Stream: 1}
+	rr, err := RunRounds(context.Background(), g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		fit     float64
+		rep     int
+		payback bool
+	}
+	want := []run{
+		{0, 1, false}, {0, 1, false}, {0.9, 1, false}, {0, 1, true}, {0.6, 1, false},
+		{0, 2, false}, {0.9, 2, false}, {0.6, 2, false}, {0.3, 2, false},
+		{0, 3, false}, {0.9, 3, false}, {0.6, 3, false}, // the command ends in the 12th
+	}
+	var got []run
+	for _, rs := range g.specs {
+		got = append(got, run{rs.Fit, rs.Rep, rs.Payback})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("runs (fit, round, payback):\n got %v\nwant %v", got, want)
+	}
+	if !slices.Equal(g.firsts, []bool{true, true, false, false, false, true, false, false, true, false}) {
+		t.Errorf("gate told first %v", g.firsts)
+	}
+	if !rr.Ended || rr.Rounds != 3 {
+		t.Errorf("ended %v after %d rounds, want ended in round 3", rr.Ended, rr.Rounds)
+	}
+	if len(rr.InRAM) != 5 || len(rr.Points[0]) != 3 || len(rr.Points[1]) != 3 || len(rr.Points[2]) != 1 {
+		t.Fatalf("%d in-RAM slices and %d/%d/%d at the fits, want 5 and 3/3/1",
+			len(rr.InRAM), len(rr.Points[0]), len(rr.Points[1]), len(rr.Points[2]))
+	}
+	for i, r := range append(append([]RunResult{}, rr.InRAM...), rr.Points[0]...) {
+		if r.Seq < 1 || r.Seq > 12 {
+			t.Errorf("slice %d has seq %d", i, r.Seq)
+		}
+	}
+	// The cut slice at 0.6 measured no CPU time: no slowdown; the others
+	// read their truth, all in-RAM slices being alike.
+	if last := rr.Points[1][2]; last.Slowdown != 0 || last.Seq != 12 {
+		t.Errorf("the cut slice: seq %d, slowdown %g; want seq 12 and none", last.Seq, last.Slowdown)
+	}
+	for p, runs := range rr.Points {
+		for _, r := range runs {
+			if r.User > 0 && math.Abs(r.Slowdown-fakeTruth(fits[p])) > 1e-9 {
+				t.Errorf("fit %g: slowdown %g, want %g", fits[p], r.Slowdown, fakeTruth(fits[p]))
+			}
+		}
+	}
+	if len(g.notes) != 0 {
+		t.Errorf("notes %q, want none", g.notes)
+	}
+	if len(g.stages) != 3 || !strings.HasSuffix(g.stages[2], ": cycle 3") {
+		t.Errorf("progress stages %q, want one per round, the third ending \": cycle 3\"", g.stages)
 	}
 }

@@ -38,6 +38,7 @@ type Order struct {
 	points       int
 	rng          *rand.Rand
 	seq          int
+	fixed        bool // the points in their own order (Session.Descending)
 }
 
 // NewOrder is the order of a session over points fit ratios.
@@ -45,11 +46,22 @@ func NewOrder(seed, stream uint64, points int) *Order {
 	return &Order{Seed: seed, Stream: stream, points: points, rng: rand.New(rand.NewPCG(seed, stream))}
 }
 
-// Round is the slots of round r: the in-RAM run, then each point once.
+// Round is the slots of round r: the in-RAM run, then each point once,
+// in a random order or, for a fixed order, in the points' own.
 func (o *Order) Round(r int) []Slot {
 	out := make([]Slot, 0, 1+o.points)
 	out = append(out, o.next(r, InRAM))
-	for _, i := range o.rng.Perm(o.points) {
+	perm := func(n int) []int {
+		if !o.fixed {
+			return o.rng.Perm(n)
+		}
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	for _, i := range perm(o.points) {
 		out = append(out, o.next(r, i))
 	}
 	return out

@@ -20,19 +20,29 @@ type BaseRun struct {
 
 // Unit is what a session's in-RAM time is per: a page visit of the
 // probe's workload (its runs' visit counts differ, a capped run's most of
-// all), or the whole run of a command, which always does the same work.
+// all), the whole run of a command, which always does the same work, or
+// a second of a command's CPU time (the one run's slices).
 type Unit int
 
 const (
 	PerVisit Unit = iota // seconds per page visit (the probe)
 	PerRun               // wall seconds of the run (the profiler)
+	// PerCPUSecond is wall seconds per second of the command's user CPU
+	// time: the one run's slices, each a different stretch of one run.
+	PerCPUSecond
 )
 
 // Time is the run's seconds per unit, 0 when it measured none: the
-// inverse of its visit rate, or its wall time.
+// inverse of its visit rate, its wall time, or its wall time per user
+// CPU second.
 func (u Unit) Time(r RunResult) float64 {
-	if u == PerRun {
+	switch {
+	case u == PerRun:
 		return r.Wall
+	case u == PerCPUSecond && r.User > 0:
+		return r.Wall / r.User
+	case u == PerCPUSecond:
+		return 0
 	}
 	if r.Rate > 0 {
 		return 1 / r.Rate
@@ -43,7 +53,7 @@ func (u Unit) Time(r RunResult) float64 {
 // Seconds is the run's time as its in-RAM summary counts it: the
 // workload's timed phase, or the command's wall time.
 func (u Unit) Seconds(r RunResult) float64 {
-	if u == PerRun {
+	if u == PerRun || u == PerCPUSecond {
 		return r.Wall
 	}
 	return r.Timed
@@ -58,6 +68,8 @@ func (u Unit) idle(r RunResult) float64 {
 		return 0
 	case u == PerRun:
 		return c.IdleWall
+	case u == PerCPUSecond:
+		return 0
 	case r.Visits > 0:
 		return c.IdleWall / float64(r.Visits)
 	}

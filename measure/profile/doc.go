@@ -12,8 +12,10 @@
 // and a closing in-RAM run) through measure.RunRounds, the probe's loop
 // too; each constrained run is compared with its in-RAM neighbours, rounds
 // repeat until Precision when asked, and every run records what the rest of
-// the host did (measure/noise.go). OnePass runs
-// the command once and infers the curve with measure/onepass instead.
+// the host did (measure/noise.go). The one run (--one-run) goes through
+// the same loop: one run of the command, its slices the loop's runs
+// (onerun.go). OnePass runs the command once and infers the curve with
+// measure/onepass instead.
 //
 // The command is started through a launcher (LauncherMain: memplan
 // re-executed, which checks it is inside its cgroup before it execs the

@@ -31,7 +31,8 @@ import (
 // the cgroup, with the children it reaped) less the share of its system
 // time this host charges as user time (leak.go); the wall time a slice
 // took per second of progress, over the reference slices', is the
-// slowdown at that fit during that part of the run.
+// slowdown at that fit during that part of the run. The slices are the
+// runs of measure.RunRounds (stepper.Run); the stepper is its Gate.
 // docs/profile.md ("One run") gives the reasoning and its limits.
 //
 // A slice's first quarter of progress settles the transition and is not
@@ -392,7 +393,6 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		ps.note("one run: timing the host's CPU accounting: %v; the progress clock is user time as reported", err)
 	}
 	clk := leak.clocks()
-	ps.prog.Stage(ph.Name+": one run, stepped memory limit", 1)
 	cg, err := ps.NewRunCgroup(false)
 	if err != nil {
 		return err
@@ -416,8 +416,12 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		return err
 	}
 	ctl := &stepper{ps: ps, cg: cg, fits: sortedDesc(o.Fits), budget: o.OneRunBudget, ceiling: ceiling,
-		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2], hint: o.OneRunPeak}
-	runErr := ctl.loop(ctx, r)
+		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2], hint: o.OneRunPeak, name: ph.Name}
+	ctl.begin(r)
+	_, runErr := measure.RunRounds(ctx, ctl, measure.Session{Stage: ph.Name + ": one run, stepped memory limit", Name: ph.Name,
+		Backend: ph.Name, InRAMBackend: ph.Name, Fits: ctl.fits, Unit: measure.PerCPUSecond, Work: 1,
+		Descending: true, UntilEnded: true})
+	ctl.tick.Stop()
 	wall := time.Since(r.started).Seconds()
 	if runErr != nil {
 		return runErr
@@ -660,6 +664,15 @@ type stepper struct {
 	stopped   string  // why stepping stopped for good
 	notes     []string
 	swapInErr bool // a read-back failed (said once in notes)
+
+	// The slicing of the running command (begin, Run).
+	name      string // the backend the slices are filed under
+	run       *running
+	tick      *time.Ticker
+	prev      orSample     // the last reading
+	last      orSample     // where the last slice ended, the next starts
+	cur       *OneRunSlice // the slice running or the last one
+	sliceFoot units.Bytes  // the footprint when cur started
 }
 
 // refRatio is wall per second of user time over the reference slices so
@@ -889,74 +902,76 @@ func (s *stepper) approach(want units.Bytes) bool {
 	return next == want
 }
 
-// loop steps the limit until the command exits or ctx is done.
-func (s *stepper) loop(ctx context.Context, r *running) error {
-	tick := time.NewTicker(oneRunTick)
-	defer tick.Stop()
-	prev := s.ps.orRead(s.cg, true)
-	cycle := 0
-	slot := 0 // 0: the reference; i: s.fits[i-1]
-	var cur *OneRunSlice
-	var begin orSample // at the slice's start (or the end of its settling)
-	settled := false
-	var target, settleTarget float64
-	var settleStart orSample
-	var sliceFoot units.Bytes // the footprint when the slice started
-	var mid orSample          // halfway through the counted part
-	haveMid := false
-	start := func(fit float64, pay bool, now orSample) {
-		s.slices = append(s.slices, OneRunSlice{Cycle: cycle, Fit: fit, Payback: pay, Start: now.at.Sub(s.started).Seconds()})
-		cur = &s.slices[len(s.slices)-1]
-		sliceFoot = now.footprint
-		settleStart, begin = now, now
-		settled, haveMid = false, false
-		target = s.sliceLen(now.progress)
-		settleTarget = oneRunSettle * target
-		cur.Limit = 0
-		wasLimited := s.applied > 0 && s.applied < s.ceiling
-		s.approach(s.limitFor(fit))
-		if fit == 0 && wasLimited && s.applied == s.ceiling {
-			s.restore(cur)
-		}
+// The stepper is the one run's measure.Runner: the loop (measure.RunRounds)
+// orders its cycles, reference slice then every fit highest first, asks
+// its gate before each fit (Admit) and scores each slice over the
+// reference slices next to it for the progress line; each Run is one
+// slice of the running command, from where the last one ended.
+
+// begin readies the stepper to slice r: the first reading, the tick.
+func (s *stepper) begin(r *running) {
+	s.run = r
+	s.tick = time.NewTicker(oneRunTick)
+	s.prev = s.ps.orRead(s.cg, true)
+	s.last = s.prev
+}
+
+// Stage, RunDone and Note are the progress of the profile.
+func (s *stepper) Stage(name string, runs int)   { s.ps.prog.Stage(name, runs) }
+func (s *stepper) RunDone(res measure.RunResult) { s.ps.prog.RunDone(progress(res)) }
+func (s *stepper) Note(msg string)               { s.ps.note("%s", msg) }
+
+// Admit is the gate before a fit's slice, read at the end of the last
+// slice: no limit while stepping has stopped for good or the footprint is
+// too small to step; before a cycle's first fit, none while the command is
+// still allocating fast (its footprint grew by a tenth over the reference
+// slice: a limit under an allocation burst measures the burst against a
+// footprint it has not reached, and a whole run at that fit would not have
+// been limited there yet); no fit below the knee; and a payback slice
+// first when the fit's likely cost would take the run over its budget.
+func (s *stepper) Admit(fit float64, first bool) measure.Admission {
+	now := s.last
+	switch {
+	case s.stopped != "" || now.footprint < 16*units.MiB:
+		return measure.InRAMFirst
+	case first && s.cur != nil && s.cur.Fit == 0 && s.hint == 0 && now.footprint > s.sliceFoot+s.sliceFoot/10:
+		return measure.InRAMFirst
+	case s.kneeFit > 0 && fit < s.kneeFit:
+		return measure.Skip
+	case s.overBudgetBy(now, s.sliceCost(fit)):
+		return measure.PaybackFirst
 	}
-	next := func(now orSample) {
-		// After the reference or a fit: the next fit, unless the budget
-		// is spent (then a payback slice without a limit), past the knee
-		// or the footprint too small to step yet.
-		if s.stopped != "" || now.footprint < 16*units.MiB {
-			start(0, false, now)
-			return
-		}
-		// While the command is still allocating fast (its footprint grew
-		// by a tenth over the last slice), no limit: a limit under an
-		// allocation burst measures the burst against a footprint it has
-		// not reached, and a whole run at that fit would not have been
-		// limited there yet.
-		if slot == 0 && cur != nil && cur.Fit == 0 && s.hint == 0 && now.footprint > sliceFoot+sliceFoot/10 {
-			start(0, false, now)
-			return
-		}
-		slot++
-		if slot > len(s.fits) || (s.kneeFit > 0 && slot > 0 && s.fits[slot-1] < s.kneeFit) {
-			slot = 0
-			cycle++
-		}
-		if slot > 0 && s.overBudgetBy(now, s.sliceCost(s.fits[slot-1])) {
-			slot--
-			start(0, true, now)
-			return
-		}
-		if slot == 0 {
-			start(0, false, now)
-			return
-		}
-		start(s.fits[slot-1], false, now)
+	return measure.Admit
+}
+
+// result is the slice as the loop takes it.
+func (s *stepper) result(sl *OneRunSlice) measure.RunResult {
+	return measure.RunResult{Backend: s.name, Fit: sl.Fit, Rep: sl.Cycle + 1, Limit: sl.Limit, Wall: sl.Wall, User: sl.Progress,
+		Sys: sl.Sys, MajFlt: sl.MajFlt, SwapIn: sl.SwapIn, SwapOut: sl.SwapOut, Resident: sl.Footprint}
+}
+
+// Run runs one slice: at rs.Fit (0: the reference, without a limit; a
+// payback slice runs until the budget allows the next fit), its first part
+// settling and not counted, under a limit at rs.Fit of the footprint so
+// far (limitFor; the loop gives no limits). It returns measure.ErrEnded
+// with the slice the command exited in.
+func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResult, error) {
+	start := s.last
+	s.slices = append(s.slices, OneRunSlice{Cycle: rs.Rep - 1, Fit: rs.Fit, Payback: rs.Payback, Start: start.at.Sub(s.started).Seconds()})
+	cur := &s.slices[len(s.slices)-1]
+	s.cur = cur
+	s.sliceFoot = start.footprint
+	settleStart, begin := start, start
+	settled, haveMid := false, false
+	var mid orSample // halfway through the counted part
+	target := s.sliceLen(start.progress)
+	settleTarget := oneRunSettle * target
+	wasLimited := s.applied > 0 && s.applied < s.ceiling
+	s.approach(s.limitFor(rs.Fit))
+	if rs.Fit == 0 && wasLimited && s.applied == s.ceiling {
+		s.restore(cur)
 	}
-	start(0, false, prev)
 	finish := func(now orSample, cut bool) {
-		if cur == nil {
-			return
-		}
 		if !settled {
 			cur.settle(settleStart, now)
 			cur.Cut = cut
@@ -980,33 +995,33 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 	}
 	for {
 		select {
-		case <-r.done:
+		case <-s.run.done:
 			// The processes are gone from /proc: their user time is in the
 			// command's rusage (with every child it reaped).
 			now := s.ps.orRead(s.cg, false)
-			if st := r.cmd.ProcessState; st != nil {
+			if st := s.run.cmd.ProcessState; st != nil {
 				now.progress = st.UserTime().Seconds()
 				now.sys = st.SystemTime().Seconds()
 			}
-			now.delay = prev.delay
-			now.delays = prev.delays
+			now.delay = s.prev.delay
+			now.delays = s.prev.delays
 			finish(now, true)
 			s.dropShort()
-			return nil
+			return s.result(&s.slices[len(s.slices)-1]), measure.ErrEnded
 		case <-ctx.Done():
-			r.kill(s.ps.Host, s.cg)
-			<-r.done
-			return ctx.Err()
-		case <-tick.C:
+			s.run.kill(s.ps.Host, s.cg)
+			<-s.run.done
+			return measure.RunResult{}, ctx.Err()
+		case <-s.tick.C:
 		}
 		now := s.ps.orRead(s.cg, false)
 		s.peak = max(s.peak, now.footprint)
 		s.resident = now.resident
 		s.threads = max(s.threads, now.threads)
 		cur.Footprint = max(cur.Footprint, now.footprint)
-		dt := now.at.Sub(prev.at).Seconds()
-		faultRate := float64(now.majflt-prev.majflt) / math.Max(dt, 1e-3)
-		prev = now
+		dt := now.at.Sub(s.prev.at).Seconds()
+		faultRate := float64(now.majflt-s.prev.majflt) / math.Max(dt, 1e-3)
+		s.prev = now
 		if s.stopped == "" && s.zramID >= 0 && 2*s.peak+256*units.MiB > s.ps.cap {
 			s.stopped = fmt.Sprintf("the command's footprint reached %s: with zram holding the swapped part in RAM it could take twice that, more than the %s memplan lets it have; the rest of the run had no limit", s.peak, s.ps.cap)
 			s.notes = append(s.notes, s.stopped)
@@ -1073,7 +1088,8 @@ func (s *stepper) loop(ctx context.Context, r *running) error {
 				s.notes = append(s.notes, fmt.Sprintf("one run: at fit %g a slice ran %.1fx slower than without a limit by user time, past the knee (%gx): lower fits were not stepped to", cur.Fit, worst, oneRunKnee))
 			}
 		}
-		next(end)
+		s.last = end
+		return s.result(cur), nil
 	}
 }
 

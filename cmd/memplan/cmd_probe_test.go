@@ -169,7 +169,7 @@ func cleanup(t *testing.T, state string) string {
 
 func hostUnchanged(t *testing.T, before string) {
 	t.Helper()
-	if after := host.HostState(host.NewOSHost()); after != before {
+	if after := host.State(host.NewOSHost()); after != before {
 		t.Errorf("the host is not as it was:\n--- before\n%s--- after\n%s", before, after)
 	}
 }
@@ -179,7 +179,7 @@ func TestProbeSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			state := t.TempDir()
 			p := startProbe(t, state)
 			p.midRun(t)
@@ -203,12 +203,12 @@ func TestProbeSignals(t *testing.T) {
 func TestProbeKill9ThenCleanup(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	state := t.TempDir()
 	p := startProbe(t, state)
 	p.midRun(t)
 	p.kill9(t, state)
-	if host.HostState(host.NewOSHost()) == before {
+	if host.State(host.NewOSHost()) == before {
 		t.Log("kill -9 left nothing behind (the run was between changes)")
 	}
 	// A new probe refuses to start on top of the leftovers.
@@ -231,7 +231,7 @@ func TestProbeKill9ThenCleanup(t *testing.T) {
 func TestProbeSecondInterrupt(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	state := t.TempDir()
 	// On a terminal a second Ctrl-C means "stop now" (signals_test.go has
 	// the sequences a scheduler sends, not on a terminal).
@@ -259,7 +259,7 @@ func TestProbeSecondInterrupt(t *testing.T) {
 func TestProbeQuickCommand(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	out := filepath.Join(t.TempDir(), "probe.yaml")
 	cmd := exec.Command(memplanBinary(t), "probe", "--quick", "--backends", "zram,file,none", "--data-size", "64MiB",
 		"--fit", "0.9,0.5", "--reps", "2", "--device-profile=false", "--swap-dir", t.TempDir(), "--out", out)

@@ -21,7 +21,7 @@ import (
 )
 
 type profileOptions struct {
-	profile.ProfileOptions
+	profile.Options
 	Out      string
 	Force    bool
 	Validate bool
@@ -29,8 +29,8 @@ type profileOptions struct {
 }
 
 func (o *profileOptions) AddFlags(c *cobra.Command) {
-	d := profile.DefaultProfileOptions()
-	o.ProfileOptions = d
+	d := profile.DefaultOptions()
+	o.Options = d
 	f := c.Flags()
 	f.StringVarP(&o.Out, "out", "o", "memplan-profile.json", "profile to write (a factor file); YAML when it ends in .yaml or .yml, JSON otherwise")
 	f.BoolVar(&o.Force, "force", false, "overwrite --out FILE if it exists")
@@ -46,7 +46,7 @@ func (o *profileOptions) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.Backend, "backend", d.Backend, "swap backend the profile is measured on: zram or file (a swap file in --swap-dir)")
 	f.StringVar(&o.SwapDir, "swap-dir", "", "directory on the device to measure for the swap file (--backend file, --validate-backend file)")
 	f.BoolVar(&o.Validate, "validate", false, "also measure on the other backend and compare with what the transfer model predicts for it")
-	f.StringVar(&o.ProfileOptions.Validate, "validate-backend", "", "backend --validate measures on (default: file after zram, zram after file)")
+	f.StringVar(&o.Options.Validate, "validate-backend", "", "backend --validate measures on (default: file after zram, zram after file)")
 	f.StringVar(&o.ZramAlgorithm, "zram-algorithm", d.ZramAlgorithm, "zram compressor: lz4, zstd, lzo-rle, ... (what the kernel offers)")
 	f.StringVar(&o.DeviceClass, "device-class", "", "factor class of the swap file's device (default: from the device: hdd, nvme-ssd-tlc or sata-ssd-tlc)")
 	f.BoolVar(&o.DeviceProfile, "device-profile", d.DeviceProfile, "measure the swap directory's 4 KiB latency and IOPS (the file curve's reference)")
@@ -128,10 +128,10 @@ func runProfile(ctx context.Context, o profileOptions, h host.Host, stdout, stde
 		// measure fills in a zero; on the command line it is a mistake.
 		return usagef("--runs: %d repetitions is out of range; expected 1 to 100", o.Runs)
 	}
-	if o.Validate && o.ProfileOptions.Validate == "" {
-		o.ProfileOptions.Validate = measure.BackendFile
+	if o.Validate && o.Options.Validate == "" {
+		o.Options.Validate = measure.BackendFile
 		if o.Backend == measure.BackendFile {
-			o.ProfileOptions.Validate = measure.BackendZram
+			o.Options.Validate = measure.BackendZram
 		}
 	}
 	if o.Out != "" && !o.Force && fileExists(o.Out) {
@@ -142,7 +142,7 @@ func runProfile(ctx context.Context, o profileOptions, h host.Host, stdout, stde
 	stop := interruptNotice(stderr, "profile", o.StateDir)
 	defer stop()
 	prog := newProgress(stderr, "profile")
-	rep, err := profile.Profile(ctx, h, o.ProfileOptions, prog)
+	rep, err := profile.Profile(ctx, h, o.Options, prog)
 	prog.Close()
 	if err != nil {
 		var oe *measure.OptionError

@@ -91,7 +91,7 @@ func TestProfileOneRunRealPrograms(t *testing.T) {
 		{"yosys", []string{"yosys", "-q", "-p", "synth -top top", design}, "0.9,0.75,0.6", "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			dir := t.TempDir()
 			run := func(args ...string) {
 				t.Helper()
@@ -249,7 +249,7 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 	requireRoot(t)
 	requireTool(t, "python3")
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	dir := t.TempDir()
 	script := filepath.Join(dir, "grow.py")
 	if err := os.WriteFile(script, []byte(growScript), 0o644); err != nil {

@@ -104,7 +104,7 @@ func TestProfileRealPrograms(t *testing.T) {
 		{"gcc", []string{"gcc", "-O2", "-c", csrc, "-o", filepath.Join(data, "gen.o")}, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			dir := t.TempDir()
 			prof := filepath.Join(dir, c.name+".profile.json")
 			cmdOut := filepath.Join(dir, "stdout.txt")
@@ -163,7 +163,7 @@ type onePassRow struct {
 // holds it to the whole runs).
 func compareOnePass(t *testing.T, bin, dir, name string, command []string, multi *model.FactorFile) []onePassRow {
 	t.Helper()
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	op := filepath.Join(dir, name+".one-pass.json")
 	args := append([]string{"profile", "--one-pass", "--out", op, "--stdout", "/dev/null", "--"}, command...)
 	cmd := hostCommand(bin, args...)
@@ -462,7 +462,7 @@ func TestProfileSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			state := t.TempDir()
 			p := startProfile(t, state)
 			// Mid-run: zram is swap and the command runs at its limit.
@@ -499,7 +499,7 @@ func TestProfileKill9ThenCleanup(t *testing.T) {
 		{"readahead", "profile: readahead on /dev/loop", "/dev/loop"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			state := t.TempDir()
 			p := startProfile(t, state)
 			p.waitFor(t, stage.wait)
@@ -522,7 +522,7 @@ func TestProfileKill9ThenCleanup(t *testing.T) {
 func TestProfileBadCommands(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	bin := memplanBinary(t)
 	for _, c := range []struct {
 		name string
@@ -629,7 +629,7 @@ func TestProfileOneRunSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, how := range []string{"SIGINT", "SIGTERM", "SIGTERM twice", "kill -9"} {
 		t.Run(how, func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			state := t.TempDir()
 			script := filepath.Join(t.TempDir(), "hog.py")
 			if err := os.WriteFile(script, []byte(hogScript), 0o644); err != nil {

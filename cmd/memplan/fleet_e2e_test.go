@@ -38,7 +38,7 @@ func TestFleetEndToEnd(t *testing.T) {
 	}
 	lockProbeTests(t)
 	start := time.Now()
-	before := mhost.HostState(mhost.NewOSHost())
+	before := mhost.State(mhost.NewOSHost())
 	bin := staticMemplan(t)
 	w := t.TempDir()
 	state := filepath.Join(w, "state")

@@ -36,7 +36,7 @@ func TestParseLabels(t *testing.T) {
 func TestProbeLabels(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	out := filepath.Join(t.TempDir(), "p.json")
 	cmd := exec.Command(memplanBinary(t), "probe", "--quick", "--backends", "zram", "--data-size", "64MiB", "--fit", "0.75,0.5", "--reps", "2",
 		"--device-profile=false", "--swap-dir", t.TempDir(), "--out", out, "--label", "class=gen5-nvme", "--label", "host=node07")

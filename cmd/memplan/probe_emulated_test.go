@@ -140,7 +140,7 @@ func TestProbeEmulatedSignals(t *testing.T) {
 	lockProbeTests(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			state := t.TempDir()
 			p := startEmulatedProbe(t, state)
 			st := p.emulatorMidRun(t)
@@ -161,7 +161,7 @@ func TestProbeEmulatedSignals(t *testing.T) {
 		})
 	}
 	t.Run("kill -9 then cleanup", func(t *testing.T) {
-		before := host.HostState(host.NewOSHost())
+		before := host.State(host.NewOSHost())
 		state := t.TempDir()
 		p := startEmulatedProbe(t, state)
 		st := p.emulatorMidRun(t)

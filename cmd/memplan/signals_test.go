@@ -72,7 +72,7 @@ func TestProbeSignalSequences(t *testing.T) {
 	lockProbeTests(t)
 	for _, seq := range [][2]syscall.Signal{{syscall.SIGINT, syscall.SIGTERM}, {syscall.SIGTERM, syscall.SIGTERM}, {syscall.SIGHUP, syscall.SIGINT}} {
 		t.Run(seq[0].String()+" then "+seq[1].String(), func(t *testing.T) {
-			before := host.HostState(host.NewOSHost())
+			before := host.State(host.NewOSHost())
 			p := startProbe(t, t.TempDir())
 			p.midRun(t)
 			signalSequence(t, p, "probe", seq[0], seq[1])
@@ -82,7 +82,7 @@ func TestProbeSignalSequences(t *testing.T) {
 	// TERM then KILL (Slurm after KillWait): what the undo had not done yet
 	// is left to cleanup, which finishes it.
 	t.Run("SIGTERM then SIGKILL", func(t *testing.T) {
-		before := host.HostState(host.NewOSHost())
+		before := host.State(host.NewOSHost())
 		state := t.TempDir()
 		p := startProbe(t, state)
 		p.midRun(t)
@@ -102,7 +102,7 @@ func TestProfileSignalSequences(t *testing.T) {
 	requireRoot(t)
 	lockProbeTests(t)
 	t.Run("SIGINT then SIGTERM", func(t *testing.T) {
-		before := host.HostState(host.NewOSHost())
+		before := host.State(host.NewOSHost())
 		p := startProfile(t, t.TempDir())
 		p.waitFor(t, "profile: zram-lz4 in RAM")
 		time.Sleep(time.Second)
@@ -110,7 +110,7 @@ func TestProfileSignalSequences(t *testing.T) {
 		hostUnchanged(t, before)
 	})
 	t.Run("SIGTERM then SIGKILL", func(t *testing.T) {
-		before := host.HostState(host.NewOSHost())
+		before := host.State(host.NewOSHost())
 		state := t.TempDir()
 		p := startProfile(t, state)
 		p.waitFor(t, "profile: zram-lz4 in RAM")

@@ -93,8 +93,8 @@ func (t *SwapTarget) DeviceName() string {
 	return d.Name
 }
 
-// hostFacts describes the machine for the factor file.
-func HostFacts(h Host, layout *CgroupLayout, t *SwapTarget) factors.HostFacts {
+// Facts describes the machine for the factor file.
+func Facts(h Host, layout *CgroupLayout, t *SwapTarget) factors.HostFacts {
 	f := factors.HostFacts{}
 	f.Hostname, _ = ReadString(h, "/proc/sys/kernel/hostname")
 	if f.Hostname == "" {

@@ -18,7 +18,7 @@ import (
 func TestJournalUndoesInReverse(t *testing.T) {
 	h := hosttest.NewFake(t, hosttest.V1Fixture())
 	state := t.TempDir()
-	before := host.HostState(h)
+	before := host.State(h)
 	j, err := host.NewJournal(h, state, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestJournalUndoesInReverse(t *testing.T) {
 	if err := j.UndoAll(); err != nil {
 		t.Fatal(err)
 	}
-	if got := host.HostState(h); got != before {
+	if got := host.State(h); got != before {
 		t.Errorf("host state changed:\n--- before\n%s\n--- after\n%s", before, got)
 	}
 	if _, err := os.Stat(filepath.Join(state, host.JournalName)); !os.IsNotExist(err) {

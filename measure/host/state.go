@@ -10,11 +10,11 @@ import (
 	"strings"
 )
 
-// HostState renders everything the probe may change on the host — swap
+// State renders everything the probe may change on the host — swap
 // areas, zram devices and their settings, the cgroups next to the probe's,
 // swappiness and zswap's parameters — as text, so that the state before
 // and after a probe can be compared byte for byte.
-func HostState(h Host) string {
+func State(h Host) string {
 	var b strings.Builder
 	section := func(name string) { fmt.Fprintf(&b, "== %s\n", name) }
 	file := func(name string) {

@@ -13,7 +13,7 @@ import (
 
 func TestZramHotAddAndUndo(t *testing.T) {
 	h := hosttest.NewFake(t, hosttest.V1Fixture())
-	before := host.HostState(h)
+	before := host.State(h)
 	j, err := host.NewJournal(h, t.TempDir(), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestZramHotAddAndUndo(t *testing.T) {
 	if err := j.UndoAll(); err != nil {
 		t.Fatal(err)
 	}
-	if got := host.HostState(h); got != before {
+	if got := host.State(h); got != before {
 		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
 	}
 }
@@ -50,7 +50,7 @@ func TestZramHotAddAndUndo(t *testing.T) {
 // device.
 func TestZramOverLoopAndUndo(t *testing.T) {
 	h := hosttest.NewFake(t, hosttest.V1Fixture())
-	before := host.HostState(h)
+	before := host.State(h)
 	j, err := host.NewJournal(h, t.TempDir(), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +66,8 @@ func TestZramOverLoopAndUndo(t *testing.T) {
 	if e := j.Entries(); len(e) != 3 || e[1].Op != host.OpLoop || e[1].Path != "/dev/zram1" || e[2].Op != host.OpSwapon || e[2].Path != "/dev/loop0" {
 		t.Errorf("journal %+v", e)
 	}
-	if !strings.Contains(host.HostState(h), "loop0: /dev/zram1") {
-		t.Errorf("host state does not show the loop device:\n%s", host.HostState(h))
+	if !strings.Contains(host.State(h), "loop0: /dev/zram1") {
+		t.Errorf("host state does not show the loop device:\n%s", host.State(h))
 	}
 	h.Calls = nil
 	if err := j.UndoAll(); err != nil {
@@ -76,7 +76,7 @@ func TestZramOverLoopAndUndo(t *testing.T) {
 	if got := strings.Join(h.Calls, "; "); !strings.Contains(got, "swapoff /dev/loop0; loop detach /dev/loop0") {
 		t.Errorf("undo calls: %s", got)
 	}
-	if got := host.HostState(h); got != before {
+	if got := host.State(h); got != before {
 		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
 	}
 }
@@ -85,7 +85,7 @@ func TestZramUnknownIDAfterCrash(t *testing.T) {
 	// The probe recorded the hot_add but died before learning the number:
 	// cleanup removes only devices that were not there before.
 	h := hosttest.NewFake(t, hosttest.V1Fixture())
-	before := host.HostState(h)
+	before := host.State(h)
 	h.ReadFile(host.ZramControl + "/hot_add") // creates zram1
 	if err := host.Undo(h, host.Entry{Op: host.OpZramAdd, ID: -1, Prev: []int{0}}); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestZramUnknownIDAfterCrash(t *testing.T) {
 	if host.Exists(h, "/sys/block/zram1") || !host.Exists(h, "/sys/block/zram0") {
 		t.Error("wrong devices removed")
 	}
-	if got := host.HostState(h); got != before {
+	if got := host.State(h); got != before {
 		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
 	}
 }
@@ -103,7 +103,7 @@ func TestZramFreeDeviceWithoutHotAdd(t *testing.T) {
 	delete(fx, "/sys/class/zram-control/hot_add")
 	delete(fx, "/sys/class/zram-control/hot_remove")
 	h := hosttest.NewFake(t, fx)
-	before := host.HostState(h)
+	before := host.State(h)
 	j, err := host.NewJournal(h, t.TempDir(), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestZramFreeDeviceWithoutHotAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Reset first, then the compressor goes back to lzo-rle.
-	if got := host.HostState(h); got != before {
+	if got := host.State(h); got != before {
 		t.Errorf("host state changed:\n%s\n---\n%s", before, got)
 	}
 

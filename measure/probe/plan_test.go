@@ -54,7 +54,7 @@ func TestPlanRejectsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := hosttest.NewFake(t, hosttest.V1Fixture())
-			before := host.HostState(h)
+			before := host.State(h)
 			o := planOpts(t)
 			c.mod(&o, h)
 			_, err := MakePlan(h, o)
@@ -65,7 +65,7 @@ func TestPlanRejectsBadInput(t *testing.T) {
 			if oe.Flag != c.flag || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %q (flag %q), want flag %q and %q", err, oe.Flag, c.flag, c.want)
 			}
-			if len(h.Calls) != 0 || host.HostState(h) != before {
+			if len(h.Calls) != 0 || host.State(h) != before {
 				t.Errorf("planning changed the host: %q", h.Calls)
 			}
 		})

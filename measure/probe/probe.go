@@ -72,7 +72,7 @@ type StageRounds struct {
 	Repetitions string `json:"repetitions"`
 	// InRAM sums up the good in-RAM runs' timed seconds (the probe times
 	// its visits, not the whole process); each run's seq is its place in
-	// the stage's order. The key is the profile's (ProfilePhase.InRAM);
+	// the stage's order. The key is the profile's (profile.Phase.InRAM);
 	// files written before it was shared say in_ram_timed_s, which
 	// UnmarshalJSON still reads.
 	InRAM     measure.Summary     `json:"in_ram_s"`
@@ -199,7 +199,7 @@ func RunPlan(ctx context.Context, h host.Host, p *Plan, prog measure.Progress) (
 	for _, m := range p.Skipped {
 		s.note("%s", m)
 	}
-	rep.Host = host.HostFacts(h, p.Cgroups, p.Swap)
+	rep.Host = host.Facts(h, p.Cgroups, p.Swap)
 
 	if !p.Root {
 		if o.DeviceProfile {

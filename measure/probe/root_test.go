@@ -42,7 +42,7 @@ func smallOptions(t *testing.T) Options {
 func TestRootQuickProbe(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Backends = []string{measure.BackendZram, measure.BackendFile}
 	o.DeviceProfile = true
@@ -151,7 +151,7 @@ func keysOf(m map[string]model.Curve) []string {
 func TestRootScenarios(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Workload.DataSize = 64 * units.MiB
 	o.Scenarios = []string{ScenarioSwappiness, ScenarioPageCache}
@@ -207,7 +207,7 @@ func (h *throttleHost) WriteFile(name string, data []byte) error {
 func TestRootEmulatedDrive(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Quick = false
 	o.Workload.DataSize = 64 * units.MiB
@@ -242,7 +242,7 @@ func TestRootEmulatedDrive(t *testing.T) {
 func TestRootInterruptedProbeUndoesEverything(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Backends = []string{measure.BackendZram, measure.BackendFile}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -273,7 +273,7 @@ func TestRootInterruptedProbeUndoesEverything(t *testing.T) {
 func TestRootBadInputChangesNothing(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	tight := &statfsHost{Host: host.NewOSHost(), free: 64 * units.MiB}
 	for _, c := range []struct {
 		name string
@@ -356,7 +356,7 @@ func TestRootLatencyEmulatedDrives(t *testing.T) {
 	if other := topSwapArea(host.NewOSHost()); other != "" {
 		t.Skipf("%s is swap at the top priority (not this test's): the probe skips the latency stages while it is; swapoff it first", other)
 	}
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Workload.DataSize = 48 * units.MiB
 	o.Workload.Rounds = 2
@@ -470,7 +470,7 @@ func TestRootLatencyEmulatedDrives(t *testing.T) {
 func TestRootQuickProbePrecision(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Backends = []string{measure.BackendZram}
 	o.Fits = []float64{0.75, 0.5}

@@ -49,7 +49,7 @@ func hostRestored(t *testing.T, before, stateDir string) {
 func TestRootSwapdemo(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Scenarios = []string{ScenarioSwapdemo}
 	o.Limit = 256 * units.MiB
@@ -158,7 +158,7 @@ func TestRootSwapdemo(t *testing.T) {
 func TestRootPageCacheRemedies(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Workload.DataSize = 64 * units.MiB
 	o.Scenarios = []string{ScenarioPageCache}
@@ -259,7 +259,7 @@ func TestRootPageCacheRemedies(t *testing.T) {
 func TestRootCopyWorkloads(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Scenarios = []string{ScenarioCopy}
 	o.CopyRuns = 4
@@ -304,7 +304,7 @@ func TestRootCopyWorkloads(t *testing.T) {
 func TestRootSwapdemoInterrupted(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Scenarios = []string{ScenarioSwapdemo, ScenarioCopy}
 	o.Limit = 128 * units.MiB

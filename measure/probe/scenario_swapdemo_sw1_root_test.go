@@ -33,7 +33,7 @@ import (
 func TestRootSwapdemoSwappiness1(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := smallOptions(t)
 	o.Scenarios = []string{ScenarioSwapdemo}
 	o.SwapdemoSettings = []string{"swappiness 60", "swappiness 1"}

@@ -1129,7 +1129,7 @@ func (s *stepper) dropShort() {
 // oneRunEstimate is the report with the points formed for the phase.
 type oneRunEstimate struct {
 	OneRunReport
-	points    []ProfilePoint
+	points    []Point
 	refSlices int
 }
 
@@ -1427,7 +1427,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 		runWall += x.Wall + x.SetWall
 	}
 	for fi, f := range fits {
-		pt := ProfilePoint{Fit: f, Limit: limitAt(f, peak)}
+		pt := Point{Fit: f, Limit: limitAt(f, peak)}
 		s, ex := slowdown(f, ones)
 		est.Extrapolated[fi] = measure.Round4(ex)
 		measured, above, below := false, math.Inf(1), math.Inf(-1)
@@ -1535,7 +1535,7 @@ func estimateOneRun(slices []OneRunSlice, fits []float64, peak units.Bytes, budg
 // slowdown measured at this fit or a lower one. The central figure stays
 // what the slices measured; the verdict already says the fit wants whole
 // runs.
-func widenForBinding(pts []ProfilePoint, binding []float64, runWall float64) {
+func widenForBinding(pts []Point, binding []float64, runWall float64) {
 	if runWall <= 0 {
 		return
 	}

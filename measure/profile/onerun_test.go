@@ -49,7 +49,7 @@ func synthSlices(cycles int, fits []float64, slow map[float64]float64, peak unit
 	return out
 }
 
-func pointAt(t *testing.T, e oneRunEstimate, f float64) ProfilePoint {
+func pointAt(t *testing.T, e oneRunEstimate, f float64) Point {
 	t.Helper()
 	for _, p := range e.points {
 		if p.Fit == f {
@@ -57,7 +57,7 @@ func pointAt(t *testing.T, e oneRunEstimate, f float64) ProfilePoint {
 		}
 	}
 	t.Fatalf("no point at fit %g", f)
-	return ProfilePoint{}
+	return Point{}
 }
 
 func TestOneRunEstimateRecoversASteadyJobsCurve(t *testing.T) {
@@ -710,10 +710,10 @@ func TestShortOfPeakNamesTheFitsTheLimitsWere(t *testing.T) {
 // slowdown measured at or below it; a fit under the 5% share, and one not
 // measured, are left alone.
 func TestOneRunBandCountsTheBindingUnmeasuredPart(t *testing.T) {
-	pt := func(fit, mean, hi float64, n int) ProfilePoint {
-		return ProfilePoint{Fit: fit, Slowdown: measure.Summary{N: n, Mean: mean, Lo: 1, Hi: hi, Max: hi}}
+	pt := func(fit, mean, hi float64, n int) Point {
+		return Point{Fit: fit, Slowdown: measure.Summary{N: n, Mean: mean, Lo: 1, Hi: hi, Max: hi}}
 	}
-	pts := []ProfilePoint{pt(0.9, 1.0, 1.05, 3), pt(0.75, 1.2, 1.3, 3), pt(0.6, 2.0, 2.2, 3), pt(0.45, 0, 0, 0)}
+	pts := []Point{pt(0.9, 1.0, 1.05, 3), pt(0.75, 1.2, 1.3, 3), pt(0.6, 2.0, 2.2, 3), pt(0.45, 0, 0, 0)}
 	widenForBinding(pts, []float64{30, 2, 0, 40}, 100)
 	want := []float64{0.7*1.0 + 0.3*2.0, 1.3, 2.2, 0}
 	for i, p := range pts {

@@ -105,7 +105,7 @@ type PriorPoint struct {
 
 // fill takes the prior's figures at the fits of pts (a one-run phase's
 // points) that have no measurement. It never touches a measured point.
-func (p *Prior) fill(class string, pts []ProfilePoint, footprint units.Bytes) (*PriorReport, error) {
+func (p *Prior) fill(class string, pts []Point, footprint units.Bytes) (*PriorReport, error) {
 	c, err := p.curve(class)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (p *Prior) fill(class string, pts []ProfilePoint, footprint units.Bytes) (*
 			rep.Notes = append(rep.Notes, fmt.Sprintf("the prior's fit ratios are of a resident peak of %s, this run's of a footprint of %s: the same fit ratio is not the same limit in the two", rep.Peak, footprint))
 		}
 	}
-	var measured []ProfilePoint
+	var measured []Point
 	for _, pt := range pts {
 		if pt.Slowdown.N > 0 {
 			measured = append(measured, pt)

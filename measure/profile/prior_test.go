@@ -57,27 +57,27 @@ func writePrior(t *testing.T, name, text string) string {
 // oneRunWithPrior is a one run of "sort big.txt" on zram that measured
 // fits 0.9, 0.75 and 0.6 and reached neither 0.45 nor 0.35, with the
 // prior above filling those two.
-func oneRunWithPrior(t *testing.T) *ProfileReport {
+func oneRunWithPrior(t *testing.T) *Report {
 	t.Helper()
-	meas := func(fit, s float64) ProfilePoint {
-		return ProfilePoint{Fit: fit, Limit: limitAt(fit, units.GiB), Samples: []float64{s - 0.02, s, s + 0.02},
+	meas := func(fit, s float64) Point {
+		return Point{Fit: fit, Limit: limitAt(fit, units.GiB), Samples: []float64{s - 0.02, s, s + 0.02},
 			Slowdown: measure.Summary{N: 3, Mean: s, Trimmed: s, Lo: s - 0.03, Hi: s + 0.03}}
 	}
-	none := func(fit float64) ProfilePoint {
-		return ProfilePoint{Fit: fit, Limit: limitAt(fit, units.GiB), Verdict: "not measured: past the knee"}
+	none := func(fit float64) Point {
+		return Point{Fit: fit, Limit: limitAt(fit, units.GiB), Verdict: "not measured: past the knee"}
 	}
-	ph := ProfilePhase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 6, Mean: 40, Trimmed: 40},
+	ph := Phase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 6, Mean: 40, Trimmed: 40},
 		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(3 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
-		Points:    []ProfilePoint{meas(0.9, 1.05), meas(0.75, 1.15), meas(0.6, 1.3), none(0.45), none(0.35)}}
+		Points:    []Point{meas(0.9, 1.05), meas(0.75, 1.15), meas(0.6, 1.3), none(0.45), none(0.35)}}
 	p, err := LoadPrior(writePrior(t, "sort.onepass.yaml", onePassPrior), []string{"sort", "big.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultProfileOptions()
+	o := DefaultOptions()
 	o.OneRun, o.Prior = true, p.File
-	rep := &ProfileReport{Options: o, Started: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC),
+	rep := &Report{Options: o, Started: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC),
 		Command: []string{"sort", "big.txt"}, Host: model.HostFacts{Hostname: "box"}, Footprint: units.GiB, Dirty: 1,
-		Phases: []ProfilePhase{ph}, OneRun: &OneRunReport{Cycles: 6, ProgressClock: "user time"}}
+		Phases: []Phase{ph}, OneRun: &OneRunReport{Cycles: 6, ProgressClock: "user time"}}
 	rep.Prior, err = p.fill(ph.Class, ph.Points, rep.Footprint)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestPriorNeverOverridesAMeasuredFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts := []ProfilePoint{{Fit: 0.75, Slowdown: measure.Summary{N: 4, Mean: 1.15}}, {Fit: 0.5}}
+	pts := []Point{{Fit: 0.75, Slowdown: measure.Summary{N: 4, Mean: 1.15}}, {Fit: 0.5}}
 	rep, err := p.fill("zram-lz4", pts, units.GiB)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestBadPriorIsAnOptionErrorNamingFileAndField(t *testing.T) {
 		{"another command", onePassPrior, []string{"sort", "-r", "big.txt"}, `.yaml:19:19: field extra.profile.command_line: the one-pass profile is of "sort big.txt"; this run is of "sort -r big.txt"`},
 	} {
 		file := writePrior(t, "prior.yaml", c.text)
-		o := DefaultProfileOptions()
+		o := DefaultOptions()
 		o.Command, o.OneRun, o.Prior = c.cmd, true, file
 		o.StateDir = t.TempDir()
 		fake := hosttest.NewFake(t, hosttest.V1Fixture())
@@ -198,7 +198,7 @@ func TestBadPriorIsAnOptionErrorNamingFileAndField(t *testing.T) {
 		}
 	}
 	// --prior belongs to the one run.
-	o := DefaultProfileOptions()
+	o := DefaultOptions()
 	o.Command, o.Prior = []string{"sort", "big.txt"}, writePrior(t, "prior.yaml", onePassPrior)
 	if _, err := Profile(context.Background(), hosttest.NonRoot{Host: host.NewOSHost()}, o, nil); err == nil || !strings.Contains(err.Error(), "--prior: fills the fits a one run does not reach") {
 		t.Errorf("--prior without --one-run: %v", err)

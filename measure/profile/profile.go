@@ -35,9 +35,9 @@ const (
 	DefaultProfileMaxSlowdown = 20
 )
 
-// ProfileOptions control memplan profile: a real command measured in a
+// Options control memplan profile: a real command measured in a
 // memory cgroup at several fit ratios with a swap backend available.
-type ProfileOptions struct {
+type Options struct {
 	Command []string // the command and its arguments
 	Dir     string   // its working directory; "" is the current one
 	Fits    []float64
@@ -103,14 +103,14 @@ type ProfileOptions struct {
 	StateDir   string // the journal; default host.DefaultStateDir (commands pass host.StateDir(os.Getenv))
 }
 
-// DefaultProfileOptions are memplan profile's defaults.
-func DefaultProfileOptions() ProfileOptions {
-	return ProfileOptions{Backend: measure.BackendZram, ZramAlgorithm: "lz4", DeviceProfile: true, Readahead: true,
+// DefaultOptions are memplan profile's defaults.
+func DefaultOptions() Options {
+	return Options{Backend: measure.BackendZram, ZramAlgorithm: "lz4", DeviceProfile: true, Readahead: true,
 		DeviceDuration: device.QuickDuration, MinRuntime: DefaultProfileMinRuntime, MaxSlowdown: DefaultProfileMaxSlowdown}
 }
 
-func (o *ProfileOptions) fill() {
-	d := DefaultProfileOptions()
+func (o *Options) fill() {
+	d := DefaultOptions()
 	if len(o.Fits) == 0 {
 		o.Fits = append([]float64(nil), DefaultProfileFits...)
 	}
@@ -159,7 +159,7 @@ func overheadFrom(path string) (time.Duration, string, error) {
 }
 
 // validate checks what can be checked without looking at the host.
-func (o *ProfileOptions) validate() error {
+func (o *Options) validate() error {
 	if len(o.Command) == 0 || strings.TrimSpace(o.Command[0]) == "" {
 		return measure.OptErr("", "no command given: put the command to profile after --, e.g. memplan profile --out sim.profile.json -- ./run_sim.sh big_design")
 	}
@@ -269,9 +269,9 @@ func (o *ProfileOptions) validate() error {
 	return nil
 }
 
-// ProfileReport is everything memplan profile measured.
-type ProfileReport struct {
-	Options  ProfileOptions  `json:"-"`
+// Report is everything memplan profile measured.
+type Report struct {
+	Options  Options         `json:"-"`
 	Host     model.HostFacts `json:"host"`
 	Started  time.Time       `json:"started"`
 	Elapsed  float64         `json:"elapsed_s"`
@@ -294,7 +294,7 @@ type ProfileReport struct {
 	Dirty       float64     `json:"dirty_share"`
 	DirtyNote   string      `json:"dirty_share_note,omitempty"`
 
-	Phases      []ProfilePhase    `json:"phases"`
+	Phases      []Phase           `json:"phases"`
 	Validation  *Validation       `json:"validation,omitempty"`
 	Readahead   *ReadaheadReport  `json:"readahead,omitempty"`
 	Device      *device.Profile   `json:"device_profile,omitempty"`
@@ -307,9 +307,9 @@ type ProfileReport struct {
 	Notes []string     `json:"notes,omitempty"`
 }
 
-// ProfilePhase is the command measured against one backend: in-RAM runs
+// Phase is the command measured against one backend: in-RAM runs
 // and the fit ratios, interleaved.
-type ProfilePhase struct {
+type Phase struct {
 	Backend   string          `json:"backend"` // zram or file
 	Name      string          `json:"name"`    // zram-lz4, file
 	Class     string          `json:"class"`   // the curve's factor class
@@ -319,7 +319,7 @@ type ProfilePhase struct {
 	RefSource string              `json:"reference_source"`
 	InRAM     measure.Summary     `json:"in_ram_s"` // wall seconds of the in-RAM runs
 	InRAMRuns []measure.RunResult `json:"in_ram_runs"`
-	Points    []ProfilePoint      `json:"points"`
+	Points    []Point             `json:"points"`
 	// Repetitions says how many rounds ran and why they stopped: the
 	// Runs asked for, the precision reached, or the budget spent.
 	Repetitions string `json:"repetitions"`
@@ -329,10 +329,10 @@ type ProfilePhase struct {
 
 // Baseline is the phase's in-RAM runtime: the trimmed mean, so that one
 // run slowed by a burst of load elsewhere does not shrink every slowdown.
-func (ph *ProfilePhase) Baseline() float64 { return ph.InRAM.Trimmed }
+func (ph *Phase) Baseline() float64 { return ph.InRAM.Trimmed }
 
-// ProfilePoint is one fit ratio on one backend.
-type ProfilePoint struct {
+// Point is one fit ratio on one backend.
+type Point struct {
 	Fit       float64         `json:"fit"`
 	Limit     units.Bytes     `json:"limit_bytes"`
 	Slowdown  measure.Summary `json:"slowdown"`
@@ -402,8 +402,8 @@ func profileMargin(total units.Bytes) units.Bytes { return max(256*units.MiB, to
 type profileSession struct {
 	*host.Confinement
 	prog   measure.Progress
-	o      ProfileOptions
-	rep    *ProfileReport
+	o      Options
+	rep    *Report
 	spec   launchSpec
 	target *host.SwapTarget // the swap directory, when a file backend is used
 	// fileClass is the class the device profile's latency files the swap
@@ -427,7 +427,7 @@ func (ps *profileSession) note(format string, args ...any) {
 // Validate, on the second backend), journaling every change to the host
 // and undoing all of them before it returns, also when ctx is cancelled.
 // Only OptionErrors leave the host untouched without taking the lock.
-func Profile(ctx context.Context, h host.Host, o ProfileOptions, prog measure.Progress) (rep *ProfileReport, err error) {
+func Profile(ctx context.Context, h host.Host, o Options, prog measure.Progress) (rep *Report, err error) {
 	o.fill()
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -474,9 +474,9 @@ func Profile(ctx context.Context, h host.Host, o ProfileOptions, prog measure.Pr
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	rep = &ProfileReport{Options: o, Started: time.Now().UTC(), Command: o.Command, Path: path, Dir: dir,
+	rep = &Report{Options: o, Started: time.Now().UTC(), Command: o.Command, Path: path, Dir: dir,
 		Cgroup: layout.String(), MemAvail: avail}
-	rep.Host = host.HostFacts(h, layout, target)
+	rep.Host = host.Facts(h, layout, target)
 
 	j, err := host.NewJournal(h, o.StateDir, o.Invocation)
 	if err != nil {
@@ -707,9 +707,9 @@ func (ps *profileSession) phase(ctx context.Context, backend string) (err error)
 		ps.note("%s: %d of %d in-RAM runs were disturbed, %s (%s); each constrained run is compared with the in-RAM runs next to it, and the idle-host slowdown discounts the wait other work accounts for",
 			ph.Name, ph.DisturbedInRAM, len(ph.InRAMRuns), measure.DisturbedBy(contentions(ph.InRAMRuns)), firstDisturbance(ph.InRAMRuns))
 	}
-	ph.Points = make([]ProfilePoint, len(o.Fits))
+	ph.Points = make([]Point, len(o.Fits))
 	for i, f := range o.Fits {
-		ph.Points[i] = ProfilePoint{Fit: f, Limit: c.Limits[i]}
+		ph.Points[i] = Point{Fit: f, Limit: c.Limits[i]}
 		ps.finishPoint(&ph, &ph.Points[i], rr, i)
 	}
 	ps.rep.Phases = append(ps.rep.Phases, ph)
@@ -741,9 +741,9 @@ func firstNonEmpty(v ...string) string {
 // of fileSize in the swap directory (its device profiled first). Every
 // change is journaled; the caller undoes them. It returns the phase with
 // the backend's names and the zram device's number (-1: a file).
-func (ps *profileSession) setupBackend(ctx context.Context, backend string, zramSize, fileSize units.Bytes) (ProfilePhase, int, error) {
+func (ps *profileSession) setupBackend(ctx context.Context, backend string, zramSize, fileSize units.Bytes) (Phase, int, error) {
 	o := ps.o
-	ph := ProfilePhase{Backend: backend}
+	ph := Phase{Backend: backend}
 	zramID := -1
 	switch backend {
 	case measure.BackendZram:
@@ -813,7 +813,7 @@ func limitAt(fit float64, footprint units.Bytes) units.Bytes {
 	return l / units.Bytes(host.PageSize) * units.Bytes(host.PageSize)
 }
 
-func (ps *profileSession) finishPoint(ph *ProfilePhase, pt *ProfilePoint, rr *measure.Rounds, i int) {
+func (ps *profileSession) finishPoint(ph *Phase, pt *Point, rr *measure.Rounds, i int) {
 	base := ph.Baseline()
 	pr := rr.Point(i)
 	pt.Runs = rr.Points[i]
@@ -1109,7 +1109,7 @@ func (ps *profileSession) finish() {
 
 // DirtyMeasured reports whether the dirty share was measured (something
 // was swapped in), rather than the model's default.
-func (r *ProfileReport) DirtyMeasured() bool {
+func (r *Report) DirtyMeasured() bool {
 	return r.OnePass == nil && len(r.Phases) > 0 && !strings.HasPrefix(r.DirtyNote, "no swap-ins")
 }
 
@@ -1128,7 +1128,7 @@ func dirtyShare(ins, outs float64, backend string) (float64, string) {
 }
 
 // reference is the device a phase's curve was measured on.
-func (ps *profileSession) reference(ph *ProfilePhase) (model.Reference, string) {
+func (ps *profileSession) reference(ph *Phase) (model.Reference, string) {
 	ref := model.Reference{Device: ph.Device, Drives: 1}
 	fault := 0.0
 	var n float64

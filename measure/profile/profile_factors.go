@@ -26,7 +26,7 @@ import (
 // fault overhead of the chosen transfer form, zram's measured latency and
 // compression ratio, and under Extra the command, its exit status and peak
 // memory, every run, the validation and predictions for other devices.
-func (r *ProfileReport) Factors(version string) *model.FactorFile {
+func (r *Report) Factors(version string) *model.FactorFile {
 	if r.OnePass != nil {
 		if ff, err := r.OnePass.factors(version); err == nil {
 			return ff
@@ -115,7 +115,7 @@ func (r *ProfileReport) Factors(version string) *model.FactorFile {
 // busy host differ by more than swapping costs near fit 1) cannot be a
 // curve: the falling points are pooled into their mean, weighted by their
 // samples, and pooled says which (the runs stay in extra.phases).
-func curvePoints(ph *ProfilePhase, rr *ReadaheadReport, counts bool) (pts []model.Point, pooled string) {
+func curvePoints(ph *Phase, rr *ReadaheadReport, counts bool) (pts []model.Point, pooled string) {
 	var out []model.Point
 	base := ph.Baseline()
 	for i := range ph.Points {
@@ -190,7 +190,7 @@ func poolFalling(pts []model.Point) string {
 // CompressionRatio is the highest zram compression ratio the command's
 // pages reached (0 without zram): what its workload entry's
 // compressibility should say.
-func (r *ProfileReport) CompressionRatio() float64 {
+func (r *Report) CompressionRatio() float64 {
 	ratio := 0.0
 	for _, ph := range r.Phases {
 		for _, pt := range ph.Points {
@@ -203,7 +203,7 @@ func (r *ProfileReport) CompressionRatio() float64 {
 type profileExtra struct {
 	Profile     any               `json:"profile"`
 	Sizing      measure.RunResult `json:"sizing_run"`
-	Phases      []ProfilePhase    `json:"phases"`
+	Phases      []Phase           `json:"phases"`
 	Transfer    TransferSummary   `json:"transfer"`
 	Validation  *Validation       `json:"validation,omitempty"`
 	OneRun      *OneRunReport     `json:"one_run,omitempty"`
@@ -215,7 +215,7 @@ type profileExtra struct {
 	Notes       []string          `json:"notes,omitempty"`
 }
 
-func (r *ProfileReport) extra(f *model.FactorFile) profileExtra {
+func (r *Report) extra(f *model.FactorFile) profileExtra {
 	o := r.Options
 	prof := map[string]any{
 		"command": r.Command, "command_line": measure.ShellQuote(r.Command), "executable": r.Path, "dir": r.Dir,
@@ -261,7 +261,7 @@ type PredictionPoint struct {
 // compressors with the model's transfer rule, using the profile's curves
 // alone: classes it has none for are derived from transfer_from, as
 // recommend does for the job (model.MergeProfile).
-func (r *ProfileReport) Predictions(f *model.FactorFile) []Prediction {
+func (r *Report) Predictions(f *model.FactorFile) []Prediction {
 	if f == nil || len(f.Curves) == 0 {
 		return nil
 	}

@@ -90,7 +90,7 @@ func (ps *profileSession) readahead(ctx context.Context) (err error) {
 
 // readaheadRatios sets the loop device's major faults and pages swapped in
 // against the pages the profiled phase swapped in at the same fit ratios.
-func readaheadRatios(ph *ProfilePhase, pts []ReadaheadPoint) (faults, pages float64) {
+func readaheadRatios(ph *Phase, pts []ReadaheadPoint) (faults, pages float64) {
 	var need, fl, pg float64
 	for _, p := range pts {
 		if !p.usable() {

@@ -76,8 +76,8 @@ print(s)
 	return []string{"python3", script, strconv.Itoa(mib), strconv.Itoa(visits)}
 }
 
-func profileOptions(t *testing.T, cmd []string) ProfileOptions {
-	o := DefaultProfileOptions()
+func profileOptions(t *testing.T, cmd []string) Options {
+	o := DefaultOptions()
 	o.Command = cmd
 	o.StateDir = t.TempDir()
 	o.Runs = 1
@@ -94,13 +94,13 @@ func profileOptions(t *testing.T, cmd []string) ProfileOptions {
 func TestRootProfileBadCommands(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	var ce *CommandError
 	var oe *measure.OptionError
 	for _, c := range []struct {
 		name  string
 		cmd   []string
-		mod   func(*ProfileOptions)
+		mod   func(*Options)
 		check func(error) bool
 		want  string
 	}{
@@ -112,11 +112,11 @@ func TestRootProfileBadCommands(t *testing.T) {
 			func(err error) bool { return errors.As(err, &ce) && ce.Signal != "" }, "killed by signal 15"},
 		{"too short", []string{"true"}, nil,
 			func(err error) bool { return errors.Is(err, ErrTooShort) }, "too fast to measure"},
-		{"too little memory", []string{"sleep", "1"}, func(o *ProfileOptions) { o.MinRuntime = 100 * time.Millisecond },
+		{"too little memory", []string{"sleep", "1"}, func(o *Options) { o.MinRuntime = 100 * time.Millisecond },
 			func(err error) bool { return errors.Is(err, ErrTooLittle) }, "nothing to swap"},
 		{"not found", []string{"./memplan-no-such-script.sh"}, nil,
 			func(err error) bool { return errors.As(err, &oe) }, "not found"},
-		{"fit out of range", []string{"true"}, func(o *ProfileOptions) { o.Fits = []float64{0.9, 0} },
+		{"fit out of range", []string{"true"}, func(o *Options) { o.Fits = []float64{0.9, 0} },
 			func(err error) bool { return errors.As(err, &oe) }, "out of range"},
 		{"no command", nil, nil,
 			func(err error) bool { return errors.As(err, &oe) }, "no command given"},
@@ -153,7 +153,7 @@ func TestRootProfileBadCommands(t *testing.T) {
 func TestRootProfileInterrupted(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := profileOptions(t, memHog(t, 96, 2, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -187,7 +187,7 @@ func TestRootProfileInterrupted(t *testing.T) {
 func TestRootProfileSmall(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := profileOptions(t, memHog(t, 128, 2, 0))
 	o.Fits = []float64{0.9, 0.5}
 	rep, err := Profile(context.Background(), host.NewOSHost(), o, &hosttest.Progress{T: t})
@@ -234,9 +234,9 @@ func TestRootProfileSmall(t *testing.T) {
 func TestRootProfileBusyHost(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	cmd := memWork(t, 96, 500000)
-	opts := func() ProfileOptions {
+	opts := func() Options {
 		o := profileOptions(t, cmd)
 		// The work runs 0.5-0.8 s here; on a quiet host it once took
 		// 0.48 s, under the 0.5 s default floor. (Twice the visits made
@@ -274,7 +274,7 @@ func TestRootProfileBusyHost(t *testing.T) {
 	}
 	hosttest.Unchanged(t, before)
 
-	count := func(rep *ProfileReport) (disturbed, byWork, runs int) {
+	count := func(rep *Report) (disturbed, byWork, runs int) {
 		ph := rep.Phases[0]
 		all := append([]measure.RunResult(nil), ph.InRAMRuns...)
 		for _, pt := range ph.Points {
@@ -291,7 +291,7 @@ func TestRootProfileBusyHost(t *testing.T) {
 		}
 		return disturbed, byWork, runs
 	}
-	for _, rep := range []*ProfileReport{quiet, busy} {
+	for _, rep := range []*Report{quiet, busy} {
 		ph := rep.Phases[0]
 		for _, r := range append(append([]measure.RunResult(nil), ph.InRAMRuns...), ph.Points[len(ph.Points)-1].Runs...) {
 			var c measure.Contention
@@ -333,13 +333,13 @@ func TestRootProfileBusyHost(t *testing.T) {
 					q.Fit, b.Slowdown.Mean, q.Slowdown.Mean, q.Slowdown.Lo, q.Slowdown.Hi, busy.Notes)
 			}
 		}
-		for _, pt := range []ProfilePoint{q, b} {
+		for _, pt := range []Point{q, b} {
 			if pt.Slowdown.Mean < 1 && pt.Verdict == "" {
 				t.Errorf("fit %g: %.3f is reported as a slowdown without a verdict", pt.Fit, pt.Slowdown.Mean)
 			}
 		}
 	}
-	for _, rep := range []*ProfileReport{quiet, busy} {
+	for _, rep := range []*Report{quiet, busy} {
 		for _, c := range rep.Factors("test").Curves {
 			for _, p := range c.Points {
 				if p.Slowdown < 1 {
@@ -356,7 +356,7 @@ func TestRootProfileBusyHost(t *testing.T) {
 func TestRootProfileOnePass(t *testing.T) {
 	roottest.Require(t)
 	roottest.Lock(t)
-	before := host.HostState(host.NewOSHost())
+	before := host.State(host.NewOSHost())
 	o := profileOptions(t, memWork(t, 128, 1500000))
 	o.OnePass = true
 	o.Fits = []float64{0.9, 0.75, 0.5}

@@ -31,25 +31,25 @@ import (
 func TestProfileOptionErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		mod  func(*ProfileOptions)
+		mod  func(*Options)
 		want string
 	}{
-		{"no command", func(o *ProfileOptions) { o.Command = nil }, "no command given"},
-		{"fit 0", func(o *ProfileOptions) { o.Fits = []float64{0} }, "fit ratio 0 is out of range"},
-		{"fit above 1", func(o *ProfileOptions) { o.Fits = []float64{0.5, 1.5} }, "fit ratio 1.5 is out of range"},
-		{"fit twice", func(o *ProfileOptions) { o.Fits = []float64{0.5, 0.5} }, "given twice"},
-		{"only fit 1", func(o *ProfileOptions) { o.Fits = []float64{1} }, "below 1"},
-		{"tiny fit", func(o *ProfileOptions) { o.Fits = []float64{0.01} }, "too small"},
-		{"runs", func(o *ProfileOptions) { o.Runs = 1000 }, "out of range"},
-		{"backend", func(o *ProfileOptions) { o.Backend = "tape" }, `unknown backend "tape"`},
-		{"same validation backend", func(o *ProfileOptions) { o.Validate = measure.BackendZram }, "needs the other one"},
-		{"file without dir", func(o *ProfileOptions) { o.Validate = measure.BackendFile }, "--swap-dir"},
-		{"max slowdown", func(o *ProfileOptions) { o.MaxSlowdown = 1 }, "too small"},
-		{"stdout dir", func(o *ProfileOptions) { o.StdoutFile = "/nonexistent/dir/out" }, "directory does not exist"},
-		{"not found", func(o *ProfileOptions) { o.Command = []string{"memplan-no-such-command"} }, "not found"},
-		{"not root", func(o *ProfileOptions) {}, "needs root"},
+		{"no command", func(o *Options) { o.Command = nil }, "no command given"},
+		{"fit 0", func(o *Options) { o.Fits = []float64{0} }, "fit ratio 0 is out of range"},
+		{"fit above 1", func(o *Options) { o.Fits = []float64{0.5, 1.5} }, "fit ratio 1.5 is out of range"},
+		{"fit twice", func(o *Options) { o.Fits = []float64{0.5, 0.5} }, "given twice"},
+		{"only fit 1", func(o *Options) { o.Fits = []float64{1} }, "below 1"},
+		{"tiny fit", func(o *Options) { o.Fits = []float64{0.01} }, "too small"},
+		{"runs", func(o *Options) { o.Runs = 1000 }, "out of range"},
+		{"backend", func(o *Options) { o.Backend = "tape" }, `unknown backend "tape"`},
+		{"same validation backend", func(o *Options) { o.Validate = measure.BackendZram }, "needs the other one"},
+		{"file without dir", func(o *Options) { o.Validate = measure.BackendFile }, "--swap-dir"},
+		{"max slowdown", func(o *Options) { o.MaxSlowdown = 1 }, "too small"},
+		{"stdout dir", func(o *Options) { o.StdoutFile = "/nonexistent/dir/out" }, "directory does not exist"},
+		{"not found", func(o *Options) { o.Command = []string{"memplan-no-such-command"} }, "not found"},
+		{"not root", func(o *Options) {}, "needs root"},
 	} {
-		o := DefaultProfileOptions()
+		o := DefaultOptions()
 		o.Command = []string{"true"}
 		o.StateDir = t.TempDir()
 		c.mod(&o)
@@ -139,8 +139,8 @@ func TestLauncherTimeout(t *testing.T) {
 
 // syntheticPhases: zram (2us read, 3us write) and a swap file (50us, 50us),
 // in-RAM 10s on both, dirty share 1.
-func syntheticPhases() (*ProfilePhase, *ProfilePhase) {
-	pt := func(fit, wall, faults, ins float64, n int) ProfilePoint {
+func syntheticPhases() (*Phase, *Phase) {
+	pt := func(fit, wall, faults, ins float64, n int) Point {
 		s := make([]float64, n)
 		for i := range s {
 			s[i] = wall / 10
@@ -149,14 +149,14 @@ func syntheticPhases() (*ProfilePhase, *ProfilePhase) {
 		for i := range runs {
 			runs[i] = measure.RunResult{Fit: fit, Rep: i + 1, Wall: wall, MajFlt: int64(faults), SwapIn: int64(ins), Slowdown: wall / 10}
 		}
-		return ProfilePoint{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s, Runs: runs}
+		return Point{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s, Runs: runs}
 	}
-	a := &ProfilePhase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
+	a := &Phase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
 		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
-		Points:    []ProfilePoint{pt(0.9, 12, 100e3, 100e3, 3), pt(0.5, 18, 400e3, 400e3, 3)}}
-	b := &ProfilePhase{Backend: measure.BackendFile, Name: "file", Class: "nvme-ssd-tlc", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
+		Points:    []Point{pt(0.9, 12, 100e3, 100e3, 3), pt(0.5, 18, 400e3, 400e3, 3)}}
+	b := &Phase{Backend: measure.BackendFile, Name: "file", Class: "nvme-ssd-tlc", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
 		Reference: model.Reference{Device: "disk", ReadLatency: units.Duration(50 * time.Microsecond), WriteLatency: units.Duration(50 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
-		Points:    []ProfilePoint{pt(0.9, 12.9, 20e3, 100e3, 3), pt(0.5, 21.3, 90e3, 400e3, 3)}}
+		Points:    []Point{pt(0.9, 12.9, 20e3, 100e3, 3), pt(0.5, 21.3, 90e3, 400e3, 3)}}
 	return a, b
 }
 
@@ -293,11 +293,11 @@ func TestShellQuote(t *testing.T) {
 // loads, with the measured curve, its reference and what Extra must carry.
 func TestProfileFactorFile(t *testing.T) {
 	a, b := syntheticPhases()
-	rep := &ProfileReport{Options: DefaultProfileOptions(), Started: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
+	rep := &Report{Options: DefaultOptions(), Started: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
 		Command: []string{"sort", "-S", "300M", "big.txt"}, Host: model.HostFacts{Hostname: "evalbox", Kernel: "6.1"},
 		Footprint: 300 * units.MiB, PeakCharged: 500 * units.MiB, Dirty: 1,
 		Sizing:      measure.RunResult{Backend: "sizing", Wall: 10.5, ExitCode: 0},
-		Phases:      []ProfilePhase{*a, *b},
+		Phases:      []Phase{*a, *b},
 		ZramLatency: &host.ZramLatency{Algorithm: "lz4", Content: measure.ContentCompressible, ReadMean: 2, WriteMean: 3}}
 	rep.Phases[0].Points[0].ZramRatio = 2.7
 	rr := syntheticReadahead()
@@ -378,7 +378,7 @@ func TestProfileFactorFile(t *testing.T) {
 func TestProfileOutputsKeepTheLastEndedRun(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "out")
-	ps := &profileSession{o: ProfileOptions{StdoutFile: name, StderrFile: "/dev/null"}}
+	ps := &profileSession{o: Options{StdoutFile: name, StderrFile: "/dev/null"}}
 	write := func(text string, ended bool) {
 		t.Helper()
 		stdout, stderr, keep, closeAll, err := ps.outputs()

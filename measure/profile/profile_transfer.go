@@ -77,7 +77,7 @@ func modelOverhead() time.Duration {
 }
 
 // phaseDevice is the model's device for a phase's reference.
-func phaseDevice(ph *ProfilePhase) model.Device {
+func phaseDevice(ph *Phase) model.Device {
 	c := model.Curve{Class: ph.Class, Reference: ph.Reference}
 	d := model.RefDevice(&c)
 	d.Memory = ph.Backend == measure.BackendZram
@@ -86,13 +86,13 @@ func phaseDevice(ph *ProfilePhase) model.Device {
 
 // serviceTime is model.ServiceTime for one job (the profile runs one
 // command at a time).
-func serviceTime(ph *ProfilePhase, dirty float64, overhead time.Duration, ra model.Readahead) float64 {
+func serviceTime(ph *Phase, dirty float64, overhead time.Duration, ra model.Readahead) float64 {
 	return model.ServiceTime(phaseDevice(ph), 1, dirty, overhead, ra)
 }
 
 // pagesIn is the pages a point's runs swapped in (major faults when the
 // kernel counted no swap-ins).
-func pagesIn(pt *ProfilePoint) float64 {
+func pagesIn(pt *Point) float64 {
 	if pt.SwapIns > 0 {
 		return pt.SwapIns
 	}
@@ -101,7 +101,7 @@ func pagesIn(pt *ProfilePoint) float64 {
 
 // phaseTotals sums the excess wall time over the in-RAM runtime, the major
 // faults and the pages swapped in over a phase's points that have them.
-func phaseTotals(ph *ProfilePhase) (excess, faults, pages float64) {
+func phaseTotals(ph *Phase) (excess, faults, pages float64) {
 	base := ph.Baseline()
 	for i := range ph.Points {
 		pt := &ph.Points[i]
@@ -116,7 +116,7 @@ func phaseTotals(ph *ProfilePhase) (excess, faults, pages float64) {
 
 // phaseReadahead is the readahead a block-device phase shows in its own
 // runs: its major faults per page swapped in.
-func phaseReadahead(ph *ProfilePhase) model.Readahead {
+func phaseReadahead(ph *Phase) model.Readahead {
 	_, faults, pages := phaseTotals(ph)
 	if ph.Backend == measure.BackendZram || pages <= 0 || faults <= 0 {
 		return model.Readahead{}
@@ -128,7 +128,7 @@ func phaseReadahead(ph *ProfilePhase) model.Readahead {
 // in-RAM runs next to it on its major faults, and on its pages swapped in
 // (major faults where the kernel counted no swap-ins): the cost of a fault
 // and of a page over all runs, so that no single point's mean sets it.
-func phaseFit(ph *ProfilePhase) (perFault, perPage measure.Regression) {
+func phaseFit(ph *Phase) (perFault, perPage measure.Regression) {
 	seq, wall, _ := measure.PerRun.Series(ph.InRAMRuns)
 	var faults, pages, excess []float64
 	for _, pt := range ph.Points {
@@ -154,7 +154,7 @@ func phaseFit(ph *ProfilePhase) (perFault, perPage measure.Regression) {
 
 // overheadPerPage is the software time per page swapped in: what the
 // fitted cost of a page leaves after the device's time.
-func overheadPerPage(a *ProfilePhase, dirty float64, ra model.Readahead) float64 {
+func overheadPerPage(a *Phase, dirty float64, ra model.Readahead) float64 {
 	_, perPage := phaseFit(a)
 	if perPage.Slope <= 0 {
 		return 0
@@ -162,7 +162,7 @@ func overheadPerPage(a *ProfilePhase, dirty float64, ra model.Readahead) float64
 	return math.Max(0, perPage.Slope-serviceTime(a, dirty, 0, ra))
 }
 
-func transferSummary(a *ProfilePhase, dirty float64, rr *ReadaheadReport) TransferSummary {
+func transferSummary(a *Phase, dirty float64, rr *ReadaheadReport) TransferSummary {
 	t := TransferSummary{ModelOverhead: us(modelOverhead().Seconds())}
 	switch {
 	case a.Backend == measure.BackendFile:
@@ -286,7 +286,7 @@ type ValidationRow struct {
 // device, and compares them with what b measured. o is the calibrated
 // overhead per page, ra the readahead the profile carries, rr the
 // readahead runs (nil when not measured).
-func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Readahead, rr *ReadaheadReport) Validation {
+func validate(a, b *Phase, dirty float64, o time.Duration, ra model.Readahead, rr *ReadaheadReport) Validation {
 	v := Validation{From: a.Name, To: b.Name, ToClass: b.Class, Reference: b.Reference, Dirty: dirty, Readahead: ra}
 	o0 := modelOverhead()
 	stA0, stB0 := serviceTime(a, dirty, o0, model.Readahead{}), serviceTime(b, dirty, o0, model.Readahead{})
@@ -304,7 +304,7 @@ func validate(a, b *ProfilePhase, dirty float64, o time.Duration, ra model.Reada
 	var n float64
 	for i := range a.Points {
 		pa := &a.Points[i]
-		var pb *ProfilePoint
+		var pb *Point
 		for j := range b.Points {
 			if b.Points[j].Fit == pa.Fit {
 				pb = &b.Points[j]

@@ -55,8 +55,8 @@ type probeRecord struct {
 }
 
 type profileRecord struct {
-	Report  *profile.ProfileReport `json:"report"`
-	Factors *model.FactorFile      `json:"factors"`
+	Report  *profile.Report   `json:"report"`
+	Factors *model.FactorFile `json:"factors"`
 }
 
 func load(t *testing.T, name string, v any) {
@@ -163,12 +163,12 @@ func TestProfileOneRunSaysWhichFitsAreTheSamplers(t *testing.T) {
 	var r profileRecord
 	load(t, "profile.json", &r)
 	ph := r.Report.Phases[0]
-	ph.Points = []profile.ProfilePoint{
+	ph.Points = []profile.Point{
 		{Fit: 0.9, Slowdown: measure.Summary{N: 4, Mean: 1.12, Lo: 1.08, Hi: 1.16}},
 		{Fit: 0.5},
 		{Fit: 0.3},
 	}
-	r.Report.Phases = []profile.ProfilePhase{ph}
+	r.Report.Phases = []profile.Phase{ph}
 	r.Report.OneRun = &profile.OneRunReport{Cycles: 4, Budget: 0.25}
 	r.Report.Prior = &profile.PriorReport{File: "sort.onepass.json", Points: []profile.PriorPoint{{Fit: 0.5, Slowdown: 1.3, Low: 1.12, High: 1.95}}}
 	var b strings.Builder
@@ -266,7 +266,7 @@ func TestRecord(t *testing.T) {
 		save(t, "probe.json", probeRecord{Plan: p, Report: rep, Factors: rep.Factors("test")})
 	})
 	t.Run("profile", func(t *testing.T) {
-		o := profile.DefaultProfileOptions()
+		o := profile.DefaultOptions()
 		o.Command = []string{"python3", "-c", "b = bytearray(200 << 20)\nfor r in range(6):\n    for i in range(0, len(b), 4096): b[i] = r"}
 		o.Runs = 2
 		o.Fits = []float64{0.9, 0.5}

@@ -16,13 +16,13 @@ import (
 
 // WriteProfile prints what was measured, the validation and the
 // predictions for devices that were not measured.
-func WriteProfile(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
+func WriteProfile(w io.Writer, r *profile.Report, ff *model.FactorFile) {
 	h := r.Host
 	fmt.Fprintf(w, "memplan profile of %s\n", strings.Join(quoteArgs(r.Command), " "))
 	fmt.Fprintf(w, "host %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
 	s := r.Sizing
 	// A one-pass report has no phases: it measured nothing under a limit.
-	var a profile.ProfilePhase
+	var a profile.Phase
 	if len(r.Phases) > 0 {
 		a = r.Phases[0]
 	}
@@ -210,7 +210,7 @@ func quoteArgs(argv []string) []string {
 
 // writeOnePass prints a one-pass profile: what was sampled and the
 // inferred curve with its bands.
-func writeOnePass(w io.Writer, r *profile.ProfileReport, ff *model.FactorFile) {
+func writeOnePass(w io.Writer, r *profile.Report, ff *model.FactorFile) {
 	sm := r.OnePass.Result.Samples
 	fmt.Fprintf(w, "one pass: %d window reads in %d sweeps (%s, %s), %d process(es) followed; the curve below is inferred, not measured\n\n",
 		sm.Windows, sm.Sweeps, sm.Method, sm.Split, sm.Processes)

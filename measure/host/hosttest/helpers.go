@@ -11,10 +11,10 @@ import (
 )
 
 // Unchanged fails the test when the host's swap, zram, cgroup, swappiness
-// or zswap state differs from before (host.HostState of the real host).
+// or zswap state differs from before (host.State of the real host).
 func Unchanged(t *testing.T, before string) {
 	t.Helper()
-	if after := host.HostState(host.NewOSHost()); after != before {
+	if after := host.State(host.NewOSHost()); after != before {
 		t.Errorf("the host is not as it was:\n--- before\n%s--- after\n%s", before, after)
 	}
 }

@@ -155,7 +155,7 @@ func RunRounds(ctx context.Context, r Runner, s Session) (*Rounds, error) {
 		return 0, 0
 	}
 	if s.UntilEnded {
-		r.Stage(s.Stage, 1+n)
+		r.Stage(s.Stage, 0)
 	} else {
 		r.Stage(s.Stage, s.Rule.Runs*(1+n)+1) // and the closing in-RAM run
 	}
@@ -196,7 +196,7 @@ rounds:
 	for ; ; round++ {
 		switch {
 		case s.UntilEnded && round > 1:
-			r.Stage(fmt.Sprintf("%s: cycle %d", s.Stage, round), 1+n)
+			r.Stage(fmt.Sprintf("%s: cycle %d", s.Stage, round), 0)
 		case !s.UntilEnded && round > s.Rule.Runs:
 			widest, fit := out.Widest()
 			if stop, why := s.Rule.Enough(round-1, time.Since(started), widest, fit); stop {

@@ -60,6 +60,10 @@ type lineProgress struct {
 
 func (p *lineProgress) Stage(name string, runs int) {
 	p.stage, p.runs, p.done = name, runs, 0
+	if runs == 0 {
+		fmt.Fprintf(p.w, "%s: %s\n", p.name, name)
+		return
+	}
 	fmt.Fprintf(p.w, "%s: %s: %d run(s)\n", p.name, name, runs)
 }
 
@@ -69,7 +73,11 @@ func (p *lineProgress) RunDone(r measure.RunResult) {
 	if r.Fit > 0 {
 		where = fmt.Sprintf(" fit %g", r.Fit)
 	}
-	fmt.Fprintf(p.w, "%s: %s%s [%d/%d]: %s\n", p.name, r.Backend, where, p.done, p.runs, describeRun(r))
+	count := fmt.Sprintf("%d/%d", p.done, p.runs)
+	if p.runs == 0 {
+		count = fmt.Sprint(p.done)
+	}
+	fmt.Fprintf(p.w, "%s: %s%s [%s]: %s\n", p.name, r.Backend, where, count, describeRun(r))
 }
 
 func (p *lineProgress) Note(msg string) { fmt.Fprintf(p.w, "%s: %s\n", p.name, msg) }
@@ -101,8 +109,14 @@ func (b *barProgress) Stage(name string, runs int) {
 	b.mu.Lock()
 	b.msg = msg
 	b.mu.Unlock()
-	b.bar = b.p.AddBar(int64(max(runs, 1)),
-		mpb.PrependDecorators(decor.Name(name, decor.WC{W: 24, C: decor.DindentRight}), decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)),
+	// A stage of as many runs as the work takes (0) counts them with no
+	// total and completes only when the next stage starts (finishBar).
+	count := decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)
+	if runs == 0 {
+		count = decor.CurrentNoUnit("%d", decor.WCSyncWidth)
+	}
+	b.bar = b.p.AddBar(int64(max(runs, 0)),
+		mpb.PrependDecorators(decor.Name(name, decor.WC{W: 24, C: decor.DindentRight}), count),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace), decor.Any(func(decor.Statistics) string {
 			b.mu.Lock()
 			defer b.mu.Unlock()

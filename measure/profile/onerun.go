@@ -106,11 +106,11 @@ type OneRunReport struct {
 	InRAM      float64   `json:"in_ram_estimate_s"` // the wall time the progress would have taken without a limit
 	ExtraShare float64   `json:"extra_share"`       // Wall / InRAM - 1
 	// InRAMLeast and ExtraMost count no progress in the settling parts of
-	// the constrained slices, where the clock reads about twice the
-	// progress a job that counts its steps made (most likely the reclaim
-	// memplan's limit write does on another CPU interrupts the command,
-	// and a host that charges interrupts to the mode they interrupt adds
-	// user time no system time betrays). The budget goes by this reading.
+	// the constrained slices. The budget goes by this reading: on a job
+	// that counts its steps it is about 7 points above the true cost and
+	// the central one within 1.5, but on yosys the central reading missed
+	// 10-19 points, its reference slices running slower per user second
+	// than whole runs in RAM (bench/results/onerun-settle-2026-12-05.md).
 	InRAMLeast float64 `json:"in_ram_least_s"`
 	ExtraMost  float64 `json:"extra_share_most"`
 	// Settle compares the excluded first part of the constrained slices

@@ -278,8 +278,6 @@ func readProgress(h host.Host, cg *host.Cgroup) (user, sys float64, threads int)
 	return float64(ticks) / clockTicks, float64(sticks) / clockTicks, threads
 }
 
-// orRead reads the command's counters; progress is its user time less
-// perFault for every major fault so far.
 // parseStatTimes reads /proc/PID/stat's user and system time with its
 // reaped children's (utime + cutime, stime + cstime, in ticks) and its
 // thread count. The command
@@ -312,7 +310,21 @@ func parseStatTimes(b []byte) (user, sys int64, threads int, ok bool) {
 	return t[0] + t[2], t[1] + t[3], n, true
 }
 
-func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool) orSample {
+// The readings of orRead: a tick's, which the limit and the slice's end
+// go by, and an edge's (a slice's start, middle and end, the run's end),
+// which the slice's counters are deltas of.
+const (
+	readTick = iota
+	readEnd  // and the host's swap-ins and -outs
+	readEdge // and the threads' wait for a CPU
+)
+
+// orRead reads the command's counters: at a tick its CPU time, memory and
+// faults and its processes' delay accounting; at the run's end the host's
+// swap counters too; at a slice's edge also its threads' run delay.
+// memplan reads every 50 ms; a tick reads no more than it needs, its
+// time being taken from the CPU the command may share.
+func (ps *profileSession) orRead(cg *host.Cgroup, what int) orSample {
 	s := orSample{at: time.Now()}
 	s.progress, s.sys, s.threads = readProgress(ps.Host, cg)
 	if st, err := cg.Stat(); err == nil {
@@ -337,9 +349,12 @@ func (ps *profileSession) orRead(cg *host.Cgroup, withDelay bool) orSample {
 			}
 		}
 	}
+	if what == readTick {
+		return s
+	}
 	c := ps.Counters(nil)
 	s.swapIn, s.swapOut = c.VM["pswpin"], c.VM["pswpout"]
-	if withDelay {
+	if what == readEdge {
 		for _, tid := range cg.Threads() {
 			if w, err := host.ReadRunDelay(ps.Host, tid); err == nil {
 				s.delay += w.Seconds()
@@ -912,7 +927,7 @@ func (s *stepper) approach(want units.Bytes) bool {
 func (s *stepper) begin(r *running) {
 	s.run = r
 	s.tick = time.NewTicker(oneRunTick)
-	s.prev = s.ps.orRead(s.cg, true)
+	s.prev = s.ps.orRead(s.cg, readEdge)
 	s.last = s.prev
 }
 
@@ -989,7 +1004,9 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 		cur.MajFlt = now.majflt - begin.majflt
 		cur.Sys = now.sys - begin.sys
 		cur.SwapIn, cur.SwapOut = now.swapIn-begin.swapIn, now.swapOut-begin.swapOut
-		cur.RunDelay = now.delay - begin.delay
+		// At the command's exit its threads' run delay cannot be read:
+		// the cut slice's is unknown, recorded as none.
+		cur.RunDelay = max(now.delay-begin.delay, 0)
 		cur.Delays = sliceDelays(begin.delays, now.delays)
 		cur.Cut = cut
 	}
@@ -998,7 +1015,7 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 		case <-s.run.done:
 			// The processes are gone from /proc: their user time is in the
 			// command's rusage (with every child it reaped).
-			now := s.ps.orRead(s.cg, false)
+			now := s.ps.orRead(s.cg, readEnd)
 			if st := s.run.cmd.ProcessState; st != nil {
 				now.progress = st.UserTime().Seconds()
 				now.sys = st.SystemTime().Seconds()
@@ -1014,7 +1031,7 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 			return measure.RunResult{}, ctx.Err()
 		case <-s.tick.C:
 		}
-		now := s.ps.orRead(s.cg, false)
+		now := s.ps.orRead(s.cg, readTick)
 		s.peak = max(s.peak, now.footprint)
 		s.resident = now.resident
 		s.threads = max(s.threads, now.threads)
@@ -1056,7 +1073,7 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 			if done {
 				// Read after the limit's last write, which may have
 				// blocked for a while: the settling part runs to here.
-				begin = s.ps.orRead(s.cg, true)
+				begin = s.ps.orRead(s.cg, readEdge)
 				cur.settle(settleStart, begin)
 				settled = true
 			}
@@ -1065,7 +1082,7 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 		p := now.progress - begin.progress
 		w := now.at.Sub(begin.at).Seconds()
 		if cur.Fit > 0 && !haveMid && p >= target/2 {
-			mid, haveMid = s.ps.orRead(s.cg, true), true
+			mid, haveMid = s.ps.orRead(s.cg, readEdge), true
 		}
 		r1 := math.Max(s.refRatio(), 1e-9)
 		switch {
@@ -1080,7 +1097,7 @@ func (s *stepper) Run(ctx context.Context, rs measure.RunSpec) (measure.RunResul
 		default:
 			continue
 		}
-		end := s.ps.orRead(s.cg, true)
+		end := s.ps.orRead(s.cg, readEdge)
 		finish(end, false)
 		if cur.Fit > 0 && cur.Progress > 0 {
 			if worst, past := pastKnee(s.slices, len(s.slices)-1); past && (s.kneeFit == 0 || cur.Fit > s.kneeFit) {

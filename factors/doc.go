@@ -37,7 +37,7 @@
 // internal/yamlx, internal/inputfile and yaml, so the measuring side fills
 // these types without importing the model, and the model reads them
 // without reaching anything that speaks to the kernel (measure's
-// TestFactorsIsALeaf holds it to that). model keeps type aliases
-// (model.FactorFile, model.Curve, ...), so a value of one is a value of
-// the other.
+// TestFactorsIsALeaf holds it to that). model, reports and the
+// commands name these types here, by one name each (factors.File,
+// factors.Curve, ...).
 package factors

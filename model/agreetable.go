@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 )
@@ -43,7 +44,7 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 	text := func(s string) { whole(int64(len(s))); buf = append(buf, s...) }
 	text("agree/1")
 	// The curves as a factor file writes them (every field they have).
-	var curves []*Curve
+	var curves []*factors.Curve
 	for _, k := range fs.observedClasses() {
 		curves = append(curves, fs.Curves[k])
 	}
@@ -59,9 +60,9 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 	num(fs.Readahead.Pages)
 	// Shapes repeat through the grid: each distinct one is written once,
 	// in full, and the combinations name it by its place.
-	var shapes []Shape
+	var shapes []factors.Shape
 	for _, s := range grid {
-		i := slices.IndexFunc(shapes, func(x Shape) bool { return sameShape(x, s.shape) })
+		i := slices.IndexFunc(shapes, func(x factors.Shape) bool { return sameShape(x, s.shape) })
 		if i < 0 {
 			sb, err := json.Marshal(s.shape)
 			if err != nil {
@@ -89,7 +90,7 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 }
 
 // sameShape reports whether a and b are the same shape in every field.
-func sameShape(a, b Shape) bool {
+func sameShape(a, b factors.Shape) bool {
 	return a.Name == b.Name && a.Exponent == b.Exponent && a.Knee == b.Knee && a.KneeExponent == b.KneeExponent && a.Readahead == b.Readahead &&
 		a.Locality == b.Locality && a.Source == b.Source && slices.Equal(a.LocalityRange, b.LocalityRange)
 }
@@ -117,7 +118,7 @@ type planRun struct {
 // planKey is the hash of what jointPlan reads besides the agreement:
 // the sources (inferred ones are not in the agreement's key) and whether
 // the target seeks.
-func planKeyOf(a agreement, sources []*Curve, seeks bool) string {
+func planKeyOf(a agreement, sources []*factors.Curve, seeks bool) string {
 	b, err := json.Marshal(sources)
 	if a.key == "" || err != nil {
 		return ""
@@ -129,7 +130,7 @@ func planKeyOf(a agreement, sources []*Curve, seeks bool) string {
 }
 
 // plan is jointPlan, answered from knownPlans where it holds the inputs.
-func (fs *Factors) plan(a agreement, sources []*Curve, seeks bool) []carried {
+func (fs *Factors) plan(a agreement, sources []*factors.Curve, seeks bool) []carried {
 	if runs, ok := knownPlans[planKeyOf(a, sources, seeks)]; ok {
 		out := make([]carried, len(runs))
 		for i, r := range runs {

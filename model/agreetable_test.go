@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"go/format"
 	"os"
 	"reflect"
@@ -30,7 +31,7 @@ func defaultAgreementInputs(t *testing.T) (map[string]*Factors, map[string][]sce
 	all, _ := fs.shapesFor("")
 	groups[""], grids[""] = fs.jointGrid(set, all)
 	for _, sh := range all {
-		groups[sh.Name], grids[sh.Name] = fs.jointGrid(set, []Shape{sh})
+		groups[sh.Name], grids[sh.Name] = fs.jointGrid(set, []factors.Shape{sh})
 	}
 	return groups, grids
 }
@@ -150,7 +151,7 @@ func TestAgreementKeyFollowsEveryInput(t *testing.T) {
 	if base != g.agreementKey(append([]scenario(nil), grid...)) {
 		t.Fatal("the key of the same inputs differs")
 	}
-	var any *Curve
+	var any *factors.Curve
 	for _, k := range g.observedClasses() {
 		any = g.Curves[k]
 		break

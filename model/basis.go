@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"strings"
 )
 
@@ -108,9 +109,9 @@ func (b Basis) Facts() BasisFacts {
 		}
 		return f
 	case BasisDerived, BasisJoint:
-		f.FromMeasurements = b.Provenance == Measured || b.Provenance == Emulated
+		f.FromMeasurements = b.Provenance == factors.Measured || b.Provenance == factors.Emulated
 	case BasisCurve:
-		f.OneRun = b.OneRun && (b.Provenance == Measured || b.Provenance == Emulated)
+		f.OneRun = b.OneRun && (b.Provenance == factors.Measured || b.Provenance == factors.Emulated)
 		f.Carried = b.Carried
 	}
 	f.Sampler = b.Sampler && b.Kind != BasisInRAM && b.Kind != BasisNone
@@ -140,12 +141,12 @@ func (b Basis) String() string {
 		}
 	case BasisCurve:
 		switch b.Provenance {
-		case Measured, Emulated:
+		case factors.Measured, factors.Emulated:
 			s = fmt.Sprintf("%s on %s", b.Provenance, b.Host)
 			if b.OneRun {
 				s += " " + OneRunBasis
 			}
-		case Inferred:
+		case factors.Inferred:
 			s = fmt.Sprintf("inferred on %s from one run by sampling the pages the job referenced (memplan profile --one-pass), not measured under a memory limit; the band is the one-pass band", b.Host)
 		default:
 			s = "published: " + b.Source

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"github.com/memplan/memplan/factors"
 	"testing"
 
 	"github.com/memplan/memplan/model"
@@ -18,7 +19,7 @@ func TestJointBasisWords(t *testing.T) {
 		if j.IdleLow == 0 {
 			j.IdleLow, j.IdleHigh = 41.5e-6, 51.5e-6
 		}
-		return model.Basis{Kind: model.BasisJoint, Provenance: model.Published, Joint: &j}
+		return model.Basis{Kind: model.BasisJoint, Provenance: factors.Published, Joint: &j}
 	}
 	const head = "derived jointly from the hdd, sata-ssd-mlc, sata-ssd-slc curves (published) by the swap-path model, 41.5-51.5us a page unloaded: "
 	shared := joint(model.JointBasis{Combinations: 5967, Consistent: 28, Kept: 28, Shapes: all, KeptShapes: []string{"sweep"}, ShapeUnknown: true})
@@ -70,19 +71,19 @@ func TestJointBasisWords(t *testing.T) {
 // Basis.Facts reads the parts, a zswap basis's pool and drive included:
 // the reports decide by them (How sure), not by the words.
 func TestBasisFactsReadTheParts(t *testing.T) {
-	measuredOneRun := model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "h", OneRun: true, Carried: true}
-	derived := model.Basis{Kind: model.BasisDerived, Provenance: model.Emulated, From: "x", Sampler: true}
+	measuredOneRun := model.Basis{Kind: model.BasisCurve, Provenance: factors.Measured, Host: "h", OneRun: true, Carried: true}
+	derived := model.Basis{Kind: model.BasisDerived, Provenance: factors.Emulated, From: "x", Sampler: true}
 	for _, tc := range []struct {
 		name string
 		b    model.Basis
 		want model.BasisFacts
 	}{
 		{"in RAM", model.Basis{Kind: model.BasisInRAM, Sampler: true}, model.BasisFacts{}},
-		{"published curve", model.Basis{Kind: model.BasisCurve, Provenance: model.Published, OneRun: true, Carried: true}, model.BasisFacts{Carried: true}},
+		{"published curve", model.Basis{Kind: model.BasisCurve, Provenance: factors.Published, OneRun: true, Carried: true}, model.BasisFacts{Carried: true}},
 		{"measured in one run, carried", measuredOneRun, model.BasisFacts{OneRun: true, Carried: true}},
 		{"derived from an emulated curve, sampler", derived, model.BasisFacts{FromMeasurements: true, Sampler: true}},
-		{"joint from published curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Published, Joint: &model.JointBasis{}}, model.BasisFacts{}},
-		{"joint from measured curves", model.Basis{Kind: model.BasisJoint, Provenance: model.Measured, Joint: &model.JointBasis{}}, model.BasisFacts{FromMeasurements: true}},
+		{"joint from published curves", model.Basis{Kind: model.BasisJoint, Provenance: factors.Published, Joint: &model.JointBasis{}}, model.BasisFacts{}},
+		{"joint from measured curves", model.Basis{Kind: model.BasisJoint, Provenance: factors.Measured, Joint: &model.JointBasis{}}, model.BasisFacts{FromMeasurements: true}},
 		{"zswap: the pool's and the drive's", model.Basis{Kind: model.BasisZswap, Pool: &measuredOneRun, Drive: &derived},
 			model.BasisFacts{FromMeasurements: true, OneRun: true, Sampler: true, Carried: true}},
 	} {

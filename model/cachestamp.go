@@ -3,6 +3,7 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"github.com/memplan/memplan/factors"
 	"sort"
 	"sync"
 )
@@ -30,14 +31,14 @@ type stampGuard struct {
 // inputs is what a prediction reads of a Factors, in a form that encodes
 // the same for the same fields.
 type inputs struct {
-	Curves             []*Curve
-	Software           []Software
+	Curves             []*factors.Curve
+	Software           []factors.Software
 	TransferFrom       string
 	FaultOverhead      int64
 	FaultOverheadRange [2]int64
-	TargetOverhead     []TargetOverhead
-	Shapes             []Shape
-	Readahead          Readahead
+	TargetOverhead     []factors.TargetOverhead
+	Shapes             []factors.Shape
+	Readahead          factors.Readahead
 	Origin             []string // class=file, sorted
 	Profiles           []string // the files that are a job's profile
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strings"
@@ -89,7 +90,7 @@ func CrossValidate(fs *Factors) Crossval {
 	out := Crossval{TransferFloor: te.Floor, TransferSlope: te.Slope}
 	classes := fs.transferClasses()
 	for _, k := range classes {
-		if fs.Curves[k].Provenance == Inferred {
+		if fs.Curves[k].Provenance == factors.Inferred {
 			out.Inferred = append(out.Inferred, k)
 		}
 	}
@@ -104,12 +105,12 @@ func CrossValidate(fs *Factors) Crossval {
 			ref := fs.refPath(c)
 			p := rest.prepareCurve(src, true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, nil, nil)
 			for _, pt := range c.Points {
-				if pt.Slowdown <= 1 || pt.Source == PointSampler {
+				if pt.Slowdown <= 1 || pt.Source == factors.PointSampler {
 					// A sampler's figure is not an observation.
 					continue
 				}
 				est := p.at(pt.Fit)
-				r := CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: from, FromInferred: src.Provenance == Inferred,
+				r := CrossvalRow{Class: held, Provenance: c.Provenance, Fit: pt.Fit, Actual: pt.Slowdown, From: from, FromInferred: src.Provenance == factors.Inferred,
 					Predicted: est.Slowdown, Low: est.Low, High: est.High, Transfer: p.transfer,
 					ErrSlowdown: est.Slowdown/pt.Slowdown - 1, ErrExcess: (est.Slowdown-1)/(pt.Slowdown-1) - 1}
 				r.Inside = est.Low <= pt.Slowdown && pt.Slowdown <= est.High
@@ -176,7 +177,7 @@ func (fs *Factors) jointRows(held string) []JointRow {
 	fromInferred := false
 	for _, s := range set.sources {
 		names = append(names, s.Class)
-		fromInferred = fromInferred || s.Provenance == Inferred
+		fromInferred = fromInferred || s.Provenance == factors.Inferred
 	}
 	ref := fs.refPath(c)
 	p := rest.prepareCurve(rest.Curves[rest.TransferFrom], true, ref.Dev, ref.Jobs, ref.Dirty, "", 0, &set, rest.targetOverhead(held))
@@ -245,7 +246,7 @@ var minTolerance = math.Log(1.05)
 // pairCost is how far a's curve carried to b's reference under s misses
 // b's points, each error in units of the two points' combined uncertainty
 // (a's nearest point and b's own).
-func (fs *Factors) pairCost(a, b *Curve, s scenario) float64 {
+func (fs *Factors) pairCost(a, b *factors.Curve, s scenario) float64 {
 	worst := 0.0
 	for _, e := range fs.pairErrors(a, b, s) {
 		tol := math.Max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, e.point.Fit))), math.Log1p(pointUnc(b, e.point))))
@@ -255,7 +256,7 @@ func (fs *Factors) pairCost(a, b *Curve, s scenario) float64 {
 }
 
 // nearestPoint is c's point nearest fit f.
-func nearestPoint(c *Curve, f float64) Point {
+func nearestPoint(c *factors.Curve, f float64) factors.Point {
 	best := c.Points[0]
 	for _, p := range c.Points[1:] {
 		if math.Abs(p.Fit-f) < math.Abs(best.Fit-f) {
@@ -268,7 +269,7 @@ func nearestPoint(c *Curve, f float64) Point {
 // without is fs less one curve, with its own transfer error.
 func (fs *Factors) without(class string) *Factors {
 	cp := *fs
-	cp.Curves = map[string]*Curve{}
+	cp.Curves = map[string]*factors.Curve{}
 	for k, v := range fs.Curves {
 		if k != class {
 			cp.Curves[k] = v

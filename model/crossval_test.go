@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"testing"
@@ -139,7 +140,7 @@ curves:
 		t.Fatal(err)
 	}
 	t.Logf("derived nvme: %.3f (%.3f-%.3f): %s", est.Slowdown, est.Low, est.High, est.Basis)
-	if b := est.Basis; est.Provenance != model.Derived || b.Kind != model.BasisJoint || b.Provenance != model.Measured ||
+	if b := est.Basis; est.Provenance != model.Derived || b.Kind != model.BasisJoint || b.Provenance != factors.Measured ||
 		!slices.Equal(b.Joint.Curves, []string{"hdd", "sata-ssd-slc", "zram-lz4"}) || b.Joint.Consistent != 0 || b.Joint.Kept == 0 || !(b.Joint.Misfit > 1) {
 		t.Errorf("derived from contradicting curves: %s (%s), want derived jointly from the three measured curves, agreeing under no combination", est.Basis, est.Provenance)
 	}
@@ -167,7 +168,7 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	}
 	t.Logf("access: sweep: %.4f (%.4f-%.4f): %s", est.Slowdown, est.Low, est.High, est.Basis)
 	anchors := []string{"hdd", "sata-ssd-mlc", "sata-ssd-slc"}
-	if b := est.Basis; b.Kind != model.BasisJoint || b.Provenance != model.Published || !slices.Equal(b.Joint.Curves, anchors) ||
+	if b := est.Basis; b.Kind != model.BasisJoint || b.Provenance != factors.Published || !slices.Equal(b.Joint.Curves, anchors) ||
 		b.Joint.Consistent != 28 || b.Joint.Combinations != 4131 || b.Joint.ShapeUnknown {
 		t.Errorf("access: sweep: basis %q, want derived jointly from the three published anchors, agreeing under 28 of 4131 combinations", est.Basis)
 	}
@@ -211,7 +212,7 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := single.Basis; b.Kind != model.BasisDerived || b.From != "sata-ssd-slc" || b.Provenance != model.Published {
+	if b := single.Basis; b.Kind != model.BasisDerived || b.From != "sata-ssd-slc" || b.Provenance != factors.Published {
 		t.Errorf("one curve: %s", single.Basis)
 	}
 }
@@ -258,7 +259,7 @@ func TestCrossvalBandIsRecommends(t *testing.T) {
 	for _, r := range cv.Joint {
 		profile := *model.DefaultFactors()
 		profile.Curves = nil
-		var held *model.Curve
+		var held *factors.Curve
 		for _, c := range model.DefaultFactors().Curves {
 			if c.Class == r.Class {
 				held = &c
@@ -274,7 +275,7 @@ func TestCrossvalBandIsRecommends(t *testing.T) {
 			profile.TransferFrom = "hdd"
 		}
 		profile.Extra = map[string]any{"profile": map[string]any{"job": "the study's EDA jobs"}}
-		rec, err := model.MergeProfile([]*model.FactorFile{model.DefaultParameters()}, &profile)
+		rec, err := model.MergeProfile([]*factors.File{model.DefaultParameters()}, &profile)
 		if err != nil {
 			t.Fatal(err)
 		}

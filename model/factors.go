@@ -18,34 +18,16 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Provenance of a slowdown curve.
+// Provenances the model gives a figure beyond a factor file's
+// (factors.Published, Measured, Emulated, Inferred).
 const (
-	Published = factors.Published
-	Measured  = factors.Measured
-	Emulated  = factors.Emulated
-	Inferred  = factors.Inferred
-	Derived   = "derived" // computed by memplan from another curve (never in a file)
-	InRAM     = "in RAM"  // no swapping: the jobs fit
+	Derived = "derived" // computed by memplan from another curve (never in a file)
+	InRAM   = "in RAM"  // no swapping: the jobs fit
 )
-
-// FactorFile holds slowdown curves (package factors owns the format).
-type FactorFile = factors.File
-
-// HostFacts describe the machine a curve was measured on (package factors
-// owns the type, so the measuring packages need not import the model).
-type HostFacts = factors.HostFacts
-
-// Curve is slowdown versus fit ratio for one backend class.
-type Curve = factors.Curve
-
-// Reference is the device and load a curve was obtained with; the transfer
-// model scales a curve by the ratio of per-fault service times (package
-// factors owns the type).
-type Reference = factors.Reference
 
 // RefDevice is the device the curve was obtained on, as the transfer model
 // sees it.
-func RefDevice(c *Curve) Device {
+func RefDevice(c *factors.Curve) Device {
 	r := c.Reference
 	seq := r.SeqReadLatency.D()
 	if seq <= 0 {
@@ -55,25 +37,11 @@ func RefDevice(c *Curve) Device {
 		ReadIOPS: r.ReadIOPS, WriteIOPS: r.WriteIOPS, WriteBW: float64(r.WriteBandwidth), SeqReadLatency: seq, Drives: r.Drives, Memory: MemoryClass(c.Class)}
 }
 
-// Point is one measured (or published) slowdown at a fit ratio.
-type Point = factors.Point
-
-// Shape is a family of curve shapes: how the pages a job needs back grow
-// as its resident share shrinks (package factors).
-type Shape = factors.Shape
-
-// Readahead is how a job's pages come back from a block device, per page
-// it needs back (package factors).
-type Readahead = factors.Readahead
-
-// Software is a compressed in-RAM swap backend (zram with a compressor).
-type Software = factors.Software
-
 //go:embed defaults/factors.yaml
 var defaultFactors []byte
 
 // DefaultFactors returns the embedded published/derived defaults.
-func DefaultFactors() *FactorFile {
+func DefaultFactors() *factors.File {
 	f, err := ParseFactors("embedded:factors", defaultFactors)
 	if err != nil {
 		panic("embedded factors are invalid: " + err.Error())
@@ -84,7 +52,7 @@ func DefaultFactors() *FactorFile {
 // DefaultParameters is the embedded defaults without their curves: the
 // software overhead and its range, the shape families and the zram
 // compressors, for use under factor files that carry curves of their own.
-func DefaultParameters() *FactorFile {
+func DefaultParameters() *factors.File {
 	f := DefaultFactors()
 	f.Curves, f.TransferFrom = nil, ""
 	return f
@@ -94,19 +62,19 @@ func DefaultParameters() *FactorFile {
 func DefaultFactorsSource() []byte { return defaultFactors }
 
 // LoadFactors reads a factor file (YAML or JSON).
-func LoadFactors(path string) (*FactorFile, error) {
+func LoadFactors(path string) (*factors.File, error) {
 	return LoadFactorsContext(context.Background(), path)
 }
 
 // LoadFactorsContext reads a factor file (factors.Load with the model's
 // defaults); cancelling ctx stops the read.
-func LoadFactorsContext(ctx context.Context, path string) (*FactorFile, error) {
+func LoadFactorsContext(ctx context.Context, path string) (*factors.File, error) {
 	return factors.Load(ctx, path, factorDefaults)
 }
 
 // ParseFactors decodes and validates a factor file (factors.Parse with
 // the model's defaults).
-func ParseFactors(file string, data []byte) (*FactorFile, error) {
+func ParseFactors(file string, data []byte) (*factors.File, error) {
 	return factors.Parse(file, data, factorDefaults)
 }
 
@@ -118,21 +86,6 @@ var factorDefaults = factors.Defaults{
 	Mean:       func(xs []float64) float64 { return stat.Mean(xs, nil) },
 	Interval:   func(xs []float64) (lo, hi float64) { return stats.MeanInterval(xs, 0.95) },
 }
-
-// OnePassMethod and OneRunMethod are the ways memplan profile measures
-// (package factors).
-const (
-	OnePassMethod = factors.OnePassMethod
-	OneRunMethod  = factors.OneRunMethod
-)
-
-// PointOneRun and PointSampler are a one-run curve's point sources: the
-// run measured it, or the one-pass sampler's prior filled a fit the run
-// did not reach (package factors).
-const (
-	PointOneRun  = factors.PointOneRun
-	PointSampler = factors.PointSampler
-)
 
 // OneRunBasis says how a one-run curve was measured, for bases and
 // verdicts.
@@ -152,18 +105,18 @@ func TInterval(xs []float64, level float64) (lo, hi float64) { return stats.Mean
 // under a stamp of its fields, checked at every entry point
 // (cachestamp.go): a change to the fields between calls empties them.
 type Factors struct {
-	Files         []*FactorFile
-	Curves        map[string]*Curve
-	Software      map[string]Software
+	Files         []*factors.File
+	Curves        map[string]*factors.Curve
+	Software      map[string]factors.Software
 	TransferFrom  string
 	FaultOverhead units.Duration
 	// FaultOverheadRange is [low, high] when the overhead was not measured.
 	FaultOverheadRange [2]units.Duration
 	// TargetOverhead: by class, a later file's entry replacing an
 	// earlier one's for the same class.
-	TargetOverhead []TargetOverhead
-	Shapes         []Shape
-	Readahead      Readahead
+	TargetOverhead []factors.TargetOverhead
+	Shapes         []factors.Shape
+	Readahead      factors.Readahead
 	Origin         map[string]string // class -> file it came from
 
 	transfer *transferCache
@@ -183,13 +136,9 @@ type prepCache struct {
 	ests map[estKey]Estimate
 }
 
-// TargetOverhead is the software cost of one page swapped in on the
-// devices of a class, with the range it may really lie in.
-type TargetOverhead = factors.TargetOverhead
-
 // at is the overhead moved a share pos of the way through its range
 // (-1 its low end, +1 its high end).
-func overheadAt(t TargetOverhead, pos float64) time.Duration {
+func overheadAt(t factors.TargetOverhead, pos float64) time.Duration {
 	o := t.Overhead.D()
 	if r := t.OverheadRange; len(r) == 2 && pos != 0 {
 		return time.Duration(towards(float64(o), float64(r[0]), float64(r[1]), pos))
@@ -200,8 +149,8 @@ func overheadAt(t TargetOverhead, pos float64) time.Duration {
 // targetOverhead is the software cost of class's devices as a prediction's
 // target: the entry whose class is the longest start of it (nil: none, and
 // the target takes the factor set's fault_overhead, as its references do).
-func (fs *Factors) targetOverhead(class string) *TargetOverhead {
-	var best *TargetOverhead
+func (fs *Factors) targetOverhead(class string) *factors.TargetOverhead {
+	var best *factors.TargetOverhead
 	for i, t := range fs.TargetOverhead {
 		if strings.HasPrefix(class, t.Class) && (best == nil || len(t.Class) > len(best.Class)) {
 			best = &fs.TargetOverhead[i]
@@ -226,8 +175,8 @@ func (fs *Factors) overheadPos(o time.Duration) float64 {
 }
 
 // MergeFactors combines factor files in order; the defaults usually come first.
-func MergeFactors(files ...*FactorFile) (*Factors, error) {
-	fs := &Factors{Curves: map[string]*Curve{}, Software: map[string]Software{}, Origin: map[string]string{}}
+func MergeFactors(files ...*factors.File) (*Factors, error) {
+	fs := &Factors{Curves: map[string]*factors.Curve{}, Software: map[string]factors.Software{}, Origin: map[string]string{}}
 	fs.newCaches()
 	for _, f := range files {
 		fs.Files = append(fs.Files, f)
@@ -277,7 +226,7 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 		}
 	}
 	if fs.TransferFrom != "" && fs.Curves[fs.TransferFrom] == nil {
-		var f *FactorFile
+		var f *factors.File
 		for _, x := range files {
 			if x.TransferFrom == fs.TransferFrom {
 				f = x
@@ -298,13 +247,13 @@ func MergeFactors(files ...*FactorFile) (*Factors, error) {
 // jobs, and this job's own curve, carried over by service time, says more
 // about it. Curves measured on real or emulated devices (memplan probe) are
 // kept.
-func MergeProfile(files []*FactorFile, profile *FactorFile) (*Factors, error) {
-	fs, err := MergeFactors(append(append([]*FactorFile{}, files...), profile)...)
+func MergeProfile(files []*factors.File, profile *factors.File) (*Factors, error) {
+	fs, err := MergeFactors(append(append([]*factors.File{}, files...), profile)...)
 	if err != nil {
 		return fs, err
 	}
 	// The readahead is the job's own: another file's says nothing about it.
-	fs.Readahead = Readahead{}
+	fs.Readahead = factors.Readahead{}
 	if profile.Readahead != nil {
 		fs.Readahead = *profile.Readahead
 	}
@@ -316,7 +265,7 @@ func MergeProfile(files []*FactorFile, profile *FactorFile) (*Factors, error) {
 		own[c.Class] = true
 	}
 	for class, c := range fs.Curves {
-		if !own[class] && c.Provenance == Published {
+		if !own[class] && c.Provenance == factors.Published {
 			delete(fs.Curves, class)
 			delete(fs.Origin, class)
 		}
@@ -337,7 +286,7 @@ func (fs *Factors) Classes() []string {
 // LoadJobProfiles reads the profile of every job class that names one and
 // merges it with files for that job alone (MergeProfile). A profile that
 // does not exist is an input error at the job's profile field.
-func LoadJobProfiles(w *Workload, files []*FactorFile) (map[string]*Factors, error) {
+func LoadJobProfiles(w *Workload, files []*factors.File) (map[string]*Factors, error) {
 	var out map[string]*Factors
 	for i, j := range w.Jobs {
 		if j.Profile == "" {

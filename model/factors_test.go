@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,7 +122,7 @@ func TestDefaultFactors(t *testing.T) {
 	}
 	want := map[string]float64{"sata-ssd-slc": 1.12, "sata-ssd-mlc": 1.46, "hdd": 1.94}
 	for _, c := range f.Curves {
-		if c.Provenance != model.Published {
+		if c.Provenance != factors.Published {
 			t.Errorf("%s: provenance %q", c.Class, c.Provenance)
 		}
 		if s, ok := want[c.Class]; !ok || len(c.Points) != 1 || c.Points[0].Slowdown != s || c.Points[0].Fit != 0.52 {
@@ -153,7 +154,7 @@ func TestMergeFactorsOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fs.Curves["sata-ssd-slc"].Provenance; got != model.Measured || fs.Origin["sata-ssd-slc"] != "lab.yaml" {
+	if got := fs.Curves["sata-ssd-slc"].Provenance; got != factors.Measured || fs.Origin["sata-ssd-slc"] != "lab.yaml" {
 		t.Errorf("SLC curve from %s (%s), want lab.yaml (measured)", fs.Origin["sata-ssd-slc"], got)
 	}
 	if fs.Origin["hdd"] != "embedded:factors" || fs.TransferFrom != "sata-ssd-slc" || fs.FaultOverhead.D() != 2*time.Microsecond {
@@ -180,7 +181,7 @@ func TestMergeProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []*model.FactorFile{model.DefaultFactors(), probe}
+	files := []*factors.File{model.DefaultFactors(), probe}
 	fs, err := model.MergeProfile(files, prof)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +189,7 @@ func TestMergeProfile(t *testing.T) {
 	if got := strings.Join(fs.Classes(), ","); got != "sata-ssd-tlc,zram-lz4" {
 		t.Errorf("classes %s, want the probe's measured curve and the profile's own", got)
 	}
-	if fs.TransferFrom != "zram-lz4" || fs.FaultOverhead.D() != 40*time.Microsecond || fs.Readahead != (model.Readahead{Faults: 0.3, Pages: 1.1}) {
+	if fs.TransferFrom != "zram-lz4" || fs.FaultOverhead.D() != 40*time.Microsecond || fs.Readahead != (factors.Readahead{Faults: 0.3, Pages: 1.1}) {
 		t.Errorf("transfer %q overhead %s readahead %+v", fs.TransferFrom, fs.FaultOverhead, fs.Readahead)
 	}
 	est, err := fs.Predict("hdd", model.Device{ReadLatency: 8 * time.Millisecond, WriteLatency: 8 * time.Millisecond, ReadIOPS: 150, WriteIOPS: 150, Drives: 2}, 1, 0.5, 0.5)
@@ -196,9 +197,9 @@ func TestMergeProfile(t *testing.T) {
 		t.Errorf("hdd for the profiled job: %+v, %v; want derived from its zram curve", est, err)
 	}
 	// The readahead is the profile's own, never another file's.
-	probe.Readahead = &model.Readahead{Faults: 0.5, Pages: 1}
+	probe.Readahead = &factors.Readahead{Faults: 0.5, Pages: 1}
 	prof.Readahead = nil
-	if fs, err = model.MergeProfile(files, prof); err != nil || fs.Readahead != (model.Readahead{}) {
+	if fs, err = model.MergeProfile(files, prof); err != nil || fs.Readahead != (factors.Readahead{}) {
 		t.Errorf("readahead %+v from another file (%v)", fs.Readahead, err)
 	}
 	// Without transfer_from the profile only adds its curves.

@@ -3,6 +3,7 @@ package model_test
 import (
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -276,7 +277,7 @@ func qaValidResult(res *model.Result) error {
 	return nil
 }
 
-func qaValidFactors(f *model.FactorFile) (bug string, err error) {
+func qaValidFactors(f *factors.File) (bug string, err error) {
 	if strings.TrimSpace(f.Name) == "" || strings.TrimSpace(f.Source) == "" {
 		return "", fmt.Errorf("name %q source %q", f.Name, f.Source)
 	}
@@ -294,10 +295,10 @@ func qaValidFactors(f *model.FactorFile) (bug string, err error) {
 		if c.Class == "" || r.ReadLatency <= 0 || r.WriteLatency <= 0 || r.Drives < 1 || r.Concurrency < 1 || r.ReadIOPS < 0 || r.WriteIOPS < 0 {
 			return "", fmt.Errorf("%s: reference %+v", c.Class, r)
 		}
-		if c.Provenance != model.Published && c.Provenance != model.Measured && c.Provenance != model.Emulated {
+		if c.Provenance != factors.Published && c.Provenance != factors.Measured && c.Provenance != factors.Emulated {
 			return "", fmt.Errorf("%s: provenance %q", c.Class, c.Provenance)
 		}
-		if c.Provenance != model.Published && c.Host == "" {
+		if c.Provenance != factors.Published && c.Host == "" {
 			return "", fmt.Errorf("%s: %s without host", c.Class, c.Provenance)
 		}
 		if len(c.Points) == 0 {
@@ -331,7 +332,7 @@ func qaValidFactors(f *model.FactorFile) (bug string, err error) {
 
 // qaPredictBug names the known bug behind a non-finite or inconsistent
 // prediction from a curve that passed validation.
-func qaPredictBug(c model.Curve) string {
+func qaPredictBug(c factors.Curve) string {
 	low := c.Points[len(c.Points)-1]
 	if low.Fit == 1 {
 		return "a curve whose lowest point is at fit 1 is accepted; excessAt divides by 1-1"

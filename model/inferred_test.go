@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ const onePassProfile = `{
   "extra": {"profile": {"method": "one-pass", "command_line": "./sim"}}
 }`
 
-func parseOnePass(t *testing.T, prov string, method bool) *FactorFile {
+func parseOnePass(t *testing.T, prov string, method bool) *factors.File {
 	t.Helper()
 	src := strings.Replace(onePassProfile, "PROVENANCE", prov, 1)
 	if !method {
@@ -48,7 +49,7 @@ func parseOnePass(t *testing.T, prov string, method bool) *FactorFile {
 }
 
 func TestInferredRoundTrip(t *testing.T) {
-	f := parseOnePass(t, Inferred, true)
+	f := parseOnePass(t, factors.Inferred, true)
 	data, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestInferredRoundTrip(t *testing.T) {
 		t.Fatalf("does not load back: %v", err)
 	}
 	c := back.Curves[0]
-	if c.Provenance != Inferred || len(c.Points) != 3 || c.Points[0].CI[1] != 4.58 || c.Points[2].PageRate != 7000 {
+	if c.Provenance != factors.Inferred || len(c.Points) != 3 || c.Points[0].CI[1] != 4.58 || c.Points[2].PageRate != 7000 {
 		t.Errorf("read back as %q with points %+v", c.Provenance, c.Points)
 	}
 }
@@ -70,16 +71,16 @@ func TestInferredRoundTrip(t *testing.T) {
 // measured; extra.profile.method tells it apart. Any other measured curve
 // stays measured.
 func TestOldOnePassReadsAsInferred(t *testing.T) {
-	if p := parseOnePass(t, Measured, true).Curves[0].Provenance; p != Inferred {
+	if p := parseOnePass(t, factors.Measured, true).Curves[0].Provenance; p != factors.Inferred {
 		t.Errorf("old one-pass profile: provenance %q, want inferred", p)
 	}
-	if p := parseOnePass(t, Measured, false).Curves[0].Provenance; p != Measured {
+	if p := parseOnePass(t, factors.Measured, false).Curves[0].Provenance; p != factors.Measured {
 		t.Errorf("measured curve without a one-pass method: provenance %q, want measured", p)
 	}
 }
 
 func TestInferredNeedsHost(t *testing.T) {
-	src := strings.Replace(strings.Replace(onePassProfile, "PROVENANCE", Inferred, 1), `"host": "box",`, "", 1)
+	src := strings.Replace(strings.Replace(onePassProfile, "PROVENANCE", factors.Inferred, 1), `"host": "box",`, "", 1)
 	_, err := ParseFactors("sim.profile.json", []byte(src))
 	if err == nil || !strings.Contains(err.Error(), "curves[0].host") {
 		t.Errorf("inferred curve without host: %v, want an error at curves[0].host", err)
@@ -90,8 +91,8 @@ func TestInferredNeedsHost(t *testing.T) {
 // one-pass band, end for end, even where the central figure is 1; carried
 // to another device the band is carried too, and widened by the transfer.
 func TestInferredBandIsTheOnePassBand(t *testing.T) {
-	f := parseOnePass(t, Inferred, true)
-	fs, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+	f := parseOnePass(t, factors.Inferred, true)
+	fs, err := MergeProfile([]*factors.File{DefaultFactors()}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if est.Provenance != Inferred || !est.Inferred || est.Basis.Kind != BasisCurve || est.Basis.Provenance != Inferred || est.Basis.Host != "box" {
+		if est.Provenance != factors.Inferred || !est.Inferred || est.Basis.Kind != BasisCurve || est.Basis.Provenance != factors.Inferred || est.Basis.Host != "box" {
 			t.Errorf("fit %g: provenance %q (inferred %v), basis %q", pt.Fit, est.Provenance, est.Inferred, est.Basis)
 		}
 		if math.Abs(est.Slowdown-pt.Slowdown) > 1e-9 || math.Abs(est.Low-pt.CI[0]) > 1e-9 || math.Abs(est.High-pt.CI[1]) > 1e-9 {
@@ -113,7 +114,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if est.Provenance != Derived || !est.Inferred || est.Basis.Kind != BasisDerived || est.Basis.From != "zram-lz4" || est.Basis.Provenance != Inferred {
+	if est.Provenance != Derived || !est.Inferred || est.Basis.Kind != BasisDerived || est.Basis.From != "zram-lz4" || est.Basis.Provenance != factors.Inferred {
 		t.Errorf("derived from an inferred curve: %q, inferred %v, basis %q", est.Provenance, est.Inferred, est.Basis)
 	}
 	// Central 1 at fit 0.9 on the slower device as on zram; the top of
@@ -128,7 +129,7 @@ func TestInferredBandIsTheOnePassBand(t *testing.T) {
 // own arithmetic) and is never held out in crossval; it is predicted from.
 func TestCrossvalInferred(t *testing.T) {
 	meas := DefaultFactors()
-	f := parseOnePass(t, Inferred, true)
+	f := parseOnePass(t, factors.Inferred, true)
 	fs, err := MergeFactors(meas, f)
 	if err != nil {
 		t.Fatal(err)

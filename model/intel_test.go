@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func loadIntel(t testing.TB) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestIntelStudyPricedFromItsOwnCurves(t *testing.T) {
 		}
 	}
 	// Published figures, not measured ones, and labelled so.
-	if p := withSLC.Jobs[0].Estimate.Provenance; p != model.Published {
+	if p := withSLC.Jobs[0].Estimate.Provenance; p != factors.Published {
 		t.Errorf("SLC provenance %q, want published", p)
 	}
 }
@@ -196,7 +197,7 @@ func TestIntelCarryOverFromX25E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,11 +210,11 @@ func TestIntelCarryOverFromX25E(t *testing.T) {
 	slc := find(t, res, 12, dimm4, model.SwapDrive, "SSDSA2SH064G1", 1).Jobs[0].Estimate
 	mlc := find(t, res, 12, dimm4, model.SwapDrive, "SSDSA2MH080G1", 1).Jobs[0].Estimate
 	hdd := find(t, res, 12, dimm4, model.SwapDrive, "ST3250310NS", 2).Jobs[0].Estimate
-	if slc.Provenance != model.Published {
+	if slc.Provenance != factors.Published {
 		t.Errorf("X25-E provenance %q, want published (its own figure)", slc.Provenance)
 	}
 	for name, e := range map[string]model.Estimate{"X25-M": mlc, "HDD RAID 0": hdd} {
-		if e.Provenance == model.Published || e.Provenance == model.Measured {
+		if e.Provenance == factors.Published || e.Provenance == factors.Measured {
 			t.Errorf("%s provenance %q: carried from the X25-E, it must not be labelled as its own figure", name, e.Provenance)
 		}
 	}

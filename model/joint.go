@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"sort"
@@ -93,7 +94,7 @@ func (fs *Factors) agree(grid []scenario) agreement {
 // carried is a source curve carried to a prediction's target under one
 // combination of the unknowns.
 type carried struct {
-	src *Curve
+	src *factors.Curve
 	s   scenario
 	pts []pointModel
 	// weight is, in a reduced set (jointPlan), how many combinations a
@@ -190,7 +191,7 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 	// which consecutive runs share.
 	var buf [128]jointRun
 	all := buf[:0]
-	var lastSrc *Curve
+	var lastSrc *factors.Curve
 	var srcU float64
 	for i, r := range runs {
 		if r.src != lastSrc || i == 0 {
@@ -279,7 +280,7 @@ type planKey struct {
 // but the one held out. job: they are a profile of the job the band is
 // for, so their agreement constrains its shape.
 type jointSet struct {
-	sources []*Curve
+	sources []*factors.Curve
 	job     bool
 }
 
@@ -320,7 +321,7 @@ func (fs *Factors) cachedPlan(set jointSet, shapeName string, seeks bool, a agre
 
 // lowestFit is the lowest fit ratio c stands on (its last point's, or the
 // low end of that point's fit_range).
-func lowestFit(c *Curve) float64 {
+func lowestFit(c *factors.Curve) float64 {
 	last := c.Points[len(c.Points)-1]
 	if len(last.FitRange) == 2 {
 		return last.FitRange[0]
@@ -344,12 +345,12 @@ func searchedLocality(a agreement) bool {
 // probe's) jobs, which the joint check may hold against each other.
 // Curves of other files describe other jobs; their page rates need not
 // agree.
-func (fs *Factors) jointSources() []*Curve {
+func (fs *Factors) jointSources() []*factors.Curve {
 	if _, ok := fs.Curves[fs.TransferFrom]; !ok {
 		return nil
 	}
 	origin := fs.Origin[fs.TransferFrom]
-	var out []*Curve
+	var out []*factors.Curve
 	for _, k := range fs.transferClasses() {
 		if c := fs.Curves[k]; fs.Origin[k] == origin {
 			out = append(out, c)
@@ -360,7 +361,7 @@ func (fs *Factors) jointSources() []*Curve {
 
 // jointAgreement is the agreement of set's observed curves under every
 // combination whose shape is among shapes.
-func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []Shape) agreement {
+func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []factors.Shape) agreement {
 	k := agreeKey{set.key(), shapeName}
 	if fs.joint != nil {
 		// Held while computing: the search's goroutines all ask at once,
@@ -386,7 +387,7 @@ func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []Shape
 // alone) and its grid: every combination whose shape is among shapes.
 // The group and its full grid are the same for every shape: kept in
 // fs.joint by set (whose lock the caller holds).
-func (fs *Factors) jointGrid(set jointSet, shapes []Shape) (*Factors, []scenario) {
+func (fs *Factors) jointGrid(set jointSet, shapes []factors.Shape) (*Factors, []scenario) {
 	named := map[string]bool{}
 	for _, s := range shapes {
 		named[s.Name] = true
@@ -506,9 +507,9 @@ func (fs *Factors) isProfile(origin string) bool {
 }
 
 // onlyCurves is fs with just the given curves.
-func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
+func (fs *Factors) onlyCurves(cs []*factors.Curve) *Factors {
 	cp := *fs
-	cp.Curves = map[string]*Curve{}
+	cp.Curves = map[string]*factors.Curve{}
 	for _, c := range cs {
 		cp.Curves[c.Class] = c
 	}
@@ -522,7 +523,7 @@ func (fs *Factors) onlyCurves(cs []*Curve) *Factors {
 // joint table checks it). It returns false where fewer than two such
 // curves are there to check each other: the single transfer_from curve,
 // with the transfer error, is then all there is.
-func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, shapes []Shape) bool {
+func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, shapes []factors.Shape) bool {
 	a := fs.jointAgreement(set, shapeName, shapes)
 	if a.curves < 2 || len(a.kept) == 0 {
 		return false
@@ -535,7 +536,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	var names, inferred []string
 	for _, c := range sources {
 		names = append(names, c.Class)
-		if c.Provenance == Inferred {
+		if c.Provenance == factors.Inferred {
 			inferred = append(inferred, c.Class)
 		}
 		if low := lowestFit(c); low < p.lowest {
@@ -565,7 +566,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	if spanAll {
 		sk := set.key()
 		for _, sh := range shapes {
-			one := fs.jointAgreement(set, sh.Name, []Shape{sh})
+			one := fs.jointAgreement(set, sh.Name, []factors.Shape{sh})
 			if one.curves < 2 || len(one.kept) == 0 || fs.sameKeptFor(sk, shapeName, sh.Name, a, one) {
 				continue
 			}
@@ -618,7 +619,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	for _, i := range a.kept {
 		kept[a.grid[i].shape.Name] = true
 	}
-	var keptShapes []Shape
+	var keptShapes []factors.Shape
 	for _, s := range shapes {
 		if kept[s.Name] {
 			keptShapes = append(keptShapes, s)
@@ -668,9 +669,9 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 // locality; the low runs take the top of its range, the high runs the
 // bottom. TestJointPlanMatchesFull checks the band and the central figure
 // against every run.
-func (fs *Factors) jointPlan(a agreement, sources []*Curve, seeks, spanLocality bool) []carried {
+func (fs *Factors) jointPlan(a agreement, sources []*factors.Curve, seeks, spanLocality bool) []carried {
 	type gkey struct {
-		src      *Curve
+		src      *factors.Curve
 		shape    string
 		overhead time.Duration
 		loc      float64

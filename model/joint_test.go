@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestJointPlanMatchesFull(t *testing.T) {
 						// The job's shape unknown: the band also spans each
 						// shape's own, as naming it would give.
 						for _, sh := range shapes {
-							one := fs.jointAgreement(set, sh.Name, []Shape{sh})
+							one := fs.jointAgreement(set, sh.Name, []factors.Shape{sh})
 							runs := fs.carryJoint(sources, one, []int{0, -1, 1}, target)
 							for i := range runs {
 								runs[i].prior = one.consistent == 0
@@ -95,12 +96,12 @@ curves:
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(change func(*Shape)) *Factors {
+	load := func(change func(*factors.Shape)) *Factors {
 		fs, err := MergeFactors(DefaultParameters(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs.Shapes = append([]Shape(nil), fs.ShapeList()...)
+		fs.Shapes = append([]factors.Shape(nil), fs.ShapeList()...)
 		for i := range fs.Shapes {
 			if fs.Shapes[i].Name == "sweep" && change != nil {
 				change(&fs.Shapes[i])
@@ -119,8 +120,8 @@ curves:
 	}
 	for _, fit := range []float64{0.9, 0.7, 0.5} {
 		r := at(load(nil), fit)
-		few := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.8, nil }), fit)
-		many := at(load(func(s *Shape) { s.Locality, s.LocalityRange = 0.97, nil }), fit)
+		few := at(load(func(s *factors.Shape) { s.Locality, s.LocalityRange = 0.8, nil }), fit)
+		many := at(load(func(s *factors.Shape) { s.Locality, s.LocalityRange = 0.97, nil }), fit)
 		t.Logf("fit %g: %.3f (%.3f-%.3f); locality 0.8 %.3f, 0.97 %.3f; %s", fit, r.Slowdown, r.Low, r.High, few.Slowdown, many.Slowdown, r.Basis)
 		if r.Basis.Kind != BasisJoint {
 			t.Fatalf("not derived jointly: %s", r.Basis)
@@ -218,7 +219,7 @@ func TestStatingTheShapeNeverWidensTheBand(t *testing.T) {
 // inferred source also with its band's ends (its points' own uncertainty
 // is then 0), to target(s): every run a joint band could span, against
 // which the few jointPlan picks are checked.
-func (fs *Factors) carryJoint(sources []*Curve, a agreement, fitPos []int, target func(scenario) Path) []carried {
+func (fs *Factors) carryJoint(sources []*factors.Curve, a agreement, fitPos []int, target func(scenario) Path) []carried {
 	var runs []carried
 	for _, src := range sources {
 		bands := []int{0}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"strings"
 	"testing"
 )
@@ -50,7 +51,7 @@ jobs:
 	}
 	if profile {
 		// The same curve, as the job's own profile.
-		jf, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+		jf, err := MergeProfile([]*factors.File{DefaultFactors()}, f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"time"
@@ -70,10 +71,10 @@ func DefaultSeqReadLatency(class string, random time.Duration) time.Duration {
 // Path is the swap path of one job class on one server.
 type Path struct {
 	Dev      Device
-	Jobs     int           // jobs of the class faulting at once on the server
-	Dirty    float64       // share of the pages read back that must be written again on eviction (block devices)
-	Overhead time.Duration // software cost per page read
-	RA       Readahead     // faults and pages read per page needed back (block devices)
+	Jobs     int               // jobs of the class faulting at once on the server
+	Dirty    float64           // share of the pages read back that must be written again on eviction (block devices)
+	Overhead time.Duration     // software cost per page read
+	RA       factors.Readahead // faults and pages read per page needed back (block devices)
 	// Locality is the share of the reads from a block device that follow
 	// on from the read before (the job needs its pages back in the order
 	// they were evicted, so they sit in consecutive swap slots); they cost
@@ -88,7 +89,7 @@ type Path struct {
 	// target_overhead): the scenarios move it through its own range, at
 	// the position they move the references' fault_overhead to. nil on a
 	// reference path.
-	soft *TargetOverhead
+	soft *factors.TargetOverhead
 }
 
 // cpuBound reports whether the jobs outnumber the cores.

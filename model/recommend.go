@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"math/big"
 	"runtime"
@@ -93,9 +94,9 @@ type FactorInfo struct {
 	Date         string
 	Source       string
 	Host         string
-	Curves       map[string]string  // class -> provenance
-	Methods      map[string]string  // class -> method, where one is given (OneRunMethod)
-	Points       map[string][]Point // class -> the curve's points as given
+	Curves       map[string]string          // class -> provenance
+	Methods      map[string]string          // class -> method, where one is given (OneRunMethod)
+	Points       map[string][]factors.Point // class -> the curve's points as given
 	// Extra is the file's extra as written (a probe's raw results), for
 	// reports to show; the model does not read it.
 	Extra map[string]any
@@ -292,7 +293,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	for _, c := range in.Prices.Catalogs {
 		res.Catalogs = append(res.Catalogs, CatalogInfo{Name: c.Name, File: c.File, Currency: c.Currency, Date: c.Date.String(), Source: c.Source})
 	}
-	files := append([]*FactorFile{}, in.Factors.Files...)
+	files := append([]*factors.File{}, in.Factors.Files...)
 	for _, j := range w.Jobs {
 		// A job's profile is its own curve: list it with the rest.
 		if jf := in.JobFactors[j.Name]; jf != nil && len(jf.Files) > 0 {
@@ -306,7 +307,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 		if f.Host != nil {
 			fi.Host = f.Host.Hostname
 		}
-		fi.Points = map[string][]Point{}
+		fi.Points = map[string][]factors.Point{}
 		for _, c := range f.Curves {
 			fi.Curves[c.Class] = c.Provenance
 			fi.Points[c.Class] = c.Points
@@ -850,16 +851,16 @@ func (e *evaluator) at(p prepared, k estKey) Estimate {
 
 // shapeOf is shape name ("": the nominal one), uniform where fs has no
 // such shape.
-func (e *evaluator) shapeOf(fs *Factors, name string) Shape {
+func (e *evaluator) shapeOf(fs *Factors, name string) factors.Shape {
 	if sh, ok := fs.shape(cmp.Or(name, NominalShape)); ok {
 		return sh
 	}
-	return Shape{Name: NominalShape, Exponent: 1}
+	return factors.Shape{Name: NominalShape, Exponent: 1}
 }
 
 // shapesOf are the shapes job j may have: its stated access, or every
 // shape.
-func (e *evaluator) shapesOf(fs *Factors, j JobClass) []Shape {
+func (e *evaluator) shapesOf(fs *Factors, j JobClass) []factors.Shape {
 	shapes, _ := fs.shapesFor(j.Access)
 	return shapes
 }
@@ -868,7 +869,7 @@ func (e *evaluator) shapesOf(fs *Factors, j JobClass) []Shape {
 // a zswap pool and reach the drive, which holds a share wd of the
 // overflow: the shape's page rate at 1 - wd(1-f) over its rate at f
 // (wd^exponent without a knee).
-func driveShare(sh Shape, wd, f float64) float64 {
+func driveShare(sh factors.Shape, wd, f float64) float64 {
 	return shapeRateRatio(sh, 1-wd*(1-f), f)
 }
 
@@ -1612,7 +1613,7 @@ func faultsPerJob(est Estimate, j JobClass) float64 {
 // zram returns the compressor's parameters and the ratio it reaches on the
 // job's data (the workload gives lz4's; other compressors scale by their
 // published ratio relative to lz4).
-func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (Software, float64, bool) {
+func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (factors.Software, float64, bool) {
 	sw, ok := fs.Software["zram-"+alg]
 	if !ok {
 		sw, ok = e.in.Factors.Software["zram-"+alg]
@@ -1627,7 +1628,7 @@ func (e *evaluator) zram(fs *Factors, j JobClass, alg string) (Software, float64
 	return sw, ratio, true
 }
 
-func zramDevice(sw Software) Device {
+func zramDevice(sw factors.Software) Device {
 	w := sw.CompressLatency
 	if w <= 0 {
 		w = sw.Latency
@@ -1635,7 +1636,7 @@ func zramDevice(sw Software) Device {
 	return Device{Name: sw.Name, ReadLatency: sw.Latency.D(), WriteLatency: w.D(), Memory: true}
 }
 
-var provenanceOrder = map[string]int{InRAM: 0, Measured: 1, Emulated: 2, Inferred: 3, Published: 4, Derived: 5}
+var provenanceOrder = map[string]int{InRAM: 0, factors.Measured: 1, factors.Emulated: 2, factors.Inferred: 3, factors.Published: 4, Derived: 5}
 
 func worse(a, b string) string {
 	if provenanceOrder[a] >= provenanceOrder[b] {
@@ -1848,7 +1849,7 @@ func oneRunCurve(f *Factors) bool {
 		return false
 	}
 	for _, c := range f.Curves {
-		if c.Method == OneRunMethod {
+		if c.Method == factors.OneRunMethod {
 			return true
 		}
 	}
@@ -1875,13 +1876,13 @@ func restsOn(res *Result, in Input) string {
 		if j.Estimate.Basis.Sampler {
 			sampler = append(sampler, j.Name)
 		}
-		if j.Estimate.Provenance == Measured && oneRunCurve(in.JobFactors[j.Name]) {
+		if j.Estimate.Provenance == factors.Measured && oneRunCurve(in.JobFactors[j.Name]) {
 			oneRun = append(oneRun, j.Name)
 		}
 		switch j.Estimate.Provenance {
 		case Derived:
 			derived = append(derived, j.Name)
-		case Published:
+		case factors.Published:
 			if in.JobFactors[j.Name] == nil {
 				published = append(published, j.Name)
 			}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func TestSamplerPointsCarryTheirBandAndSayWhatTheyAre(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+	fs, err := MergeProfile([]*factors.File{DefaultFactors()}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +54,10 @@ func TestSamplerPointsCarryTheirBandAndSayWhatTheyAre(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := est.Basis.String()
-		if math.Abs(est.Slowdown-pt.Slowdown) > 1e-9 || !est.Basis.OneRun || est.Provenance != Measured {
+		if math.Abs(est.Slowdown-pt.Slowdown) > 1e-9 || !est.Basis.OneRun || est.Provenance != factors.Measured {
 			t.Errorf("fit %g: %.4f (%s, %q), want the profile's %.4f, measured in one run", pt.Fit, est.Slowdown, est.Provenance, b, pt.Slowdown)
 		}
-		sampler := pt.Source == PointSampler
+		sampler := pt.Source == factors.PointSampler
 		if est.Basis.Sampler != sampler || strings.Contains(b, SamplerBasis) != sampler {
 			t.Errorf("fit %g (source %s): basis %q says sampler %v", pt.Fit, pt.Source, b, est.Basis.Sampler)
 		}
@@ -101,7 +102,7 @@ func TestJointBasisNamesTheSampler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+	fs, err := MergeProfile([]*factors.File{DefaultFactors()}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestRestsOnNamesTheSampler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := MergeProfile([]*FactorFile{DefaultFactors()}, f)
+	jf, err := MergeProfile([]*factors.File{DefaultFactors()}, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"strings"
@@ -43,14 +44,14 @@ func MemoryClass(class string) bool {
 	return strings.HasPrefix(class, "zram") || strings.HasPrefix(class, "zswap")
 }
 
-func raOrOne(r Readahead) (faults, pages float64) {
+func raOrOne(r factors.Readahead) (faults, pages float64) {
 	if r.Faults <= 0 || r.Pages <= 0 {
 		return 1, 1
 	}
 	return r.Faults, r.Pages
 }
 
-func raMeasured(r Readahead) bool { return r.Faults > 0 && r.Pages > 0 }
+func raMeasured(r factors.Readahead) bool { return r.Faults > 0 && r.Pages > 0 }
 
 // ServiceTime is the time one job loses per page it needs back from dev
 // when nothing queues (the latency bound of Path): software overhead x
@@ -59,7 +60,7 @@ func raMeasured(r Readahead) bool { return r.Faults > 0 && r.Pages > 0 }
 // compressed RAM. concurrency and dirty matter only under load
 // (Path.PageTime); they are accepted here so callers that profile one job
 // state what they assume.
-func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Duration, ra Readahead) float64 {
+func ServiceTime(dev Device, concurrency int, dirty float64, overhead time.Duration, ra factors.Readahead) float64 {
 	return Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: overhead, RA: ra}.IdleTime()
 }
 
@@ -119,7 +120,7 @@ const (
 // shapeLogRate is the log of the page rate at non-resident share x = 1-fit,
 // up to a constant: Exponent x ln x, and past a knee KneeExponent x the
 // log of the share beyond it.
-func shapeLogRate(sh Shape, x float64) float64 {
+func shapeLogRate(sh factors.Shape, x float64) float64 {
 	if sh.Knee <= 0 || sh.KneeExponent <= 0 || x <= 1-sh.Knee {
 		return sh.Exponent * math.Log(x)
 	}
@@ -128,13 +129,13 @@ func shapeLogRate(sh Shape, x float64) float64 {
 }
 
 // shapeRateRatio is the page rate at fit f over the rate at fit f0.
-func shapeRateRatio(sh Shape, f, f0 float64) float64 {
+func shapeRateRatio(sh factors.Shape, f, f0 float64) float64 {
 	return math.Exp(shapeLogRate(sh, 1-f) - shapeLogRate(sh, 1-f0))
 }
 
 // shapeLocality is the shape's locality moved a share pos through its range,
 // in logs of the share of reads that seek (which is what a seek costs).
-func shapeLocality(sh Shape, pos float64) float64 {
+func shapeLocality(sh factors.Shape, pos float64) float64 {
 	r := sh.LocalityRange
 	if pos == 0 || len(r) != 2 || sh.Locality >= 1 {
 		return sh.Locality
@@ -148,7 +149,7 @@ func shapeLocality(sh Shape, pos float64) float64 {
 // family, the software overhead and where in its stated range an anchor's
 // fit ratio really was.
 type scenario struct {
-	shape    Shape
+	shape    factors.Shape
 	overhead time.Duration
 	fitPos   int // -1 low end of a point's fit range, 0 nominal, +1 high end
 	// band is -1 or +1 for the low or high end of an inferred curve's
@@ -217,7 +218,7 @@ func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty
 // prepared is everything about a prediction that does not depend on the fit
 // ratio, so the search can reuse it across memory sizes.
 type prepared struct {
-	curve      *Curve
+	curve      *factors.Curve
 	scen       []scenario
 	points     [][]pointModel // per scenario, sorted by fit descending
 	target     Path
@@ -245,9 +246,9 @@ type prepared struct {
 }
 
 // shapesFor lists the families a prediction spans.
-func (fs *Factors) shapesFor(name string) ([]Shape, int) {
+func (fs *Factors) shapesFor(name string) ([]factors.Shape, int) {
 	if s, ok := fs.shape(name); ok && name != "" {
-		return []Shape{s}, 0
+		return []factors.Shape{s}, 0
 	}
 	all := fs.ShapeList()
 	nominal := 0
@@ -263,18 +264,18 @@ func (fs *Factors) shapesFor(name string) ([]Shape, int) {
 // the central estimate uses it, the band spans every family.
 const NominalShape = "uniform"
 
-func (fs *Factors) shape(name string) (Shape, bool) {
+func (fs *Factors) shape(name string) (factors.Shape, bool) {
 	for _, s := range fs.ShapeList() {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return Shape{}, false
+	return factors.Shape{}, false
 }
 
 // ShapeList is the known shape families, the embedded ones when no factor
 // file gives any.
-func (fs *Factors) ShapeList() []Shape {
+func (fs *Factors) ShapeList() []factors.Shape {
 	if len(fs.Shapes) > 0 {
 		return fs.Shapes
 	}
@@ -315,7 +316,7 @@ func (fs *Factors) prepare(class string, dev Device, concurrency, cores int, dir
 // set at once (prepareJoint) where there are several to check each other.
 // Recommend (prepare) and crossval's joint table both come here: the band
 // crossval judges is the one recommend prints.
-func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, set *jointSet, soft *TargetOverhead) prepared {
+func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, concurrency int, dirty float64, shapeName string, cores int, set *jointSet, soft *factors.TargetOverhead) prepared {
 	p := prepared{curve: c, provenance: c.Provenance,
 		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
 	if soft != nil {
@@ -380,9 +381,9 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 	p.lowest = lowestFit(c)
 	p.basis = Basis{Kind: BasisCurve, Provenance: c.Provenance}
 	switch c.Provenance {
-	case Measured, Emulated:
-		p.basis.Host, p.basis.OneRun = c.Host, c.Method == OneRunMethod
-	case Inferred:
+	case factors.Measured, factors.Emulated:
+		p.basis.Host, p.basis.OneRun = c.Host, c.Method == factors.OneRunMethod
+	case factors.Inferred:
 		p.inferred = true
 		p.basis.Host = c.Host
 	default:
@@ -413,7 +414,7 @@ func (fs *Factors) prepareCurve(c *Curve, derived bool, dev Device, concurrency 
 }
 
 // shapeList is the names of s.
-func shapeList(s []Shape) []string {
+func shapeList(s []factors.Shape) []string {
 	n := make([]string, 0, len(s))
 	for _, x := range s {
 		n = append(n, x.Name)
@@ -422,7 +423,7 @@ func shapeList(s []Shape) []string {
 }
 
 // refPath is the path a curve was obtained on.
-func (fs *Factors) refPath(c *Curve) Path {
+func (fs *Factors) refPath(c *factors.Curve) Path {
 	r := c.Reference
 	return Path{Dev: RefDevice(c), Jobs: r.Concurrency, Dirty: float64(r.DirtyShare), Overhead: fs.FaultOverhead.D(), RA: fs.Readahead}
 }
@@ -438,12 +439,12 @@ func samePath(a, b Path) bool {
 // and its own software cost per page: what its measured excess per page
 // leaves after the reference device's time. Otherwise the rate is solved
 // from the slowdown on the reference path.
-func (fs *Factors) carry(c *Curve, target Path, s scenario, same bool) []pointModel {
+func (fs *Factors) carry(c *factors.Curve, target Path, s scenario, same bool) []pointModel {
 	return fs.carryInto(make([]pointModel, len(c.Points)), c, target, s, same)
 }
 
 // carryInto is carry into out, which has a place for each point of c.
-func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario, same bool) []pointModel {
+func (fs *Factors) carryInto(out []pointModel, c *factors.Curve, target Path, s scenario, same bool) []pointModel {
 	out = out[:len(c.Points)]
 	ref, tgt := fs.refScenario(c, s), fs.scenarioPath(target, s)
 	for i, pt := range c.Points {
@@ -462,7 +463,7 @@ func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario
 			pt.Slowdown = b
 			solve = func() float64 { return r.RateFor(b) }
 		}
-		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t, sampler: pt.Source == PointSampler}
+		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t, sampler: pt.Source == factors.PointSampler}
 		switch s.fitPos {
 		case -1:
 			if len(pt.FitRange) == 2 {
@@ -475,7 +476,7 @@ func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario
 		}
 		if pt.PageRate > 0 {
 			if pt.BlockFaultRate > 0 && pt.BlockPageRate > 0 {
-				ra := Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
+				ra := factors.Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
 				r.RA, t.RA = ra, ra
 			}
 			if perPage := (pt.Slowdown - 1) / pt.PageRate; perPage > 0 {
@@ -504,7 +505,7 @@ func (fs *Factors) carryInto(out []pointModel, c *Curve, target Path, s scenario
 	return out
 }
 
-func pointUnc(c *Curve, p Point) float64 {
+func pointUnc(c *factors.Curve, p factors.Point) float64 {
 	if ownBand(c, p) {
 		return 0 // carried as the band scenarios instead
 	}
@@ -521,12 +522,12 @@ func pointUnc(c *Curve, p Point) float64 {
 // ownBand reports whether a point's interval is a one-pass band, carried
 // as band scenarios of its own: every point of an inferred curve, and the
 // points the sampler filled in a one-run curve (Point.Source).
-func ownBand(c *Curve, p Point) bool {
-	return len(p.CI) == 2 && (c.Provenance == Inferred || p.Source == PointSampler)
+func ownBand(c *factors.Curve, p factors.Point) bool {
+	return len(p.CI) == 2 && (c.Provenance == factors.Inferred || p.Source == factors.PointSampler)
 }
 
 // carriesBand reports whether any point of c has a one-pass band.
-func carriesBand(c *Curve) bool {
+func carriesBand(c *factors.Curve) bool {
 	for _, p := range c.Points {
 		if ownBand(c, p) {
 			return true
@@ -537,10 +538,10 @@ func carriesBand(c *Curve) bool {
 
 // observedOnly is c without the points the sampler filled: what the
 // transfer error may learn from. c itself when it has none.
-func observedOnly(c *Curve) *Curve {
-	var keep []Point
+func observedOnly(c *factors.Curve) *factors.Curve {
+	var keep []factors.Point
 	for _, p := range c.Points {
-		if p.Source != PointSampler {
+		if p.Source != factors.PointSampler {
 			keep = append(keep, p)
 		}
 	}
@@ -575,7 +576,7 @@ func onSampler(pts []pointModel, f float64) bool {
 }
 
 // hasRates reports whether any point of c carries its page rate.
-func hasRates(c *Curve) bool {
+func hasRates(c *factors.Curve) bool {
 	for _, p := range c.Points {
 		if p.PageRate > 0 {
 			return true
@@ -589,7 +590,7 @@ func hasRates(c *Curve) bool {
 // linearly; above the first point and below the last the shape family
 // carries the nearest point's page rate (Shape.rateRatio) through the
 // target path (so queueing grows with it).
-func excessAt(pts []pointModel, sh Shape, f float64) (excess, unc float64, extrapolated bool) {
+func excessAt(pts []pointModel, sh factors.Shape, f float64) (excess, unc float64, extrapolated bool) {
 	if f >= 1 {
 		return 0, 0, false
 	}
@@ -770,7 +771,7 @@ type rateKey struct {
 	ref      Path
 }
 
-func (fs *Factors) rateFor(c *Curve, i int, ref Path) float64 {
+func (fs *Factors) rateFor(c *factors.Curve, i int, ref Path) float64 {
 	rc := fs.rates
 	s := c.Points[i].Slowdown
 	if rc == nil {
@@ -857,7 +858,7 @@ func (fs *Factors) transferClasses() []string {
 func (fs *Factors) observedClasses() []string {
 	var out []string
 	for _, k := range fs.transferClasses() {
-		if fs.Curves[k].Provenance != Inferred {
+		if fs.Curves[k].Provenance != factors.Inferred {
 			out = append(out, k)
 		}
 	}
@@ -875,7 +876,7 @@ func transferDistance(target, ref Path) float64 {
 // carried far (d > 1: a factor e); the floor what the nearer pairs need on
 // top. Fewer than two curves: a floor of ln 1.5, the model's prior.
 func (fs *Factors) transferError() transferErr {
-	var cs []*Curve
+	var cs []*factors.Curve
 	for _, k := range fs.observedClasses() {
 		cs = append(cs, observedOnly(fs.Curves[k]))
 	}
@@ -994,7 +995,7 @@ func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 	if !p.Dev.Memory {
 		p.Locality = shapeLocality(s.shape, s.localityPos)
 		if !raMeasured(fs.Readahead) && s.shape.Readahead > 0 {
-			p.RA = Readahead{Faults: s.shape.Readahead, Pages: 1}
+			p.RA = factors.Readahead{Faults: s.shape.Readahead, Pages: 1}
 		}
 	}
 	return p
@@ -1002,7 +1003,7 @@ func (fs *Factors) scenarioPath(p Path, s scenario) Path {
 
 // refScenario is c's reference path under s: scenarioPath, and where in
 // their stated ranges the reference's dirty share and write bandwidth were.
-func (fs *Factors) refScenario(c *Curve, s scenario) Path {
+func (fs *Factors) refScenario(c *factors.Curve, s scenario) Path {
 	p := fs.scenarioPath(fs.refPath(c), s)
 	r := c.Reference
 	if d := r.DirtyShareRange; len(d) == 2 && s.dirtyPos != 0 {
@@ -1019,7 +1020,7 @@ func (fs *Factors) refScenario(c *Curve, s scenario) Path {
 // impliedDirty is the dirty share of c's jobs under s where c's reference
 // states it only as a range (false where it states one figure or none: the
 // curves then say nothing of it beyond what was stated).
-func impliedDirty(c *Curve, s scenario) (float64, bool) {
+func impliedDirty(c *factors.Curve, s scenario) (float64, bool) {
 	r := c.Reference
 	d := r.DirtyShareRange
 	if len(d) != 2 {
@@ -1040,13 +1041,13 @@ func towards(nominal, low, high, pos float64) float64 {
 // pairError is ln(predicted/actual excess) at one point of b.
 type pairError struct {
 	log   float64
-	point Point
+	point factors.Point
 }
 
 // pairErrors predicts b's points from a's curve carried to b's reference
 // path under s and returns the log error at each point of b with an
 // excess.
-func (fs *Factors) pairErrors(a, b *Curve, s scenario) []pairError {
+func (fs *Factors) pairErrors(a, b *factors.Curve, s scenario) []pairError {
 	pts := fs.carry(a, fs.refScenario(b, s), s, false)
 	var out []pairError
 	for _, bp := range b.Points {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -25,7 +26,7 @@ func TestPredictSameDeviceIsThePublishedFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(est.Slowdown, 1.12, 1e-9) || est.Provenance != Published || est.Extrapolated {
+	if !near(est.Slowdown, 1.12, 1e-9) || est.Provenance != factors.Published || est.Extrapolated {
 		t.Errorf("got %+v, want exactly the published 1.12", est)
 	}
 	if !(est.Low < est.Slowdown && est.Slowdown < est.High) {
@@ -75,7 +76,7 @@ func TestPageTimeOneJobIsTheLatency(t *testing.T) {
 		t.Errorf("slowdown %.4f, want 1 + 1000 x 110us = 1.11", s)
 	}
 	// Readahead: 0.25 faults and 1.5 pages read per page needed back.
-	p.RA = Readahead{Faults: 0.25, Pages: 1.5}
+	p.RA = factors.Readahead{Faults: 0.25, Pages: 1.5}
 	if got := p.IdleTime(); !near(got, 40e-6, 1e-12) {
 		t.Errorf("with readahead %.2fus, want 1.5 x 10 + 0.25 x 100 = 40us", got*1e6)
 	}
@@ -231,13 +232,13 @@ func TestSlowdownMonotone(t *testing.T) {
 // device's time); the pooled fault_overhead only where a point shows no
 // excess.
 func TestPredictCountsPages(t *testing.T) {
-	c := &Curve{Class: "zram-lz4", Provenance: Measured, Host: "lab",
-		Reference: Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
-		Points: []Point{
+	c := &factors.Curve{Class: "zram-lz4", Provenance: factors.Measured, Host: "lab",
+		Reference: factors.Reference{ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Concurrency: 1, DirtyShare: 1},
+		Points: []factors.Point{
 			{Fit: 0.9, Slowdown: 1, PageRate: 1000, BlockFaultRate: 500, BlockPageRate: 1000},
 			{Fit: 0.5, Slowdown: 3, CI: []float64{2.8, 3.2}, PageRate: 100000, BlockFaultRate: 25000, BlockPageRate: 110000},
 			{Fit: 0.3, Slowdown: 5}}} // capped runs: no counts
-	fs := &Factors{Curves: map[string]*Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(40 * time.Microsecond)}
+	fs := &Factors{Curves: map[string]*factors.Curve{"zram-lz4": c}, TransferFrom: "zram-lz4", FaultOverhead: units.Duration(40 * time.Microsecond)}
 	disk := Device{ReadLatency: 50 * time.Microsecond, WriteLatency: 50 * time.Microsecond}
 	// Fit 0.5: 2 / 100k pages = 20us a page, 2 + 1 x 3us of it zram's: 15us
 	// software; 100k pages/s x (15us x 1.1 + 0.25 x 50us) = 2.9.
@@ -315,9 +316,9 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 		}
 		return fs
 	}
-	withSweep := func(change func(*Shape)) *Factors {
+	withSweep := func(change func(*factors.Shape)) *Factors {
 		fs := slcOnly()
-		fs.Shapes = append([]Shape(nil), fs.ShapeList()...)
+		fs.Shapes = append([]factors.Shape(nil), fs.ShapeList()...)
 		for i := range fs.Shapes {
 			if fs.Shapes[i].Name == "sweep" {
 				change(&fs.Shapes[i])
@@ -334,9 +335,9 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 		return est
 	}
 	ranged := slcOnly()
-	fixed := withSweep(func(s *Shape) { s.LocalityRange = nil })
-	low := withSweep(func(s *Shape) { s.Locality, s.LocalityRange = 0.8, nil })
-	high := withSweep(func(s *Shape) { s.Locality, s.LocalityRange = 0.97, nil })
+	fixed := withSweep(func(s *factors.Shape) { s.LocalityRange = nil })
+	low := withSweep(func(s *factors.Shape) { s.Locality, s.LocalityRange = 0.8, nil })
+	high := withSweep(func(s *factors.Shape) { s.Locality, s.LocalityRange = 0.97, nil })
 	for _, f := range []float64{0.9, 0.7, 0.5} {
 		r, x := at(ranged, hdd, f), at(fixed, hdd, f)
 		if r.Slowdown != x.Slowdown {
@@ -368,13 +369,13 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 // knee's fit ratio and another below it, continuously at the knee; without
 // a knee, and for the zswap split, it is the plain power law.
 func TestShapeKneeExponents(t *testing.T) {
-	local := func(sh Shape, f1, f2 float64) float64 {
+	local := func(sh factors.Shape, f1, f2 float64) float64 {
 		return math.Log(shapeRateRatio(sh, f2, f1)) / math.Log((1-f2)/(1-f1))
 	}
-	knee := Shape{Name: "knee", Exponent: 2.4, Knee: 0.75, KneeExponent: 4.75}
-	sat := Shape{Name: "saturating", Exponent: 2.5, Knee: 0.75, KneeExponent: 0.45}
+	knee := factors.Shape{Name: "knee", Exponent: 2.4, Knee: 0.75, KneeExponent: 4.75}
+	sat := factors.Shape{Name: "saturating", Exponent: 2.5, Knee: 0.75, KneeExponent: 0.45}
 	for _, c := range []struct {
-		sh     Shape
+		sh     factors.Shape
 		f1, f2 float64
 		want   float64
 	}{{knee, 0.9, 0.8, 2.4}, {knee, 0.7, 0.5, 4.75}, {sat, 0.95, 0.76, 2.5}, {sat, 0.74, 0.3, 0.45}} {
@@ -386,13 +387,13 @@ func TestShapeKneeExponents(t *testing.T) {
 	if got, want := shapeRateRatio(knee, 0.6, 0.9), math.Pow(0.25/0.1, 2.4)*math.Pow(0.4/0.25, 4.75); math.Abs(got/want-1) > 1e-12 {
 		t.Errorf("knee from fit 0.9 to 0.6: rate x%g, want x%g", got, want)
 	}
-	plain := Shape{Name: "uniform", Exponent: 1}
+	plain := factors.Shape{Name: "uniform", Exponent: 1}
 	for _, wd := range []float64{0, 0.3, 1} {
 		if got := driveShare(plain, wd, 0.6); math.Abs(got-wd) > 1e-12 {
 			t.Errorf("uniform: a drive holding %g of the overflow gets %g of the faults, want the byte share", wd, got)
 		}
 	}
-	if got, want := driveShare(Shape{Exponent: 0.7}, 0.4, 0.6), math.Pow(0.4, 0.7); math.Abs(got-want) > 1e-12 {
+	if got, want := driveShare(factors.Shape{Exponent: 0.7}, 0.4, 0.6), math.Pow(0.4, 0.7); math.Abs(got-want) > 1e-12 {
 		t.Errorf("sweep-like: drive share %g, want 0.4^0.7 = %g", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"reflect"
 	"testing"
@@ -207,7 +208,7 @@ func TestDrawKeySharesOneErrorAmongDerivedFigures(t *testing.T) {
 	if a, b := model.DrawKey(fs, "zram-lz4", d), model.DrawKey(fs, "nvme-ssd-tlc", d); a != b {
 		t.Errorf("derived zram-lz4 draws %q, derived nvme-ssd-tlc %q: want one shared draw", a, b)
 	}
-	own := model.Estimate{Slowdown: 1.2, High: 1.5, Provenance: model.Measured}
+	own := model.Estimate{Slowdown: 1.2, High: 1.5, Provenance: factors.Measured}
 	if a, b := model.DrawKey(fs, "zram-lz4", own), model.DrawKey(fs, "nvme-ssd-tlc", own); a == b || a != "zram-lz4" {
 		t.Errorf("measured classes draw %q and %q: want each its own class", a, b)
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestModelDocWorkedExampleWithoutAccess(t *testing.T) {
 // (step 3), the sweep shape to fit 0.656 (step 4), and the 1.92 TB TLC
 // drive under 16 jobs (step 5).
 func TestModelDocWorkedExampleSteps3To5(t *testing.T) {
-	sweepRA := Readahead{Faults: 0.35, Pages: 1}
+	sweepRA := factors.Readahead{Faults: 0.35, Pages: 1}
 	ref := Path{
 		Dev: Device{ReadLatency: 85 * time.Microsecond, WriteLatency: 115 * time.Microsecond,
 			ReadIOPS: 35000, WriteIOPS: 3300, WriteBW: 40e6 * math.Sqrt(0.75), Drives: 1}, // the grid's second of 4 log steps from 40 to 30 MB/s

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestCrossvalGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, files := range map[string][]*model.FactorFile{
+	for name, files := range map[string][]*factors.File{
 		"crossval-defaults": {model.DefaultFactors()},
 		"crossval-sort":     {model.DefaultParameters(), sort},
 		"crossval-probe":    {model.DefaultParameters(), probe},

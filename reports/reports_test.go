@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func intelInput(t testing.TB, edit func(*model.Workload)) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func noMeetResult() *model.Result {
 	// nvmeBasis: derived from a measured NVMe curve taken where a page
 	// cost 88us unloaded, for a target where it costs idle seconds.
 	nvmeBasis := func(idle float64) model.Basis {
-		return model.Basis{Kind: model.BasisDerived, Provenance: model.Measured, From: "nvme-ssd-tlc", Idle: idle, RefIdle: 88e-6}
+		return model.Basis{Kind: model.BasisDerived, Provenance: factors.Measured, From: "nvme-ssd-tlc", Idle: idle, RefIdle: 88e-6}
 	}
 	inRAM := func(name string, touched units.Bytes, runtime, deadline string) model.JobResult {
 		return job(name, touched, touched, 1, 1, 1, model.InRAM, model.Basis{Kind: model.BasisInRAM}, false, runtime, deadline)
@@ -181,7 +182,7 @@ func noMeetResult() *model.Result {
 			Swap:      model.Swap{Kind: model.SwapZswap, Drive: tlc, Drives: 2, Class: "nvme-ssd-tlc", Algorithm: "lz4", Capacity: 2 * tlc.Capacity},
 			Installed: 512 * units.GiB, Usable: 504 * units.GiB,
 			Jobs: []model.JobResult{
-				job("synth", 640*units.GiB, 380*units.GiB, 1.9, 1.5, 2.4, model.Measured, model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "eval-01"}, true, "6h", "10h"),
+				job("synth", 640*units.GiB, 380*units.GiB, 1.9, 1.5, 2.4, factors.Measured, model.Basis{Kind: model.BasisCurve, Provenance: factors.Measured, Host: "eval-01"}, true, "6h", "10h"),
 				job("timing", 128*units.GiB, 128*units.GiB, 1.1, 1.05, 1.2, model.Derived, nvmeBasis(95e-6), false, "4h30m", "4h"),
 			},
 			Servers: 4, Cost: cost(16*455.5, 620, 620), MaxSlowdown: 1.9, Extrapolated: true,
@@ -205,8 +206,8 @@ func noMeetResult() *model.Result {
 		Workload: "Nightly synthesis and timing", WorkloadFile: "testdata/nightly.yaml", Currency: "USD", HorizonYears: 5,
 		Catalogs: []model.CatalogInfo{{Name: "current-2026", File: "embedded:current", Currency: "USD", Date: "2026-02-15", Source: "distributor quotes, February 2026"}},
 		Factors: []model.FactorInfo{
-			{Name: "eval-01 probe", File: "probe-eval-01.json", Date: "2026-03-02", Source: "memplan probe", Host: "eval-01", Curves: map[string]string{"nvme-ssd-tlc": model.Measured, "zram-lz4": model.Measured}},
-			{Name: "memplan-defaults", File: "embedded:factors", Date: "2026-11-29", Source: "published results", Curves: map[string]string{"sata-ssd-slc": model.Published, "hdd": model.Published}},
+			{Name: "eval-01 probe", File: "probe-eval-01.json", Date: "2026-03-02", Source: "memplan probe", Host: "eval-01", Curves: map[string]string{"nvme-ssd-tlc": factors.Measured, "zram-lz4": factors.Measured}},
+			{Name: "memplan-defaults", File: "embedded:factors", Date: "2026-11-29", Source: "published results", Curves: map[string]string{"sata-ssd-slc": factors.Published, "hdd": factors.Published}},
 		},
 		Evaluated: 3,
 		Rejected:  map[model.Reject]int{{Code: model.RejectNoFitWithoutSwap}: 2, {Code: model.RejectSwapTooSmall}: 1},

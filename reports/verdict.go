@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"regexp"
 	"sort"
@@ -469,7 +470,7 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	}
 	// The least sure source decides: inferred, then derived, then
 	// published, then emulated, then measured.
-	order := map[string]int{model.Inferred: 0, model.Derived: 1, model.Published: 2, model.Emulated: 3, model.Measured: 4}
+	order := map[string]int{factors.Inferred: 0, model.Derived: 1, factors.Published: 2, factors.Emulated: 3, factors.Measured: 4}
 	sort.SliceStable(swapping, func(a, b int) bool { return order[swapping[a].Provenance] < order[swapping[b].Provenance] })
 	j := swapping[0]
 	facts := basisFacts(j)
@@ -482,7 +483,7 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	}
 	profile := "`memplan profile -- YOUR JOB` on a server set up as above."
 	switch j.Provenance {
-	case model.Inferred:
+	case factors.Inferred:
 		sure = "inferred from one run of the job by sampling the pages it referenced (memplan profile --one-pass), not measured under a memory limit: read its range"
 	case model.Derived:
 		if facts.FromMeasurements {
@@ -491,12 +492,12 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 		} else {
 			sure = "derived from published studies of other jobs and devices, not measured on your hardware"
 		}
-	case model.Published:
+	case factors.Published:
 		sure = "taken from published studies of other jobs, not measured on your hardware"
-	case model.Emulated:
+	case factors.Emulated:
 		sure = "measured on an emulated device (a throttled stand-in for the drive), not on the drive itself"
 		cmd = "`memplan probe --swap-dir DIR` on the real drive."
-	case model.Measured:
+	case factors.Measured:
 		sure = "measured on your hardware" + host
 		if facts.OneRun {
 			sure += " in one run under a stepped memory limit (memplan profile --one-run), not by whole runs at each fit ratio: read its range"
@@ -512,7 +513,7 @@ func sureText(out Output, c *Configuration) (sure, cmd string) {
 	default:
 		sure = j.Provenance
 	}
-	if cmd == "" && j.Provenance != model.Measured {
+	if cmd == "" && j.Provenance != factors.Measured {
 		cmd = profile
 	}
 	sure += fmt.Sprintf("; %s's slowdown %.2f (range %.2f-%.2f", j.Name, j.Slowdown, j.SlowdownLow, j.SlowdownHigh)

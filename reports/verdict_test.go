@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func edaInput(t testing.TB, path string) model.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +229,8 @@ func TestRiskTextSaysBeyondPublished(t *testing.T) {
 // A job measured in one run whose figure at its fit rests on the sampler's
 // prior says both in How sure.
 func TestSureTextNamesTheSamplersFit(t *testing.T) {
-	basis := model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "box", OneRun: true, Sampler: true}.String()
-	c := &Configuration{Jobs: []Job{{Name: "sim", FitRatio: 0.5, Slowdown: 1.4, SlowdownLow: 1.2, SlowdownHigh: 2.1, Provenance: model.Measured, Basis: basis}}}
+	basis := model.Basis{Kind: model.BasisCurve, Provenance: factors.Measured, Host: "box", OneRun: true, Sampler: true}.String()
+	c := &Configuration{Jobs: []Job{{Name: "sim", FitRatio: 0.5, Slowdown: 1.4, SlowdownLow: 1.2, SlowdownHigh: 2.1, Provenance: factors.Measured, Basis: basis}}}
 	sure, _ := sureText(Output{}, c)
 	for _, want := range []string{
 		"measured on your hardware in one run under a stepped memory limit (memplan profile --one-run)",
@@ -239,7 +240,7 @@ func TestSureTextNamesTheSamplersFit(t *testing.T) {
 			t.Errorf("how sure: %q\nlacks %q", sure, want)
 		}
 	}
-	c.Jobs[0].Basis = model.Basis{Kind: model.BasisCurve, Provenance: model.Measured, Host: "box", OneRun: true}.String()
+	c.Jobs[0].Basis = model.Basis{Kind: model.BasisCurve, Provenance: factors.Measured, Host: "box", OneRun: true}.String()
 	if sure, _ := sureText(Output{}, c); strings.Contains(sure, "sampler") {
 		t.Errorf("a measured fit's how sure names the sampler: %q", sure)
 	}
@@ -302,11 +303,11 @@ func TestSureTextDecidesByBasisFacts(t *testing.T) {
 	}{
 		{"derived from measurements", model.Derived, &BasisFacts{FromMeasurements: true}, []string{"from"}},
 		{"derived from publications", model.Derived, &BasisFacts{}, nil},
-		{"one run", model.Measured, &BasisFacts{OneRun: true}, []string{"onerun"}},
-		{"one run with the sampler", model.Measured, &BasisFacts{OneRun: true, Sampler: true}, []string{"onerun", "sampler"}},
-		{"carried", model.Measured, &BasisFacts{Carried: true}, []string{"carried"}},
-		{"text names every fact, facts say none", model.Measured, &BasisFacts{}, nil},
-		{"old file: read from the text", model.Measured, nil, []string{"onerun", "sampler", "carried"}},
+		{"one run", factors.Measured, &BasisFacts{OneRun: true}, []string{"onerun"}},
+		{"one run with the sampler", factors.Measured, &BasisFacts{OneRun: true, Sampler: true}, []string{"onerun", "sampler"}},
+		{"carried", factors.Measured, &BasisFacts{Carried: true}, []string{"carried"}},
+		{"text names every fact, facts say none", factors.Measured, &BasisFacts{}, nil},
+		{"old file: read from the text", factors.Measured, nil, []string{"onerun", "sampler", "carried"}},
 		{"old derived file: read from the text", model.Derived, nil, []string{"from"}},
 	} {
 		sure, _ := sureText(Output{}, job(tc.prov, tc.facts, allText))

@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -184,7 +185,7 @@ func main() {
 		info := onepass.Info{Command: argv, Version: "bench", Runtime: sr.wall, Fits: []float64{0.9, 0.75, 0.5},
 			Peak: max(sr.maxRSS, sr.s.PeakRss), PeakSource: "the run's peak RSS (rusage), or the sampler's when higher"}
 		if h, err := os.Hostname(); err == nil {
-			info.Host = &model.HostFacts{Hostname: h}
+			info.Host = &factors.HostFacts{Hostname: h}
 		}
 		res, err := onepass.Derive(info, sr.s, onepass.DefaultCosts())
 		if err != nil {
@@ -404,7 +405,7 @@ func compareWith(path string, res *onepass.Result) error {
 
 // inRAM is a multi-run profile's runtime in RAM (s), which its page rates
 // are per second of; 0 when it does not say.
-func inRAM(f *model.FactorFile) float64 {
+func inRAM(f *factors.File) float64 {
 	p, _ := f.Extra["profile"].(map[string]any)
 	v, _ := p["runtime_in_ram_s"].(float64)
 	return v

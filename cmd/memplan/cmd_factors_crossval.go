@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/memplan/memplan/factors"
 	"io"
 
 	"github.com/memplan/memplan/model"
@@ -32,11 +33,11 @@ func runCrossval(stdout io.Writer, o crossvalOptions, args []string) error {
 	if o.format != "table" && o.format != "json" {
 		return usagef("--format %q: expected table or json", o.format)
 	}
-	files := []*model.FactorFile{model.DefaultFactors()}
+	files := []*factors.File{model.DefaultFactors()}
 	if len(args) > 0 {
 		// The given files' curves, under the defaults' overhead, shapes
 		// and compressors where the files do not set their own.
-		files = []*model.FactorFile{model.DefaultParameters()}
+		files = []*factors.File{model.DefaultParameters()}
 		for _, p := range args {
 			f, err := model.LoadFactors(p)
 			if err != nil {

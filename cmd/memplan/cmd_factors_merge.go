@@ -65,7 +65,7 @@ func runFactorsMerge(o factorsMergeOptions, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	var files []*model.FactorFile
+	var files []*factors.File
 	for _, p := range paths {
 		f, err := model.LoadFactors(p)
 		if err != nil {
@@ -174,7 +174,7 @@ func writeMergeSummary(w io.Writer, g fleet.Group, path string, level float64) {
 	}
 	tw.Flush()
 	for _, c := range g.File.Curves {
-		if c.Provenance == model.Inferred {
+		if c.Provenance == factors.Inferred {
 			fmt.Fprintf(w, "  %s is inferred (memplan profile --one-pass): each point's band in the file spans the PI and every host's own one-pass band\n", c.Class)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,10 +133,10 @@ func TestProfileOneRunRealPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ff.Curves) != 1 || ff.Curves[0].Provenance != model.Measured || ff.Curves[0].Method != model.OneRunMethod {
+			if len(ff.Curves) != 1 || ff.Curves[0].Provenance != factors.Measured || ff.Curves[0].Method != factors.OneRunMethod {
 				t.Fatalf("%s: want one measured curve with method one-run, got %+v", one, ff.Curves)
 			}
-			if prof, _ := ff.Extra["profile"].(map[string]any); prof["method"] != model.OneRunMethod {
+			if prof, _ := ff.Extra["profile"].(map[string]any); prof["method"] != factors.OneRunMethod {
 				t.Errorf("extra.profile.method %v, want one-run", prof["method"])
 			}
 			var ex oneRunExtra
@@ -198,7 +199,7 @@ func TestProfileOneRunRealPrograms(t *testing.T) {
 
 // wholeRunNoise is how far apart the whole runs' in-RAM runs were
 // (max/min - 1), at least 10%.
-func wholeRunNoise(t *testing.T, ff *model.FactorFile) float64 {
+func wholeRunNoise(t *testing.T, ff *factors.File) float64 {
 	t.Helper()
 	phases, _ := ff.Extra["phases"].([]any)
 	if len(phases) == 0 {
@@ -214,7 +215,7 @@ func wholeRunNoise(t *testing.T, ff *model.FactorFile) float64 {
 	return math.Max(hi/lo-1, 0.1)
 }
 
-func pointAtFit(pts []model.Point, fit float64) *model.Point {
+func pointAtFit(pts []factors.Point, fit float64) *factors.Point {
 	for i := range pts {
 		if math.Abs(pts[i].Fit-fit) < 1e-9 {
 			return &pts[i]

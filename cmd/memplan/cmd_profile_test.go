@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"os/exec"
@@ -161,7 +162,7 @@ type onePassRow struct {
 // on zram against a band of 1.00-2.29, and 6.19 on the file against
 // 1.00-3.07). The one run measures instead (TestProfileOneRunRealPrograms
 // holds it to the whole runs).
-func compareOnePass(t *testing.T, bin, dir, name string, command []string, multi *model.FactorFile) []onePassRow {
+func compareOnePass(t *testing.T, bin, dir, name string, command []string, multi *factors.File) []onePassRow {
 	t.Helper()
 	before := host.State(host.NewOSHost())
 	op := filepath.Join(dir, name+".one-pass.json")
@@ -243,9 +244,9 @@ func logOnePassSummary(t *testing.T, rows []onePassRow) {
 // shifts and branches for gcc -O2 to optimise (the compiler job of the
 // one-pass comparison; bench/onepass/testdata/gencc.py writes the same
 // kind of file for the full-size runs).
-func checkProfileFile(t *testing.T, ff *model.FactorFile, cmd []string) {
+func checkProfileFile(t *testing.T, ff *factors.File, cmd []string) {
 	t.Helper()
-	var zram *model.Curve
+	var zram *factors.Curve
 	for i := range ff.Curves {
 		if ff.Curves[i].Class == "zram-lz4" {
 			zram = &ff.Curves[i]
@@ -254,7 +255,7 @@ func checkProfileFile(t *testing.T, ff *model.FactorFile, cmd []string) {
 	if zram == nil || ff.TransferFrom != "zram-lz4" || len(ff.Curves) != 2 {
 		t.Fatalf("curves %+v, transfer_from %q; want a measured zram-lz4 curve and the swap file's", ff.Curves, ff.TransferFrom)
 	}
-	if zram.Provenance != model.Measured || zram.Host == "" || zram.Reference.Concurrency != 1 || zram.Reference.ReadLatency <= 0 {
+	if zram.Provenance != factors.Measured || zram.Host == "" || zram.Reference.Concurrency != 1 || zram.Reference.ReadLatency <= 0 {
 		t.Errorf("zram curve %+v", zram)
 	}
 	pts := zram.Points // sorted by fit, descending
@@ -278,7 +279,7 @@ func checkProfileFile(t *testing.T, ff *model.FactorFile, cmd []string) {
 
 // checkValidation logs the prediction errors and holds the chosen form to a
 // bound loose enough for a shared two-core host: the issue's target is 25%.
-func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
+func checkValidation(t *testing.T, name string, ff *factors.File) {
 	t.Helper()
 	raw, err := json.Marshal(ff.Extra["validation"])
 	if err != nil {
@@ -361,7 +362,7 @@ func checkValidation(t *testing.T, name string, ff *model.FactorFile) {
 // checkRecommend runs a workload whose job points at the profile through
 // recommend and checks that the job's slowdowns come from its own measured
 // curve.
-func checkRecommend(t *testing.T, bin, dir, prof, job string, ff *model.FactorFile) {
+func checkRecommend(t *testing.T, bin, dir, prof, job string, ff *factors.File) {
 	t.Helper()
 	w := filepath.Join(dir, "workload.yaml")
 	src := fmt.Sprintf(`name: profiled %[1]s farm
@@ -409,7 +410,7 @@ jobs:
 				continue
 			}
 			switch {
-			case j.Provenance == model.Measured && strings.Contains(j.Basis, "measured on "+host):
+			case j.Provenance == factors.Measured && strings.Contains(j.Basis, "measured on "+host):
 				measured++
 			case j.Provenance == model.Derived && fromOwnCurves(j.Basis):
 				derived++

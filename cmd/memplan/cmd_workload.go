@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"strings"
 
 	"github.com/memplan/memplan/model"
@@ -14,14 +15,14 @@ import (
 func newWorkloadCommand(d *deps) *cobra.Command {
 	c := &cobra.Command{Use: "workload", Short: "Check workload descriptions, or write one from accounting records"}
 	c.AddCommand(newWorkloadImportCommand(d))
-	var factors []string
+	var factorFiles []string
 	v := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check workload files and summarise what memplan understood",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files := []*model.FactorFile{model.DefaultFactors()}
-			for _, p := range factors {
+			files := []*factors.File{model.DefaultFactors()}
+			for _, p := range factorFiles {
 				f, err := model.LoadFactors(p)
 				if err != nil {
 					return err
@@ -43,7 +44,7 @@ func newWorkloadCommand(d *deps) *cobra.Command {
 			return joinErrors(failed)
 		},
 	}
-	v.Flags().StringArrayVar(&factors, "factors", nil, "slowdown factor file whose shapes a job's access: may name; repeatable (as recommend)")
+	v.Flags().StringArrayVar(&factorFiles, "factors", nil, "slowdown factor file whose shapes a job's access: may name; repeatable (as recommend)")
 	c.AddCommand(v)
 	return c
 }
@@ -53,7 +54,7 @@ func newWorkloadCommand(d *deps) *cobra.Command {
 // --factors) and the job's profile, so `validate` catches what `recommend`
 // would. Catalog names need not be embedded: they may name a --prices
 // catalog (describeWorkload says so).
-func checkWorkloadRefs(w *model.Workload, files []*model.FactorFile) error {
+func checkWorkloadRefs(w *model.Workload, files []*factors.File) error {
 	for i, j := range w.Jobs {
 		if j.Profile == "" {
 			continue

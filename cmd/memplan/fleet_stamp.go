@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"os"
 	"regexp"
@@ -12,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/memplan/memplan/fleet"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -122,7 +122,7 @@ func swapInUse(path string) units.Bytes {
 }
 
 // apply writes the stamp into the factor file's extra section.
-func (o *labelOptions) apply(ff *model.FactorFile) {
+func (o *labelOptions) apply(ff *factors.File) {
 	fleet.SetStamp(ff, o.stamp)
 }
 

@@ -2,16 +2,15 @@ package main
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"strings"
-
-	"github.com/memplan/memplan/model"
 )
 
 // warnSameClass warns when several --factors files carry a curve of the
 // same class: the model keeps only the last, which quietly throws away the
 // other hosts' measurements. Pooling hosts is what `factors merge` does.
-func warnSameClass(w io.Writer, files []*model.FactorFile) {
+func warnSameClass(w io.Writer, files []*factors.File) {
 	if w == nil {
 		return
 	}

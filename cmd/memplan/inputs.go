@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"os"
 	"path/filepath"
@@ -195,7 +196,7 @@ func loadRest(ctx context.Context, o inputOptions, in model.Input, w *model.Work
 	}
 	*notes = append(*notes, scaled...)
 	in.Prices = set
-	files := []*model.FactorFile{model.DefaultFactors()}
+	files := []*factors.File{model.DefaultFactors()}
 	for _, p := range o.Factors {
 		f, err := model.LoadFactorsContext(ctx, p)
 		if err != nil {

@@ -5,6 +5,7 @@ package onepass
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 
@@ -44,13 +45,13 @@ type Comparison struct {
 // latencies) at each fit ratio both have, once with the model's default
 // fault overhead and, when mp measured one, once with mp's. Rows come in
 // mp's curve order, default costs first, fits from high to low.
-func Compare(res *Result, mp *model.FactorFile) ([]Comparison, error) {
+func Compare(res *Result, mp *factors.File) ([]Comparison, error) {
 	if res == nil || res.Curve == nil {
 		return nil, fmt.Errorf("onepass: nothing to compare: the result has no curve")
 	}
 	var out []Comparison
 	for _, c := range mp.Curves {
-		pts := append([]model.Point(nil), c.Points...)
+		pts := append([]factors.Point(nil), c.Points...)
 		sort.Slice(pts, func(a, b int) bool { return pts[a].Fit > pts[b].Fit })
 		if len(pts) == 0 {
 			continue
@@ -109,7 +110,7 @@ func Compare(res *Result, mp *model.FactorFile) ([]Comparison, error) {
 // FromFactors re-derives the result a one-pass profile was written from:
 // its samples (extra.one_pass.samples), its resident peak and fit ratios
 // (extra.profile), with the model's default costs.
-func FromFactors(f *model.FactorFile) (*Result, error) {
+func FromFactors(f *factors.File) (*Result, error) {
 	op, _ := f.Extra["one_pass"].(map[string]any)
 	raw, err := json.Marshal(op["samples"])
 	if err != nil {

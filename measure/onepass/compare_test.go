@@ -3,12 +3,12 @@
 package onepass
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
@@ -40,9 +40,9 @@ func TestCompareAgainstAMultiRunProfile(t *testing.T) {
 		return PredPoint{}
 	}
 	hi75 := at(0.75).High
-	mp := &model.FactorFile{FaultOverhead: units.Duration(20 * time.Microsecond), Curves: []model.Curve{{
-		Class: "zram-lz4", Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(3 * time.Microsecond)},
-		Points: []model.Point{
+	mp := &factors.File{FaultOverhead: units.Duration(20 * time.Microsecond), Curves: []factors.Curve{{
+		Class: "zram-lz4", Reference: factors.Reference{Device: "zram lz4", ReadLatency: units.Duration(3 * time.Microsecond)},
+		Points: []factors.Point{
 			{Fit: 0.5, Slowdown: at(0.5).Slowdown, CI: []float64{at(0.5).Slowdown * 0.9, at(0.5).Slowdown * 1.1}},
 			{Fit: 0.9, Slowdown: at(0.9).Slowdown},
 			{Fit: 0.75, Slowdown: 3 * hi75, CI: []float64{2 * hi75, 4 * hi75}, PageRate: 1234},
@@ -74,7 +74,7 @@ func TestCompareAgainstAMultiRunProfile(t *testing.T) {
 			t.Errorf("fit %g at the central figure: inside %v, overlap %v", r.Fit, r.Inside, r.Overlap)
 		}
 	}
-	if _, err := Compare(res, &model.FactorFile{}); err == nil {
+	if _, err := Compare(res, &factors.File{}); err == nil {
 		t.Error("a profile without curves compared without an error")
 	}
 }
@@ -100,7 +100,7 @@ func TestFromFactorsRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, err := FromFactors(&model.FactorFile{File: "multi.profile.json"}); err == nil || !strings.Contains(err.Error(), "multi.profile.json: extra.one_pass.samples") {
+	if _, err := FromFactors(&factors.File{File: "multi.profile.json"}); err == nil || !strings.Contains(err.Error(), "multi.profile.json: extra.one_pass.samples") {
 		t.Errorf("a profile without samples: %v", err)
 	}
 }

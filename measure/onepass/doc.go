@@ -135,13 +135,13 @@
 // devices are charged one fault per page (readahead cannot be seen
 // without swapping), so sequential jobs come out too slow there.
 //
-// Result.Factors writes a model.FactorFile: one curve for each device
+// Result.Factors writes a factors.File: one curve for each device
 // marked Curve (zram-lz4 by default), its points carrying the inferred
 // page_rate and the band as ci, transfer_from that curve (the model then
 // derives every other class from the page rates, as for a multi-run
 // profile), fault_overhead only when measured, and extra.profile.method:
 // one-pass with the samples, the curve, the costs and the predictions
-// under extra.one_pass. The curves' provenance is inferred (model.Inferred):
+// under extra.one_pass. The curves' provenance is inferred (factors.Inferred):
 // recommend says how the curve was obtained and carries the band as it is;
 // the file is loaded back before it is returned.
 //
@@ -191,7 +191,7 @@
 //	res, err := onepass.Derive(onepass.Info{Command: argv, Version: version, Host: &hostFacts,
 //		Started: t0, Runtime: wall, ExitCode: code, Peak: residentPeak, PeakSource: "memory.stat",
 //		Fits: opts.Fits, Cgroup: cgroupDir}, s.Samples(), costs)
-//	f, err := res.Factors(info) // *model.FactorFile, method: one-pass
+//	f, err := res.Factors(info) // *factors.File, method: one-pass
 //
 // where costs is onepass.DefaultCosts(), or .Measured(o, source) with a
 // fault overhead the probe measured, and .WithDevice for the host's swap

@@ -5,6 +5,7 @@ package onepass
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -17,14 +18,14 @@ import (
 
 // Method is what a one-pass profile says it was obtained by, in
 // extra.profile.method (a multi-run profile has no method key).
-const Method = model.OnePassMethod
+const Method = factors.OnePassMethod
 
 // Info is what the caller (memplan profile --one-pass) knows about the run
 // that the sampler does not.
 type Info struct {
 	Command  []string
 	Version  string
-	Host     *model.HostFacts
+	Host     *factors.HostFacts
 	Started  time.Time
 	Runtime  time.Duration // the job's wall time in its one run
 	ExitCode int
@@ -80,7 +81,7 @@ func Derive(info Info, s Samples, c Costs) (*Result, error) {
 // under extra.profile method: one-pass. The curves' provenance is
 // inferred: the model carries every point's interval, the one-pass band,
 // as it is. The file is checked by loading it back.
-func (r *Result) Factors(info Info) (*model.FactorFile, error) {
+func (r *Result) Factors(info Info) (*factors.File, error) {
 	host := "unknown-host"
 	if info.Host != nil && info.Host.Hostname != "" {
 		host = info.Host.Hostname
@@ -96,7 +97,7 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 	}
 	cmd := measure.ShellQuote(info.Command)
 	m := r.Curve
-	f := &model.FactorFile{
+	f := &factors.File{
 		Name: fmt.Sprintf("memplan-profile --one-pass %s on %s %s", name, host, today),
 		Date: today,
 		Source: fmt.Sprintf("inferred by memplan profile --one-pass %s on %s from one run of %s: resident peak %s, %.2fs in RAM; working sets by %s over %d windows of %v to %v",
@@ -112,14 +113,14 @@ func (r *Result) Factors(info Info) (*model.FactorFile, error) {
 		if dc == nil || !dc.Curve {
 			continue
 		}
-		c := model.Curve{Class: p.Class, Provenance: model.Inferred, Host: host, MeasuredAt: today,
+		c := factors.Curve{Class: p.Class, Provenance: factors.Inferred, Host: host, MeasuredAt: today,
 			Source: fmt.Sprintf("inferred by one pass (working-set sampling, not a run under a memory limit) of %s: rate of pages needed back x time per page on %s (%s); the intervals are the one-pass band", cmd, p.Device, dc.Source),
-			Reference: model.Reference{Device: p.Device, ReadLatency: units.Duration(dc.Dev.ReadLatency), WriteLatency: units.Duration(dc.Dev.WriteLatency),
+			Reference: factors.Reference{Device: p.Device, ReadLatency: units.Duration(dc.Dev.ReadLatency), WriteLatency: units.Duration(dc.Dev.WriteLatency),
 				ReadIOPS: dc.Dev.ReadIOPS, WriteIOPS: dc.Dev.WriteIOPS, WriteBandwidth: units.Bytes(dc.Dev.WriteBW), Drives: dc.Dev.Drives,
 				Concurrency: 1, DirtyShare: units.Ratio(r.Costs.Dirty)}}
 		for _, pt := range p.Points {
 			s := measure.Round4(math.Max(1, pt.Slowdown))
-			c.Points = append(c.Points, model.Point{Fit: pt.Fit, Slowdown: s,
+			c.Points = append(c.Points, factors.Point{Fit: pt.Fit, Slowdown: s,
 				CI:       []float64{measure.Round4(math.Min(pt.Low, s)), measure.Round4(math.Max(pt.High, s))},
 				PageRate: measure.Round4(pt.Rate.Central)})
 		}

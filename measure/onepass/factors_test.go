@@ -4,6 +4,7 @@ package onepass
 
 import (
 	"encoding/json"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func syntheticSamples(n, lam float64, reps int) Samples {
 // written derives the synthetic samples of n pages at lam a second under
 // info, writes the profile and loads it back: the result, the file as
 // written and as read.
-func written(t *testing.T, info Info, n, lam float64, name string) (*Result, *model.FactorFile, *model.FactorFile) {
+func written(t *testing.T, info Info, n, lam float64, name string) (*Result, *factors.File, *factors.File) {
 	t.Helper()
 	res, err := Derive(info, syntheticSamples(n, lam, 6), DefaultCosts())
 	if err != nil {
@@ -62,14 +63,14 @@ func written(t *testing.T, info Info, n, lam float64, name string) (*Result, *mo
 
 func TestFactorsLoadsAndTransfers(t *testing.T) {
 	const n, lam = 100000.0, 20000.0
-	info := Info{Command: []string{"sort", "-S", "200M", "big file.txt"}, Version: "test", Host: &model.HostFacts{Hostname: "box"},
+	info := Info{Command: []string{"sort", "-S", "200M", "big file.txt"}, Version: "test", Host: &factors.HostFacts{Hostname: "box"},
 		Runtime: time.Hour, Fits: []float64{0.9, 0.75, 0.5}}
 	_, _, back := written(t, info, n, lam, "sort.profile.json")
 	if back.TransferFrom != "zram-lz4" || len(back.Curves) != 1 || back.FaultOverhead != 0 {
 		t.Fatalf("transfer_from %q, %d curves, overhead %v; want zram-lz4, 1, none (the default is not measured)", back.TransferFrom, len(back.Curves), back.FaultOverhead)
 	}
-	if p := back.Curves[0].Provenance; p != model.Inferred {
-		t.Errorf("curve provenance %q, want %q", p, model.Inferred)
+	if p := back.Curves[0].Provenance; p != factors.Inferred {
+		t.Errorf("curve provenance %q, want %q", p, factors.Inferred)
 	}
 	if m := back.Extra["profile"].(map[string]any)["method"]; m != "one-pass" {
 		t.Errorf("extra.profile.method = %v, want one-pass", m)
@@ -85,7 +86,7 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	}
 	// recommend's path: the profile merged over the defaults carries the
 	// job's page rates to a class it has no curve for.
-	fs, err := model.MergeProfile([]*model.FactorFile{model.DefaultFactors()}, back)
+	fs, err := model.MergeProfile([]*factors.File{model.DefaultFactors()}, back)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestFactorsLoadsAndTransfers(t *testing.T) {
 	if est.Slowdown < 1.1 || math.Abs(est.Slowdown/mine-1) > 0.35 {
 		t.Errorf("derived hdd slowdown at 0.5: %.3f (%s), expected near 1 + rate x (20us + 36us) = %.3f", est.Slowdown, est.Basis, mine)
 	}
-	if est.Provenance != model.Derived || !est.Inferred || est.Basis.Kind != model.BasisDerived || est.Basis.Provenance != model.Inferred {
+	if est.Provenance != model.Derived || !est.Inferred || est.Basis.Kind != model.BasisDerived || est.Basis.Provenance != factors.Inferred {
 		t.Errorf("derived from a one-pass curve: provenance %q, inferred %v, basis %q; want derived, true, naming the inferred curve", est.Provenance, est.Inferred, est.Basis)
 	}
 }
@@ -115,7 +116,7 @@ func TestDeriveRefusesEmptyRun(t *testing.T) {
 }
 
 func TestMeasuredOverheadGoesIntoProfile(t *testing.T) {
-	info := Info{Command: []string{"python3", "dict.py"}, Host: &model.HostFacts{Hostname: "box"}, Runtime: time.Minute}
+	info := Info{Command: []string{"python3", "dict.py"}, Host: &factors.HostFacts{Hostname: "box"}, Runtime: time.Minute}
 	res, err := Derive(info, syntheticSamples(50000, 5000, 3), DefaultCosts().Measured(30*time.Microsecond, "memplan profile fault_overhead"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ package onepass
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"time"
@@ -351,9 +352,9 @@ type Costs struct {
 	// Readahead for block devices (zero: one fault per page, the upper
 	// end; one pass over the job cannot see how its pages come back from
 	// a block device).
-	Readahead model.Readahead `json:"readahead"`
-	Dirty     float64         `json:"dirty_share"`
-	Devices   []DeviceCost    `json:"devices"`
+	Readahead factors.Readahead `json:"readahead"`
+	Dirty     float64           `json:"dirty_share"`
+	Devices   []DeviceCost      `json:"devices"`
 }
 
 // DeviceCost is a device class to predict for.

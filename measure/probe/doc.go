@@ -2,7 +2,7 @@
 
 // Package probe is memplan probe: it measures how much slower memplan's own
 // synthetic workload gets when part of its memory lives on each swap
-// backend of this host, and writes the factor file (model.FactorFile) the
+// backend of this host, and writes the factor file (factors.File) the
 // model reads.
 //
 // MakePlan reads the host and works out what will run; the plan is read

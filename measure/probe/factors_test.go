@@ -4,6 +4,7 @@ package probe
 
 import (
 	"encoding/json"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func syntheticReport() *Report {
 		Workload:    WorkloadSpec{DataSize: 96 * units.MiB, CodeSize: 12 * units.MiB, Pattern: measure.PatternZipf, Content: measure.ContentCompressible, WriteMix: 0.5, Visits: 1000},
 		ZramAlg:     "lz4", ZswapAlg: "lz4",
 	}
-	p.Stages = []Stage{{Name: "emulated sata-ssd-slc", Backend: measure.BackendEmulated, Class: "sata-ssd-slc", Provenance: model.Emulated,
+	p.Stages = []Stage{{Name: "emulated sata-ssd-slc", Backend: measure.BackendEmulated, Class: "sata-ssd-slc", Provenance: factors.Emulated,
 		Emulation: &Emulation{Class: "sata-ssd-slc", RIOPS: 35000, WIOPS: 3300, Count: 1, Label: "Intel X25-E 64GB (SLC)"}}}
 	p.Stages[0].Emulation.Drive.ReadLatency = units.Duration(75 * time.Microsecond)
 	p.Stages[0].Emulation.Drive.WriteLatency = units.Duration(85 * time.Microsecond)
@@ -63,16 +64,16 @@ func syntheticReport() *Report {
 	}
 	return &Report{
 		Plan:      p,
-		Host:      model.HostFacts{Hostname: "box", CPU: "2 x Xeon", Kernel: "6.18", RAM: "24GiB", Cgroup: "v1"},
+		Host:      factors.HostFacts{Hostname: "box", CPU: "2 x Xeon", Kernel: "6.18", RAM: "24GiB", Cgroup: "v1"},
 		Started:   time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC),
 		Footprint: 111 * units.MiB,
 		Baseline:  measure.Summarize([]float64{0.1, 0.1, 0.1}),
 		Points: []PointResult{
-			pt("zram-lz4", measure.BackendZram, "zram-lz4", model.Measured, 0.9, 0.98, 1.02, 0.99), // noise below 1
-			pt("zram-lz4", measure.BackendZram, "zram-lz4", model.Measured, 0.5, 1.8, 2.0, 1.9),
-			pt("file", measure.BackendFile, "hdd", model.Measured, 0.9, 1.5, 1.6, 1.7),
-			pt("file", measure.BackendFile, "hdd", model.Measured, 0.5, 6, 7, 8),
-			pt("emulated sata-ssd-slc", measure.BackendEmulated, "sata-ssd-slc", model.Emulated, 0.5, 9, 10),
+			pt("zram-lz4", measure.BackendZram, "zram-lz4", factors.Measured, 0.9, 0.98, 1.02, 0.99), // noise below 1
+			pt("zram-lz4", measure.BackendZram, "zram-lz4", factors.Measured, 0.5, 1.8, 2.0, 1.9),
+			pt("file", measure.BackendFile, "hdd", factors.Measured, 0.9, 1.5, 1.6, 1.7),
+			pt("file", measure.BackendFile, "hdd", factors.Measured, 0.5, 6, 7, 8),
+			pt("emulated sata-ssd-slc", measure.BackendEmulated, "sata-ssd-slc", factors.Emulated, 0.5, 9, 10),
 			{Stage: "none", Backend: measure.BackendNone, Fit: 0.75, Failed: 1, OOMKilled: 1, Runs: []measure.RunResult{{OOMKilled: true}}},
 		},
 		ZramLatency: &host.ZramLatency{Algorithm: "lz4", Content: measure.ContentCompressible, ReadMean: 4.7, WriteMean: 7.8},
@@ -98,7 +99,7 @@ func TestFactorsLoadInTheModel(t *testing.T) {
 		}
 	}
 	emu := ff.Curves[2]
-	if emu.Provenance != model.Emulated || emu.Reference.WriteIOPS != 3300 || emu.Reference.ReadLatency != units.Duration(75*time.Microsecond) {
+	if emu.Provenance != factors.Emulated || emu.Reference.WriteIOPS != 3300 || emu.Reference.ReadLatency != units.Duration(75*time.Microsecond) {
 		t.Errorf("emulated curve %+v", emu)
 	}
 	if len(ff.Software) != 1 || ff.Software[0].Name != "zram-lz4" || ff.Software[0].Ratio != 2.8 {

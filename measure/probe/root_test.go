@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"slices"
@@ -117,7 +118,7 @@ func TestRootQuickProbe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the factor file does not load: %v", err)
 	}
-	classes := map[string]model.Curve{}
+	classes := map[string]factors.Curve{}
 	for _, c := range loaded.Curves {
 		classes[c.Class] = c
 	}
@@ -127,7 +128,7 @@ func TestRootQuickProbe(t *testing.T) {
 	if !ok || classes["zram-lz4"].Class == "" {
 		t.Fatalf("curves %v, want zram-lz4 and %s", keysOf(classes), rep.DeviceClass)
 	}
-	if loaded.TransferFrom != rep.DeviceClass || file.Provenance != model.Measured || file.Host == "" {
+	if loaded.TransferFrom != rep.DeviceClass || file.Provenance != factors.Measured || file.Host == "" {
 		t.Errorf("file curve %+v, transfer_from %q", file, loaded.TransferFrom)
 	}
 	if rep.Device == nil {
@@ -140,7 +141,7 @@ func TestRootQuickProbe(t *testing.T) {
 	}
 }
 
-func keysOf(m map[string]model.Curve) []string {
+func keysOf(m map[string]factors.Curve) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -225,7 +226,7 @@ func TestRootEmulatedDrive(t *testing.T) {
 	if rep.Plan.Cgroups.IO == false {
 		t.Skipf("no I/O throttling on this host: %s", rep.Plan.Cgroups.Why)
 	}
-	if len(rep.Points) != 1 || rep.Points[0].Provenance != model.Emulated || rep.Points[0].Class != "sata-ssd-slc" || rep.Points[0].Slowdown.N != 2 {
+	if len(rep.Points) != 1 || rep.Points[0].Provenance != factors.Emulated || rep.Points[0].Class != "sata-ssd-slc" || rep.Points[0].Slowdown.N != 2 {
 		t.Fatalf("points %+v", rep.Points)
 	}
 	dev := rep.Plan.Swap.DiskDev
@@ -234,7 +235,7 @@ func TestRootEmulatedDrive(t *testing.T) {
 		t.Errorf("throttle writes %q, want 3300 write IOPS on %s", h.writes, dev)
 	}
 	ff := rep.Factors("test")
-	if len(ff.Curves) != 1 || ff.Curves[0].Provenance != model.Emulated || ff.TransferFrom != "" {
+	if len(ff.Curves) != 1 || ff.Curves[0].Provenance != factors.Emulated || ff.TransferFrom != "" {
 		t.Errorf("curves %+v transfer_from %q: an emulated curve must never pass for a measured one", ff.Curves, ff.TransferFrom)
 	}
 }
@@ -394,7 +395,7 @@ func TestRootLatencyEmulatedDrives(t *testing.T) {
 			continue
 		}
 		dev, ok := drives[pt.Class]
-		if !ok || pt.Stage != "emulated "+pt.Class+" (latency)" || pt.Provenance != model.Emulated {
+		if !ok || pt.Stage != "emulated "+pt.Class+" (latency)" || pt.Provenance != factors.Emulated {
 			t.Errorf("point %s: class %q, provenance %q", pt.Stage, pt.Class, pt.Provenance)
 			continue
 		}
@@ -452,7 +453,7 @@ func TestRootLatencyEmulatedDrives(t *testing.T) {
 	ff := rep.Factors("test")
 	var classes []string
 	for _, c := range ff.Curves {
-		if c.Provenance == model.Emulated {
+		if c.Provenance == factors.Emulated {
 			classes = append(classes, c.Class)
 		}
 	}

@@ -5,11 +5,11 @@ package profile
 import (
 	"context"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"time"
 
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/onepass"
-	"github.com/memplan/memplan/model"
 )
 
 // One pass (memplan profile --one-pass): the command runs once, without a
@@ -26,7 +26,7 @@ type OnePassReport struct {
 }
 
 // factors is the one-pass profile as a factor file.
-func (o *OnePassReport) factors(version string) (*model.FactorFile, error) {
+func (o *OnePassReport) factors(version string) (*factors.File, error) {
 	info := o.Info
 	info.Version = version
 	return o.Result.Factors(info)

@@ -3,6 +3,7 @@
 package profile
 
 import (
+	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // swapping costs little: the profile pools them instead of writing a curve
 // that cannot load.
 func TestPoolFallingMakesTheCurveRise(t *testing.T) {
-	pts := []model.Point{
+	pts := []factors.Point{
 		{Fit: 0.9, Slowdown: 1.1186, Samples: []float64{1.1186}},
 		{Fit: 0.75, Slowdown: 1.0114, Samples: []float64{1.0114}},
 		{Fit: 0.6, Slowdown: 1.35, Samples: []float64{1.35}},

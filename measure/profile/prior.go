@@ -4,6 +4,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strings"
@@ -26,7 +27,7 @@ import (
 // Prior is a loaded one-pass profile of the command a one run measures.
 type Prior struct {
 	File string
-	ff   *model.FactorFile
+	ff   *factors.File
 }
 
 // LoadPrior reads a one-pass profile for a one run of command. A file of
@@ -40,19 +41,19 @@ func LoadPrior(file string, command []string) (*Prior, error) {
 	return priorOf(ff, command)
 }
 
-func priorOf(ff *model.FactorFile, command []string) (*Prior, error) {
+func priorOf(ff *factors.File, command []string) (*Prior, error) {
 	prof, _ := ff.Extra["profile"].(map[string]any)
 	method, _ := prof["method"].(string)
 	hint := "give the file memplan profile --one-pass wrote for this command"
 	switch {
 	case prof == nil:
 		return nil, ff.Errorf("extra.profile.method", hint, "missing: this is not a profile memplan profile --one-pass wrote; the prior of a one run is the sampler's curve of the same command")
-	case method != model.OnePassMethod:
+	case method != factors.OnePassMethod:
 		what := fmt.Sprintf("%q", method)
 		if method == "" {
 			what = "no method (a multi-run profile)"
 		}
-		return nil, ff.Errorf("extra.profile.method", hint, "got %s, expected %q: the prior of a one run is the sampler's curve, not another measurement", what, model.OnePassMethod)
+		return nil, ff.Errorf("extra.profile.method", hint, "got %s, expected %q: the prior of a one run is the sampler's curve, not another measurement", what, factors.OnePassMethod)
 	}
 	want := measure.ShellQuote(command)
 	got, _ := prof["command_line"].(string)
@@ -65,7 +66,7 @@ func priorOf(ff *model.FactorFile, command []string) (*Prior, error) {
 
 // curve is the prior's curve of class; an error naming the file and its
 // curves when it has none.
-func (p *Prior) curve(class string) (*model.Curve, error) {
+func (p *Prior) curve(class string) (*factors.Curve, error) {
 	var have []string
 	for i := range p.ff.Curves {
 		c := &p.ff.Curves[i]
@@ -174,14 +175,14 @@ func (p *Prior) fill(class string, pts []Point, footprint units.Bytes) (*PriorRe
 // priorAt is the prior curve's slowdown and band at fit f: its point
 // there, or interpolated between the two around it (exact false); ok is
 // false outside its fits.
-func priorAt(pts []model.Point, f float64) (s, lo, hi float64, exact, ok bool) {
-	band := func(p model.Point) (float64, float64) {
+func priorAt(pts []factors.Point, f float64) (s, lo, hi float64, exact, ok bool) {
+	band := func(p factors.Point) (float64, float64) {
 		if len(p.CI) == 2 {
 			return p.CI[0], p.CI[1]
 		}
 		return p.Slowdown, p.Slowdown
 	}
-	sorted := append([]model.Point(nil), pts...)
+	sorted := append([]factors.Point(nil), pts...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Fit > sorted[b].Fit })
 	for i, p := range sorted {
 		if math.Abs(p.Fit-f) < 1e-9 {
@@ -200,10 +201,10 @@ func priorAt(pts []model.Point, f float64) (s, lo, hi float64, exact, ok bool) {
 }
 
 // samplerPoints are the report's prior points as factor-file points.
-func (r *PriorReport) samplerPoints() []model.Point {
-	var out []model.Point
+func (r *PriorReport) samplerPoints() []factors.Point {
+	var out []factors.Point
 	for _, p := range r.Points {
-		out = append(out, model.Point{Fit: p.Fit, Slowdown: p.Slowdown, CI: []float64{p.Low, p.High}, Source: model.PointSampler})
+		out = append(out, factors.Point{Fit: p.Fit, Slowdown: p.Slowdown, CI: []float64{p.Low, p.High}, Source: factors.PointSampler})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package profile
 import (
 	"context"
 	"errors"
+	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ func oneRunWithPrior(t *testing.T) *Report {
 		return Point{Fit: fit, Limit: limitAt(fit, units.GiB), Verdict: "not measured: past the knee"}
 	}
 	ph := Phase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 6, Mean: 40, Trimmed: 40},
-		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(3 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
+		Reference: factors.Reference{Device: "zram lz4", ReadLatency: units.Duration(3 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
 		Points:    []Point{meas(0.9, 1.05), meas(0.75, 1.15), meas(0.6, 1.3), none(0.45), none(0.35)}}
 	p, err := LoadPrior(writePrior(t, "sort.onepass.yaml", onePassPrior), []string{"sort", "big.txt"})
 	if err != nil {
@@ -76,7 +77,7 @@ func oneRunWithPrior(t *testing.T) *Report {
 	o := DefaultOptions()
 	o.OneRun, o.Prior = true, p.File
 	rep := &Report{Options: o, Started: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC),
-		Command: []string{"sort", "big.txt"}, Host: model.HostFacts{Hostname: "box"}, Footprint: units.GiB, Dirty: 1,
+		Command: []string{"sort", "big.txt"}, Host: factors.HostFacts{Hostname: "box"}, Footprint: units.GiB, Dirty: 1,
 		Phases: []Phase{ph}, OneRun: &OneRunReport{Cycles: 6, ProgressClock: "user time"}}
 	rep.Prior, err = p.fill(ph.Class, ph.Points, rep.Footprint)
 	if err != nil {
@@ -100,21 +101,21 @@ func TestPriorFillsOnlyTheFitsTheRunDidNotReach(t *testing.T) {
 		t.Fatalf("the profile does not load: %v\n%s", err, data)
 	}
 	c := ff.Curves[0]
-	if c.Method != model.OneRunMethod || c.Provenance != model.Measured || len(c.Points) != 5 {
+	if c.Method != factors.OneRunMethod || c.Provenance != factors.Measured || len(c.Points) != 5 {
 		t.Fatalf("curve %s %s with %d points, want a measured one-run curve with 5", c.Provenance, c.Method, len(c.Points))
 	}
 	want := []struct {
 		fit, slowdown, lo, hi float64
 		source                string
 	}{
-		{0.9, 1.05, 1.02, 1.08, model.PointOneRun},
-		{0.75, 1.15, 1.12, 1.18, model.PointOneRun},
-		{0.6, 1.3, 1.27, 1.33, model.PointOneRun},
+		{0.9, 1.05, 1.02, 1.08, factors.PointOneRun},
+		{0.75, 1.15, 1.12, 1.18, factors.PointOneRun},
+		{0.6, 1.3, 1.27, 1.33, factors.PointOneRun},
 		// The sampler read 1.01 (1.00-1.95): below the 1.30 measured at
 		// 0.6, so held there; its band's top is kept.
-		{0.45, 1.3, 1.3, 1.95, model.PointSampler},
+		{0.45, 1.3, 1.3, 1.95, factors.PointSampler},
 		// The sampler's own figure and band.
-		{0.35, 1.8, 1.3, 2.4, model.PointSampler},
+		{0.35, 1.8, 1.3, 2.4, factors.PointSampler},
 	}
 	for i, w := range want {
 		p := c.Points[i]

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"io/fs"
 	"math"
@@ -271,15 +272,15 @@ func (o *Options) validate() error {
 
 // Report is everything memplan profile measured.
 type Report struct {
-	Options  Options         `json:"-"`
-	Host     model.HostFacts `json:"host"`
-	Started  time.Time       `json:"started"`
-	Elapsed  float64         `json:"elapsed_s"`
-	Command  []string        `json:"command"`
-	Path     string          `json:"executable"`
-	Dir      string          `json:"dir"`
-	Cgroup   string          `json:"cgroup"`
-	MemAvail units.Bytes     `json:"mem_available_bytes"`
+	Options  Options           `json:"-"`
+	Host     factors.HostFacts `json:"host"`
+	Started  time.Time         `json:"started"`
+	Elapsed  float64           `json:"elapsed_s"`
+	Command  []string          `json:"command"`
+	Path     string            `json:"executable"`
+	Dir      string            `json:"dir"`
+	Cgroup   string            `json:"cgroup"`
+	MemAvail units.Bytes       `json:"mem_available_bytes"`
 
 	// Sizing is the first, unconstrained run: it gives the peak memory
 	// every fit ratio refers to; it is not timed into the baseline (its
@@ -310,11 +311,11 @@ type Report struct {
 // Phase is the command measured against one backend: in-RAM runs
 // and the fit ratios, interleaved.
 type Phase struct {
-	Backend   string          `json:"backend"` // zram or file
-	Name      string          `json:"name"`    // zram-lz4, file
-	Class     string          `json:"class"`   // the curve's factor class
-	Device    string          `json:"device"`
-	Reference model.Reference `json:"reference"`
+	Backend   string            `json:"backend"` // zram or file
+	Name      string            `json:"name"`    // zram-lz4, file
+	Class     string            `json:"class"`   // the curve's factor class
+	Device    string            `json:"device"`
+	Reference factors.Reference `json:"reference"`
 	// RefSource says where the reference latencies come from.
 	RefSource string              `json:"reference_source"`
 	InRAM     measure.Summary     `json:"in_ram_s"` // wall seconds of the in-RAM runs
@@ -1128,8 +1129,8 @@ func dirtyShare(ins, outs float64, backend string) (float64, string) {
 }
 
 // reference is the device a phase's curve was measured on.
-func (ps *profileSession) reference(ph *Phase) (model.Reference, string) {
-	ref := model.Reference{Device: ph.Device, Drives: 1}
+func (ps *profileSession) reference(ph *Phase) (factors.Reference, string) {
+	ref := factors.Reference{Device: ph.Device, Drives: 1}
 	fault := 0.0
 	var n float64
 	for _, pt := range ph.Points {

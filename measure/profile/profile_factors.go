@@ -4,6 +4,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"path/filepath"
 	"slices"
@@ -26,7 +27,7 @@ import (
 // fault overhead of the chosen transfer form, zram's measured latency and
 // compression ratio, and under Extra the command, its exit status and peak
 // memory, every run, the validation and predictions for other devices.
-func (r *Report) Factors(version string) *model.FactorFile {
+func (r *Report) Factors(version string) *factors.File {
 	if r.OnePass != nil {
 		if ff, err := r.OnePass.factors(version); err == nil {
 			return ff
@@ -38,7 +39,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 	}
 	today := units.Date{Time: r.Started.Truncate(24 * time.Hour)}
 	cmd := measure.ShellQuote(r.Command)
-	f := &model.FactorFile{
+	f := &factors.File{
 		Name: fmt.Sprintf("memplan-profile %s on %s %s", filepath.Base(r.Command[0]), host, today),
 		Date: today,
 		Source: fmt.Sprintf("measured by memplan profile %s on %s: %s, resident peak %s, %.2fs in RAM",
@@ -52,7 +53,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 	f.Host = &hf
 	for i := range r.Phases {
 		ph := &r.Phases[i]
-		c := model.Curve{Class: ph.Class, Provenance: model.Measured, Host: host, MeasuredAt: today,
+		c := factors.Curve{Class: ph.Class, Provenance: factors.Measured, Host: host, MeasuredAt: today,
 			Source:    fmt.Sprintf("memplan profile of %s: %s swap, cgroup memory limit = fit x resident peak; reference: %s", cmd, ph.Name, ph.RefSource),
 			Reference: ph.Reference}
 		var rr *ReadaheadReport
@@ -65,14 +66,14 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			r.Notes = append(r.Notes, ph.Name+": "+pooled)
 		}
 		if r.OneRun != nil {
-			c.Method = model.OneRunMethod
+			c.Method = factors.OneRunMethod
 			c.Source = fmt.Sprintf("memplan profile --one-run of %s: %s swap, one run with the cgroup memory limit stepped through the fit ratios (fit x footprint so far), %d cycles; progress clock: %s; reference: %s",
 				cmd, ph.Name, r.OneRun.Cycles, r.OneRun.ProgressClock, ph.RefSource)
 			if i == 0 && r.Prior != nil && len(r.Prior.Points) > 0 {
 				// Measured points win; the prior only adds the fits the
 				// run has no point at, each marked as the sampler's.
 				for j := range c.Points {
-					c.Points[j].Source = model.PointOneRun
+					c.Points[j].Source = factors.PointOneRun
 				}
 				c.Points = append(c.Points, r.Prior.samplerPoints()...)
 				sort.Slice(c.Points, func(a, b int) bool { return c.Points[a].Fit > c.Points[b].Fit })
@@ -97,7 +98,7 @@ func (r *Report) Factors(version string) *model.FactorFile {
 			}
 		}
 		if ratio >= 1 {
-			f.Software = append(f.Software, model.Software{Name: "zram-" + z.Algorithm,
+			f.Software = append(f.Software, factors.Software{Name: "zram-" + z.Algorithm,
 				Latency: units.Duration(math.Round(z.ReadMean * 1e3)), Ratio: measure.Round4(ratio),
 				Source: fmt.Sprintf("measured by memplan profile on %s: O_DIRECT 4 KiB reads of %s pages; ratio from mm_stat while %s ran", host, z.Content, cmd)})
 		}
@@ -115,8 +116,8 @@ func (r *Report) Factors(version string) *model.FactorFile {
 // busy host differ by more than swapping costs near fit 1) cannot be a
 // curve: the falling points are pooled into their mean, weighted by their
 // samples, and pooled says which (the runs stay in extra.phases).
-func curvePoints(ph *Phase, rr *ReadaheadReport, counts bool) (pts []model.Point, pooled string) {
-	var out []model.Point
+func curvePoints(ph *Phase, rr *ReadaheadReport, counts bool) (pts []factors.Point, pooled string) {
+	var out []factors.Point
 	base := ph.Baseline()
 	for i := range ph.Points {
 		pt := &ph.Points[i]
@@ -124,7 +125,7 @@ func curvePoints(ph *Phase, rr *ReadaheadReport, counts bool) (pts []model.Point
 			continue
 		}
 		slow := measure.ClampSlowdown(pt.Slowdown.Mean)
-		p := model.Point{Fit: pt.Fit, Slowdown: measure.Round4(slow), Samples: measure.RoundAll(pt.Samples)}
+		p := factors.Point{Fit: pt.Fit, Slowdown: measure.Round4(slow), Samples: measure.RoundAll(pt.Samples)}
 		if pt.Slowdown.N >= 2 {
 			p.CI = []float64{measure.Round4(math.Min(pt.Slowdown.Lo, slow)), measure.Round4(math.Max(pt.Slowdown.Hi, slow))}
 		}
@@ -148,7 +149,7 @@ func curvePoints(ph *Phase, rr *ReadaheadReport, counts bool) (pts []model.Point
 // poolFalling makes the slowdowns of pts (highest fit first) rise or stay
 // as the fit falls, pooling adjacent violators into their weighted mean,
 // and says what it pooled ("" when nothing fell).
-func poolFalling(pts []model.Point) string {
+func poolFalling(pts []factors.Point) string {
 	type block struct {
 		from, to int
 		sum, w   float64
@@ -215,7 +216,7 @@ type profileExtra struct {
 	Notes       []string          `json:"notes,omitempty"`
 }
 
-func (r *Report) extra(f *model.FactorFile) profileExtra {
+func (r *Report) extra(f *factors.File) profileExtra {
 	o := r.Options
 	prof := map[string]any{
 		"command": r.Command, "command_line": measure.ShellQuote(r.Command), "executable": r.Path, "dir": r.Dir,
@@ -228,7 +229,7 @@ func (r *Report) extra(f *model.FactorFile) profileExtra {
 		"started": r.Started, "elapsed_s": r.Elapsed,
 	}
 	if r.OneRun != nil {
-		prof["method"] = model.OneRunMethod
+		prof["method"] = factors.OneRunMethod
 		prof["budget"] = o.OneRunBudget
 		if o.Prior != "" {
 			prof["prior"] = o.Prior
@@ -261,7 +262,7 @@ type PredictionPoint struct {
 // compressors with the model's transfer rule, using the profile's curves
 // alone: classes it has none for are derived from transfer_from, as
 // recommend does for the job (model.MergeProfile).
-func (r *Report) Predictions(f *model.FactorFile) []Prediction {
+func (r *Report) Predictions(f *factors.File) []Prediction {
 	if f == nil || len(f.Curves) == 0 {
 		return nil
 	}

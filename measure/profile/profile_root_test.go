@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
-	"github.com/memplan/memplan/model"
 )
 
 // These tests change the real host (swap, zram, cgroups) and put it back;
@@ -218,7 +218,7 @@ func TestRootProfileSmall(t *testing.T) {
 	if ra == nil || len(ra.Points) != 2 || !strings.Contains(ra.Device, "/dev/loop") || ra.Points[1].SwapIns == 0 || ra.Points[1].MajFlt == 0 {
 		t.Fatalf("readahead %+v", ra)
 	}
-	if ra.Faults <= 0 || ra.Faults > 1 || ra.Pages < ra.Faults || ff.Readahead == nil || *ff.Readahead != (model.Readahead{Faults: ra.Faults, Pages: ra.Pages}) {
+	if ra.Faults <= 0 || ra.Faults > 1 || ra.Pages < ra.Faults || ff.Readahead == nil || *ff.Readahead != (factors.Readahead{Faults: ra.Faults, Pages: ra.Pages}) {
 		t.Errorf("readahead %g faults, %g pages per page; profile %+v", ra.Faults, ra.Pages, ff.Readahead)
 	}
 	if p := ff.Curves[0].Points[1]; p.PageRate <= 0 || p.BlockFaultRate <= 0 {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"maps"
 	"math"
@@ -152,10 +153,10 @@ func syntheticPhases() (*Phase, *Phase) {
 		return Point{Fit: fit, Wall: wall, MajFlt: faults, SwapIns: ins, Slowdown: measure.Summarize(s), Samples: s, Runs: runs}
 	}
 	a := &Phase{Backend: measure.BackendZram, Name: "zram-lz4", Class: "zram-lz4", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
-		Reference: model.Reference{Device: "zram lz4", ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
+		Reference: factors.Reference{Device: "zram lz4", ReadLatency: units.Duration(2 * time.Microsecond), WriteLatency: units.Duration(3 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
 		Points:    []Point{pt(0.9, 12, 100e3, 100e3, 3), pt(0.5, 18, 400e3, 400e3, 3)}}
 	b := &Phase{Backend: measure.BackendFile, Name: "file", Class: "nvme-ssd-tlc", InRAM: measure.Summary{N: 3, Mean: 10, Trimmed: 10},
-		Reference: model.Reference{Device: "disk", ReadLatency: units.Duration(50 * time.Microsecond), WriteLatency: units.Duration(50 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
+		Reference: factors.Reference{Device: "disk", ReadLatency: units.Duration(50 * time.Microsecond), WriteLatency: units.Duration(50 * time.Microsecond), Drives: 1, Concurrency: 1, DirtyShare: 1},
 		Points:    []Point{pt(0.9, 12.9, 20e3, 100e3, 3), pt(0.5, 21.3, 90e3, 400e3, 3)}}
 	return a, b
 }
@@ -187,7 +188,7 @@ func TestTransferArithmetic(t *testing.T) {
 	// 10s of excess over 500k pages is 20us a page; the device's share is
 	// 2 + 1 x 3 = 5us (zram compresses in the task), so 15us is software.
 	ts := transferSummary(a, 1, rr)
-	if !near(ts.PerPage, 20) || !near(ts.DeviceTime, 5) || !near(ts.Calibrated, 15) || ts.Readahead != (model.Readahead{Faults: 0.25, Pages: 1.06}) {
+	if !near(ts.PerPage, 20) || !near(ts.DeviceTime, 5) || !near(ts.Calibrated, 15) || ts.Readahead != (factors.Readahead{Faults: 0.25, Pages: 1.06}) {
 		t.Errorf("transfer summary %+v", ts)
 	}
 	ts.choose(nil)
@@ -234,7 +235,7 @@ func TestTransferArithmetic(t *testing.T) {
 	tf := transferSummary(b, 1, nil)
 	// (2.9s + 11.3s) / 500k pages = 28.4us a page, 0.22 x 50us of it the
 	// device: 17.4us software.
-	if tf.Readahead != (model.Readahead{Faults: 0.22, Pages: 1}) || !near(tf.Calibrated, 17.4) {
+	if tf.Readahead != (factors.Readahead{Faults: 0.22, Pages: 1}) || !near(tf.Calibrated, 17.4) {
 		t.Errorf("file transfer summary %+v", tf)
 	}
 	v = validate(b, a, 1, time.Duration(tf.Calibrated*1e3), tf.Readahead, nil)
@@ -294,7 +295,7 @@ func TestShellQuote(t *testing.T) {
 func TestProfileFactorFile(t *testing.T) {
 	a, b := syntheticPhases()
 	rep := &Report{Options: DefaultOptions(), Started: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
-		Command: []string{"sort", "-S", "300M", "big.txt"}, Host: model.HostFacts{Hostname: "evalbox", Kernel: "6.1"},
+		Command: []string{"sort", "-S", "300M", "big.txt"}, Host: factors.HostFacts{Hostname: "evalbox", Kernel: "6.1"},
 		Footprint: 300 * units.MiB, PeakCharged: 500 * units.MiB, Dirty: 1,
 		Sizing:      measure.RunResult{Backend: "sizing", Wall: 10.5, ExitCode: 0},
 		Phases:      []Phase{*a, *b},
@@ -320,7 +321,7 @@ func TestProfileFactorFile(t *testing.T) {
 		t.Fatalf("curves %+v, transfer_from %q", got.Curves, got.TransferFrom)
 	}
 	c := got.Curves[0]
-	if c.Provenance != model.Measured || c.Host != "evalbox" || c.Reference.Concurrency != 1 || c.Reference.DirtyShare != 1 ||
+	if c.Provenance != factors.Measured || c.Host != "evalbox" || c.Reference.Concurrency != 1 || c.Reference.DirtyShare != 1 ||
 		c.Reference.ReadLatency != units.Duration(2*time.Microsecond) || len(c.Points) != 2 || c.Points[0].Fit != 0.9 || len(c.Points[0].CI) != 2 {
 		t.Errorf("zram curve %+v", c)
 	}
@@ -344,7 +345,7 @@ func TestProfileFactorFile(t *testing.T) {
 			t.Errorf("%s points carry counts under the ratio form: %+v", c.Class, c.Points[0])
 		}
 	}
-	if got.Readahead == nil || *got.Readahead != (model.Readahead{Faults: 0.25, Pages: 1.06}) || got.Extra["readahead"] == nil {
+	if got.Readahead == nil || *got.Readahead != (factors.Readahead{Faults: 0.25, Pages: 1.06}) || got.Extra["readahead"] == nil {
 		t.Errorf("readahead %+v, extra.readahead %v", got.Readahead, got.Extra["readahead"])
 	}
 	if len(got.Software) != 1 || got.Software[0].Ratio != 2.7 {
@@ -365,7 +366,7 @@ func TestProfileFactorFile(t *testing.T) {
 		byClass[p.Class] = p
 	}
 	tlc, hdd := byClass["nvme-ssd-tlc"], byClass["hdd"]
-	if tlc.Provenance != model.Measured || hdd.Provenance != model.Derived || len(hdd.Points) != 2 {
+	if tlc.Provenance != factors.Measured || hdd.Provenance != model.Derived || len(hdd.Points) != 2 {
 		t.Errorf("predictions %+v", preds)
 	}
 	if p := hdd.Points[1]; !(p.Slowdown > tlc.Points[1].Slowdown && p.Low <= p.Slowdown && p.Slowdown <= p.High) {

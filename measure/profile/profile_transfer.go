@@ -4,6 +4,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"time"
 
@@ -59,10 +60,10 @@ type TransferSummary struct {
 	ModelOverhead float64 `json:"model_fault_overhead_us"`
 	// Readahead is the command's faults and pages read on a block device
 	// per page it needs back, and what it was measured on.
-	Readahead       model.Readahead `json:"readahead"`
-	ReadaheadSource string          `json:"readahead_source"`
-	Method          string          `json:"method"`
-	Why             string          `json:"why"`
+	Readahead       factors.Readahead `json:"readahead"`
+	ReadaheadSource string            `json:"readahead_source"`
+	Method          string            `json:"method"`
+	Why             string            `json:"why"`
 	// FaultOverhead is what the profile writes as fault_overhead.
 	FaultOverhead units.Duration `json:"fault_overhead"`
 }
@@ -78,7 +79,7 @@ func modelOverhead() time.Duration {
 
 // phaseDevice is the model's device for a phase's reference.
 func phaseDevice(ph *Phase) model.Device {
-	c := model.Curve{Class: ph.Class, Reference: ph.Reference}
+	c := factors.Curve{Class: ph.Class, Reference: ph.Reference}
 	d := model.RefDevice(&c)
 	d.Memory = ph.Backend == measure.BackendZram
 	return d
@@ -86,7 +87,7 @@ func phaseDevice(ph *Phase) model.Device {
 
 // serviceTime is model.ServiceTime for one job (the profile runs one
 // command at a time).
-func serviceTime(ph *Phase, dirty float64, overhead time.Duration, ra model.Readahead) float64 {
+func serviceTime(ph *Phase, dirty float64, overhead time.Duration, ra factors.Readahead) float64 {
 	return model.ServiceTime(phaseDevice(ph), 1, dirty, overhead, ra)
 }
 
@@ -116,12 +117,12 @@ func phaseTotals(ph *Phase) (excess, faults, pages float64) {
 
 // phaseReadahead is the readahead a block-device phase shows in its own
 // runs: its major faults per page swapped in.
-func phaseReadahead(ph *Phase) model.Readahead {
+func phaseReadahead(ph *Phase) factors.Readahead {
 	_, faults, pages := phaseTotals(ph)
 	if ph.Backend == measure.BackendZram || pages <= 0 || faults <= 0 {
-		return model.Readahead{}
+		return factors.Readahead{}
 	}
-	return model.Readahead{Faults: measure.Round4(math.Min(1, faults/pages)), Pages: 1}
+	return factors.Readahead{Faults: measure.Round4(math.Min(1, faults/pages)), Pages: 1}
 }
 
 // phaseFit fits every complete constrained run's excess wall time over the
@@ -154,7 +155,7 @@ func phaseFit(ph *Phase) (perFault, perPage measure.Regression) {
 
 // overheadPerPage is the software time per page swapped in: what the
 // fitted cost of a page leaves after the device's time.
-func overheadPerPage(a *Phase, dirty float64, ra model.Readahead) float64 {
+func overheadPerPage(a *Phase, dirty float64, ra factors.Readahead) float64 {
 	_, perPage := phaseFit(a)
 	if perPage.Slope <= 0 {
 		return 0
@@ -169,7 +170,7 @@ func transferSummary(a *Phase, dirty float64, rr *ReadaheadReport) TransferSumma
 		t.Readahead = phaseReadahead(a)
 		t.ReadaheadSource = "the swap file's own runs (major faults per page swapped in)"
 	case rr != nil && rr.Faults > 0:
-		t.Readahead = model.Readahead{Faults: rr.Faults, Pages: rr.Pages}
+		t.Readahead = factors.Readahead{Faults: rr.Faults, Pages: rr.Pages}
 		t.ReadaheadSource = "measured on " + rr.Device
 	default:
 		t.ReadaheadSource = "not measured: one major fault per page on block devices"
@@ -222,7 +223,7 @@ func (t *TransferSummary) choose(v *Validation) {
 		// and replaced by the model's default.
 		o = math.Max(t.Calibrated, 0.01)
 	} else {
-		t.Readahead = model.Readahead{}
+		t.Readahead = factors.Readahead{}
 	}
 	t.FaultOverhead = units.Duration(math.Round(o * 1e3))
 }
@@ -231,13 +232,13 @@ func (t *TransferSummary) choose(v *Validation) {
 // the model predicts for it from the first, with its defaults and with what
 // the profile measured.
 type Validation struct {
-	From      string          `json:"from"`
-	To        string          `json:"to"`
-	ToClass   string          `json:"to_class"`
-	Reference model.Reference `json:"to_reference"`
-	Dirty     float64         `json:"dirty_share"`
-	Readahead model.Readahead `json:"readahead"`
-	Rows      []ValidationRow `json:"rows"`
+	From      string            `json:"from"`
+	To        string            `json:"to"`
+	ToClass   string            `json:"to_class"`
+	Reference factors.Reference `json:"to_reference"`
+	Dirty     float64           `json:"dirty_share"`
+	Readahead factors.Readahead `json:"readahead"`
+	Rows      []ValidationRow   `json:"rows"`
 	// Mean and largest absolute relative error of the predicted slowdown,
 	// per form, over the rows whose runs all finished.
 	RatioMAE  float64 `json:"ratio_mean_abs_error"`
@@ -286,15 +287,15 @@ type ValidationRow struct {
 // device, and compares them with what b measured. o is the calibrated
 // overhead per page, ra the readahead the profile carries, rr the
 // readahead runs (nil when not measured).
-func validate(a, b *Phase, dirty float64, o time.Duration, ra model.Readahead, rr *ReadaheadReport) Validation {
+func validate(a, b *Phase, dirty float64, o time.Duration, ra factors.Readahead, rr *ReadaheadReport) Validation {
 	v := Validation{From: a.Name, To: b.Name, ToClass: b.Class, Reference: b.Reference, Dirty: dirty, Readahead: ra}
 	o0 := modelOverhead()
-	stA0, stB0 := serviceTime(a, dirty, o0, model.Readahead{}), serviceTime(b, dirty, o0, model.Readahead{})
-	readB := serviceTime(b, dirty, 0, model.Readahead{})
+	stA0, stB0 := serviceTime(a, dirty, o0, factors.Readahead{}), serviceTime(b, dirty, o0, factors.Readahead{})
+	readB := serviceTime(b, dirty, 0, factors.Readahead{})
 	devB := phaseDevice(b)
-	curveA := model.Curve{Class: a.Class, Provenance: model.Measured, Host: "this host", Reference: a.Reference}
+	curveA := factors.Curve{Class: a.Class, Provenance: factors.Measured, Host: "this host", Reference: a.Reference}
 	curveA.Points, _ = curvePoints(a, rr, true)
-	fs := &model.Factors{Curves: map[string]*model.Curve{a.Class: &curveA}, TransferFrom: a.Class,
+	fs := &model.Factors{Curves: map[string]*factors.Curve{a.Class: &curveA}, TransferFrom: a.Class,
 		FaultOverhead: units.Duration(o), Readahead: ra}
 	// Both forms predict the excess time; it is compared with what the
 	// second backend measured over the in-RAM runtime measured alongside

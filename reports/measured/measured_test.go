@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,6 @@ import (
 	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/measure/probe"
 	"github.com/memplan/memplan/measure/profile"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/prices/quote"
 	"github.com/memplan/memplan/reports/measured"
@@ -49,14 +49,14 @@ func TestMain(m *testing.M) {
 // in JSON (json:"-"), so the recording keeps the two side by side, with the
 // factor file the probe made of them.
 type probeRecord struct {
-	Plan    *probe.Plan       `json:"plan"`
-	Report  *probe.Report     `json:"report"`
-	Factors *model.FactorFile `json:"factors"`
+	Plan    *probe.Plan   `json:"plan"`
+	Report  *probe.Report `json:"report"`
+	Factors *factors.File `json:"factors"`
 }
 
 type profileRecord struct {
-	Report  *profile.Report   `json:"report"`
-	Factors *model.FactorFile `json:"factors"`
+	Report  *profile.Report `json:"report"`
+	Factors *factors.File   `json:"factors"`
 }
 
 func load(t *testing.T, name string, v any) {
@@ -141,7 +141,7 @@ func TestProfileOnePassHasNoPhases(t *testing.T) {
 	r.Report.Phases = nil
 	r.Report.OnePass = &profile.OnePassReport{Result: &onepass.Result{Samples: onepass.Samples{
 		Method: "idle page tracking", Split: "smaps", Windows: 19, Sweeps: 4, Processes: 1}}}
-	r.Factors.Curves = []model.Curve{{Class: "zram", Points: []model.Point{{Fit: 0.75, Slowdown: 1.2, CI: []float64{1.0, 1.6}}}}}
+	r.Factors.Curves = []factors.Curve{{Class: "zram", Points: []factors.Point{{Fit: 0.75, Slowdown: 1.2, CI: []float64{1.0, 1.6}}}}}
 	var b strings.Builder
 	measured.WriteProfile(&b, r.Report, r.Factors)
 	out := b.String()

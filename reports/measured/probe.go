@@ -4,6 +4,7 @@ package measured
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -12,7 +13,6 @@ import (
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/probe"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
@@ -83,7 +83,7 @@ func floats(v []float64) string {
 
 // WriteProbe prints the table of measured slowdowns and the
 // scenarios, with the notes that qualify them.
-func WriteProbe(w io.Writer, r *probe.Report, ff *model.FactorFile) {
+func WriteProbe(w io.Writer, r *probe.Report, ff *factors.File) {
 	p := r.Plan
 	h := r.Host
 	fmt.Fprintf(w, "memplan probe on %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
@@ -111,7 +111,7 @@ func WriteProbe(w io.Writer, r *probe.Report, ff *model.FactorFile) {
 			if class == "" {
 				class = "-"
 			}
-			if pt.Provenance == model.Emulated {
+			if pt.Provenance == factors.Emulated {
 				class += " (emulated)"
 			}
 			runs := fmt.Sprintf("%d", pt.Slowdown.N)

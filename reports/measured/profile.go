@@ -4,19 +4,19 @@ package measured
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/memplan/memplan/measure/profile"
-	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )
 
 // WriteProfile prints what was measured, the validation and the
 // predictions for devices that were not measured.
-func WriteProfile(w io.Writer, r *profile.Report, ff *model.FactorFile) {
+func WriteProfile(w io.Writer, r *profile.Report, ff *factors.File) {
 	h := r.Host
 	fmt.Fprintf(w, "memplan profile of %s\n", strings.Join(quoteArgs(r.Command), " "))
 	fmt.Fprintf(w, "host %s: %s, %s RAM, kernel %s, cgroup %s\n", h.Hostname, h.CPU, h.RAM, h.Kernel, h.Cgroup)
@@ -84,7 +84,7 @@ func WriteProfile(w io.Writer, r *profile.Report, ff *model.FactorFile) {
 			}
 			if pt.Slowdown.N == 0 && r.OneRun != nil {
 				if p, ok := prior[pt.Fit]; ok && i == 0 {
-					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%.2f-%.2f\t-\t\t\t\t\t\t\t%s\n", ph.Name, ph.Class, pt.Fit, pt.Limit, p.Slowdown, p.Low, p.High, src(model.PointSampler))
+					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%.2f-%.2f\t-\t\t\t\t\t\t\t%s\n", ph.Name, ph.Class, pt.Fit, pt.Limit, p.Slowdown, p.Low, p.High, src(factors.PointSampler))
 					continue
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\tnot measured\t\t\t\t\t\t\t\t\t%s\n", ph.Name, ph.Class, pt.Fit, pt.Limit, src("-"))
@@ -111,7 +111,7 @@ func WriteProfile(w io.Writer, r *profile.Report, ff *model.FactorFile) {
 				perFault = fmt.Sprintf("%.1f", pt.FaultTime*1e6)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.2fs\t%s\t%s\t%s\n",
-				ph.Name, ph.Class, pt.Fit, pt.Limit, pt.Slowdown.Mean, ci(pt.Slowdown), runs, pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, ratio, perFault, src(model.PointOneRun))
+				ph.Name, ph.Class, pt.Fit, pt.Limit, pt.Slowdown.Mean, ci(pt.Slowdown), runs, pt.MajFlt, pt.SwapIns, pt.SwapOuts, pt.PSISome, ratio, perFault, src(factors.PointOneRun))
 		}
 	}
 	tw.Flush()
@@ -210,7 +210,7 @@ func quoteArgs(argv []string) []string {
 
 // writeOnePass prints a one-pass profile: what was sampled and the
 // inferred curve with its bands.
-func writeOnePass(w io.Writer, r *profile.Report, ff *model.FactorFile) {
+func writeOnePass(w io.Writer, r *profile.Report, ff *factors.File) {
 	sm := r.OnePass.Result.Samples
 	fmt.Fprintf(w, "one pass: %d window reads in %d sweeps (%s, %s), %d process(es) followed; the curve below is inferred, not measured\n\n",
 		sm.Windows, sm.Sweeps, sm.Method, sm.Split, sm.Processes)

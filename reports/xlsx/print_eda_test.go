@@ -1,6 +1,7 @@
 package xlsx
 
 import (
+	"github.com/memplan/memplan/factors"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func edaPrinted(t *testing.T) reports.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strconv"
@@ -354,9 +355,9 @@ func basisKey(i int) string { return "B" + strconv.Itoa(i+1) }
 // measured it or the sampler filled it.
 func pointProvenance(c reports.Curve, pt reports.CurvePoint) string {
 	switch pt.Source {
-	case model.PointSampler:
+	case factors.PointSampler:
 		return "inferred (one-pass sampler, --prior)"
-	case model.PointOneRun:
+	case factors.PointOneRun:
 		return c.Provenance + " (one run)"
 	}
 	return c.Provenance

@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"encoding/json"
+	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"regexp"
@@ -44,7 +45,7 @@ func probeOutput(t testing.TB) reports.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []*model.FactorFile{model.DefaultFactors(), probe}
+	files := []*factors.File{model.DefaultFactors(), probe}
 	fs, err := model.MergeFactors(files...)
 	if err != nil {
 		t.Fatal(err)

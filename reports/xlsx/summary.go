@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"sort"
 	"strings"
 
@@ -200,14 +201,14 @@ func (b *book) summary() error {
 		oneRun := false
 		var samplerFits []string
 		for _, c := range ff.Curves {
-			oneRun = oneRun || c.Method == model.OneRunMethod
+			oneRun = oneRun || c.Method == factors.OneRunMethod
 			for _, p := range c.Points {
-				if p.Source == model.PointSampler {
+				if p.Source == factors.PointSampler {
 					samplerFits = append(samplerFits, fmt.Sprintf("%s at fit %g", c.Class, p.Fit))
 				}
 			}
 			curves = append(curves, fmt.Sprintf("%s (%s)", c.Class, c.Provenance))
-			inferred = inferred && c.Provenance == model.Inferred
+			inferred = inferred && c.Provenance == factors.Inferred
 		}
 		sort.Strings(curves)
 		where := "published figures"

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"errors"
 	"fmt"
+	"github.com/memplan/memplan/factors"
 	"io"
 	"io/fs"
 	"math"
@@ -61,7 +62,7 @@ func modelOutput(t testing.TB, workload, catalog string, top int, robust bool, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, err := model.LoadJobProfiles(w, []*model.FactorFile{model.DefaultFactors()})
+	jf, err := model.LoadJobProfiles(w, []*factors.File{model.DefaultFactors()})
 	if err != nil {
 		t.Fatal(err)
 	}

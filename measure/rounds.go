@@ -23,11 +23,12 @@ const MaxRounds = 100
 // InRAM is the point index of an in-RAM run in a Slot.
 const InRAM = -1
 
-// Slot is one run of a session: its round (from 1), its place in the
-// session (Seq, from 1) and the point it measures (an index into the fit
-// ratios, or InRAM).
+// Slot is one run of a round: its round (from 1) and the point it
+// measures (an index into the fit ratios, or InRAM). A run's place in the
+// session (RunResult.Seq) is RunRounds' count, since a Gate can put
+// in-RAM runs between a round's slots.
 type Slot struct {
-	Round, Seq, Point int
+	Round, Point int
 }
 
 // Order hands out a session's slots round by round. Its randomness comes
@@ -37,7 +38,6 @@ type Order struct {
 	Seed, Stream uint64
 	points       int
 	rng          *rand.Rand
-	seq          int
 	fixed        bool // the points in their own order (Session.Descending)
 }
 
@@ -49,30 +49,18 @@ func NewOrder(seed, stream uint64, points int) *Order {
 // Round is the slots of round r: the in-RAM run, then each point once,
 // in a random order or, for a fixed order, in the points' own.
 func (o *Order) Round(r int) []Slot {
-	out := make([]Slot, 0, 1+o.points)
-	out = append(out, o.next(r, InRAM))
-	perm := func(n int) []int {
-		if !o.fixed {
-			return o.rng.Perm(n)
-		}
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
+	out := []Slot{{Round: r, Point: InRAM}}
+	var perm []int
+	if !o.fixed {
+		perm = o.rng.Perm(o.points)
 	}
-	for _, i := range perm(o.points) {
-		out = append(out, o.next(r, i))
+	for i := range o.points {
+		if perm != nil {
+			i = perm[i]
+		}
+		out = append(out, Slot{Round: r, Point: i})
 	}
 	return out
-}
-
-// Closing is the in-RAM run after the last round r.
-func (o *Order) Closing(r int) Slot { return o.next(r, InRAM) }
-
-func (o *Order) next(r, point int) Slot {
-	o.seq++
-	return Slot{Round: r, Seq: o.seq, Point: point}
 }
 
 // RoundRule decides when a session has had rounds enough.

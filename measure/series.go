@@ -7,7 +7,7 @@ package measure
 
 // A BaseRun is an in-RAM run as the constrained runs next to it see it.
 type BaseRun struct {
-	Seq int  // its place in the session (Slot.Seq)
+	Seq int  // its place in the session (RunResult.Seq)
 	OK  bool // whether it can be a base at all
 	// Time is what a constrained run's own is divided by: seconds per page
 	// visit for the probe, wall seconds for the profiler.

@@ -430,11 +430,11 @@ func (ps *profileSession) oneRun(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	ctl := &stepper{ps: ps, cg: cg, fits: sortedDesc(o.Fits), budget: o.OneRunBudget, ceiling: ceiling,
+	ctl := &stepper{ps: ps, cg: cg, budget: o.OneRunBudget, ceiling: ceiling,
 		zramID: zramID, started: r.started, swapSize: size, applied: ceiling, clk: clk[2], hint: o.OneRunPeak, name: ph.Name}
 	ctl.begin(r)
 	_, runErr := measure.RunRounds(ctx, ctl, measure.Session{Stage: ph.Name + ": one run, stepped memory limit", Name: ph.Name,
-		Backend: ph.Name, InRAMBackend: ph.Name, Fits: ctl.fits, Unit: measure.PerCPUSecond, Work: 1,
+		Backend: ph.Name, InRAMBackend: ph.Name, Fits: sortedDesc(o.Fits), Unit: measure.PerCPUSecond, Work: 1,
 		Descending: true, UntilEnded: true})
 	ctl.tick.Stop()
 	wall := time.Since(r.started).Seconds()
@@ -661,7 +661,6 @@ func sortedDesc(fits []float64) []float64 {
 type stepper struct {
 	ps       *profileSession
 	cg       *host.Cgroup
-	fits     []float64 // highest first
 	budget   float64
 	ceiling  units.Bytes
 	zramID   int

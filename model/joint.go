@@ -106,6 +106,9 @@ type carried struct {
 	prior bool // grid is the run's combination's place in its agreement's grid
 	// (jointPlan's runs; -1 otherwise).
 	grid int
+	// refs: src's points on its reference path under s (refPoints), in a
+	// cached plan's runs; nil elsewhere.
+	refs []refPoint
 }
 
 // jointAt predicts the excess at fit f from carried runs: the central
@@ -312,6 +315,11 @@ func (fs *Factors) cachedPlan(set jointSet, shapeName string, seeks bool, a agre
 		return plan
 	}
 	plan := fs.plan(a, set.sources, seeks)
+	// Every target the plan is carried to reads the same reference
+	// figures: solved here, once.
+	for i := range plan {
+		plan[i].refs = fs.refPoints(nil, plan[i].src, plan[i].s)
+	}
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}
 	}
@@ -595,7 +603,12 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	block := make([]pointModel, npts)
 	carry := func(r carried) []pointModel {
 		k := len(r.src.Points)
-		pts := fs.carryInto(block[:k:k], r.src, p.target, r.s, false)
+		var pts []pointModel
+		if r.refs != nil {
+			pts = fs.carryFrom(block[:k:k], r.src, p.target, r.s, false, r.refs)
+		} else {
+			pts = fs.carryInto(block[:k:k], r.src, p.target, r.s, false)
+		}
 		block = block[k:]
 		return pts
 	}

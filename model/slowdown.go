@@ -445,10 +445,33 @@ func (fs *Factors) carry(c *factors.Curve, target Path, s scenario, same bool) [
 
 // carryInto is carry into out, which has a place for each point of c.
 func (fs *Factors) carryInto(out []pointModel, c *factors.Curve, target Path, s scenario, same bool) []pointModel {
-	out = out[:len(c.Points)]
-	ref, tgt := fs.refScenario(c, s), fs.scenarioPath(target, s)
+	var buf [16]refPoint
+	return fs.carryFrom(out, c, target, s, same, fs.refPoints(buf[:0], c, s))
+}
+
+// refPoint is what carry reads of one point of a curve on its reference
+// path under a scenario: nothing of the target. A joint plan's runs keep
+// theirs (carried.refs), so that the search, which carries the same runs
+// to thousands of targets, solves each reference rate once.
+type refPoint struct {
+	fit      float64 // the point's fit under the scenario's fitPos
+	slowdown float64 // the point's slowdown (a band end's, for a band scenario)
+	unc      float64
+	rate     float64
+	sampler  bool
+	// counted: the point counted its pages, so the target takes its own
+	// readahead (ra, where set) and software cost per page (overhead).
+	counted, setRA bool
+	ra             factors.Readahead
+	overhead       time.Duration
+}
+
+// refPoints appends c's points on its reference path under s to out (in
+// the curve's order).
+func (fs *Factors) refPoints(out []refPoint, c *factors.Curve, s scenario) []refPoint {
+	ref := fs.refScenario(c, s)
 	for i, pt := range c.Points {
-		r, t := ref, tgt
+		r := ref
 		solve := func() float64 { return fs.rateFor(c, i, r) }
 		if s.band != 0 && ownBand(c, pt) {
 			// The band's end as a point: its page rate in proportion to
@@ -463,7 +486,7 @@ func (fs *Factors) carryInto(out []pointModel, c *factors.Curve, target Path, s 
 			pt.Slowdown = b
 			solve = func() float64 { return r.RateFor(b) }
 		}
-		m := pointModel{fit: pt.Fit, unc: pointUnc(c, pt), path: t, sampler: pt.Source == factors.PointSampler}
+		m := refPoint{fit: pt.Fit, slowdown: pt.Slowdown, unc: pointUnc(c, pt), sampler: pt.Source == factors.PointSampler}
 		switch s.fitPos {
 		case -1:
 			if len(pt.FitRange) == 2 {
@@ -475,27 +498,46 @@ func (fs *Factors) carryInto(out []pointModel, c *factors.Curve, target Path, s 
 			}
 		}
 		if pt.PageRate > 0 {
+			m.counted = true
 			if pt.BlockFaultRate > 0 && pt.BlockPageRate > 0 {
-				ra := factors.Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
-				r.RA, t.RA = ra, ra
+				m.setRA = true
+				m.ra = factors.Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
+				r.RA = m.ra
 			}
 			if perPage := (pt.Slowdown - 1) / pt.PageRate; perPage > 0 {
 				r0 := r
 				r0.Overhead = 0
-				o := time.Duration(math.Max(0, perPage-r0.PageTime(pt.PageRate)) * 1e9)
-				r.Overhead, t.Overhead = o, o
+				m.overhead = time.Duration(math.Max(0, perPage-r0.PageTime(pt.PageRate)) * 1e9)
 			} else {
-				r.Overhead, t.Overhead = fs.FaultOverhead.D(), fs.FaultOverhead.D()
+				m.overhead = fs.FaultOverhead.D()
 			}
 			m.rate = pt.PageRate
 		} else {
 			m.rate = solve()
 		}
-		m.path = t
+		out = append(out, m)
+	}
+	return out
+}
+
+// carryFrom is carryInto from c's points on the reference path (refs,
+// refPoints of c and s).
+func (fs *Factors) carryFrom(out []pointModel, c *factors.Curve, target Path, s scenario, same bool, refs []refPoint) []pointModel {
+	out = out[:len(refs)]
+	tgt := fs.scenarioPath(target, s)
+	for i, rp := range refs {
+		t := tgt
+		if rp.counted {
+			if rp.setRA {
+				t.RA = rp.ra
+			}
+			t.Overhead = rp.overhead
+		}
+		m := pointModel{fit: rp.fit, rate: rp.rate, unc: rp.unc, path: t, sampler: rp.sampler}
 		m.time = t.PageTime(m.rate)
 		if same {
 			// Carried to the path it was measured on, a point is itself.
-			m.excess = pt.Slowdown - 1
+			m.excess = rp.slowdown - 1
 		} else {
 			m.excess = m.rate * m.time
 		}

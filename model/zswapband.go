@@ -63,7 +63,11 @@ func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 	case len(pool.joint) > 0 && len(drive.joint) > 0:
 		z.poolRuns = make([][]pointModel, len(drive.joint))
 		for i, r := range drive.joint {
-			z.poolRuns[i] = fs.carry(r.src, pool.target, r.s, false)
+			if r.refs != nil {
+				z.poolRuns[i] = fs.carryFrom(make([]pointModel, len(r.refs)), r.src, pool.target, r.s, false, r.refs)
+			} else {
+				z.poolRuns[i] = fs.carry(r.src, pool.target, r.s, false)
+			}
 		}
 		return z, true
 	case len(pool.joint) > 0 && len(drive.scen) > 0:

@@ -13,6 +13,7 @@ import (
 
 var static struct {
 	once sync.Once
+	dir  string // removed when the tests end (removesStatic)
 	path string
 	err  error
 	out  []byte
@@ -28,7 +29,7 @@ func staticMemplan(t *testing.T) string {
 			static.err = err
 			return
 		}
-		static.path = filepath.Join(dir, "memplan")
+		static.dir, static.path = dir, filepath.Join(dir, "memplan")
 		cmd := exec.Command("go", "build", "-o", static.path, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		static.out, static.err = cmd.CombinedOutput()

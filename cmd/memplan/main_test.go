@@ -12,7 +12,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removesStatic{m}, map[string]func(){
 		"memplan": func() {
 			if handled, code := maybeHelper(); handled {
 				os.Exit(code)
@@ -20,6 +20,18 @@ func TestMain(m *testing.M) {
 			os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
 		},
 	})
+}
+
+// removesStatic runs the tests, then removes the static memplan some of
+// them built (staticMemplan), which outlives any one test.
+type removesStatic struct{ m *testing.M }
+
+func (r removesStatic) Run() int {
+	code := r.m.Run()
+	if static.dir != "" {
+		os.RemoveAll(static.dir)
+	}
+	return code
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script against the

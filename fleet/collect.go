@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 
@@ -151,7 +152,7 @@ func checkResult(path, class, host, run string, man *Manifest) HostResult {
 		r.Detail = err.Error()
 		return r
 	}
-	s, ok, err := GetStamp(f)
+	s, ok, err := factors.GetStamp(f)
 	switch {
 	case err != nil:
 		r.Detail = err.Error()

@@ -96,7 +96,7 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 type member struct {
 	f     *factors.File
-	stamp Stamp
+	stamp factors.Stamp
 	host  string
 }
 
@@ -117,22 +117,22 @@ func Merge(files []*factors.File, o MergeOptions) ([]Group, error) {
 	}
 	groups := map[string][]member{}
 	for _, f := range files {
-		s, ok, err := GetStamp(f)
+		s, ok, err := factors.GetStamp(f)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, refuse("%s: no extra.%s section: the file was not written by a memplan probe or profile that labels its files; re-run it with --label %s=NAME", f.File, StampKey, o.By)
+			return nil, refuse("%s: no extra.%s section: the file was not written by a memplan probe or profile that labels its files; re-run it with --label %s=NAME", f.File, factors.StampKey, o.By)
 		}
 		if _, merged := f.Extra[MergeKey]; merged {
 			return nil, refuse("%s: this file is already a merge; merge the hosts' own files instead", f.File)
 		}
 		class := s.Labels[o.By]
 		if class == "" {
-			return nil, refuse("%s: extra.%s.labels: no label %q; re-run with --label %s=NAME (the hardware class)", f.File, StampKey, o.By, o.By)
+			return nil, refuse("%s: extra.%s.labels: no label %q; re-run with --label %s=NAME (the hardware class)", f.File, factors.StampKey, o.By, o.By)
 		}
 		if !safeName.MatchString(class) {
-			return nil, refuse("%s: extra.%s.labels.%s: %q cannot name the merged file; use letters, digits, '.', '_' and '-'", f.File, StampKey, o.By, class)
+			return nil, refuse("%s: extra.%s.labels.%s: %q cannot name the merged file; use letters, digits, '.', '_' and '-'", f.File, factors.StampKey, o.By, class)
 		}
 		host := s.Labels["host"]
 		if host == "" && f.Host != nil {
@@ -273,7 +273,7 @@ func mergeGroup(class string, ms []member, o MergeOptions) (Group, error) {
 	common := ms[0].stamp
 	common.Labels = commonLabels(ms)
 	common.SwapInUse = 0 // a host's, not the merge's
-	SetStamp(mf, common)
+	factors.SetStamp(mf, common)
 	rec := map[string]any{
 		"by": o.By, "class": class, "hosts": g.Hosts, "files": g.Files, "n_hosts": n, "level": o.Level,
 		"outlier_level": o.OutlierLevel, "curves": g.Curves, "outliers": g.Outliers,

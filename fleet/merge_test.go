@@ -36,7 +36,7 @@ func probeFile(host, class string, zram, file []float64) *factors.File {
 	add("zram-lz4", 5000, zram)
 	add("nvme-ssd-tlc", 80000, file)
 	f.Software = []factors.Software{{Name: "zram-lz4", Latency: 5000, Ratio: 2.7}}
-	SetStamp(f, Stamp{Version: "dev", Binary: strings.Repeat("ab", 32), Command: "probe",
+	factors.SetStamp(f, factors.Stamp{Version: "dev", Binary: strings.Repeat("ab", 32), Command: "probe",
 		Labels: map[string]string{"class": class, "host": host, "run": "run1"},
 		Flags:  map[string]string{"fit": "[0.75,0.5]", "data-size": "64MiB", "backends": "[zram,file]", "out": "/tmp/" + host + ".json", "swap-dir": "/var/tmp/" + host}})
 	return f
@@ -87,7 +87,7 @@ func TestMergeThreeHosts(t *testing.T) {
 	if !strings.Contains(g.File.Source, "from 3 hosts of class gen5") || g.File.TransferFrom != "nvme-ssd-tlc" {
 		t.Errorf("source %q transfer_from %q", g.File.Source, g.File.TransferFrom)
 	}
-	s, ok, _ := GetStamp(g.File)
+	s, ok, _ := factors.GetStamp(g.File)
 	if !ok || s.Labels["class"] != "gen5" || s.Labels["run"] != "run1" || s.Labels["host"] != "" {
 		t.Errorf("merged stamp labels %v", s.Labels)
 	}
@@ -104,10 +104,10 @@ func TestMergeRefuses(t *testing.T) {
 	base := func(host string) *factors.File {
 		return probeFile(host, "gen5", []float64{2, 4}, []float64{3, 9})
 	}
-	stamp := func(f *factors.File, edit func(*Stamp)) *factors.File {
-		s, _, _ := GetStamp(f)
+	stamp := func(f *factors.File, edit func(*factors.Stamp)) *factors.File {
+		s, _, _ := factors.GetStamp(f)
 		edit(&s)
-		SetStamp(f, s)
+		factors.SetStamp(f, s)
 		return f
 	}
 	cases := []struct {
@@ -115,11 +115,11 @@ func TestMergeRefuses(t *testing.T) {
 		b    *factors.File
 		want string
 	}{
-		{"version", stamp(base("h2"), func(s *Stamp) { s.Version = "v1.2.0" }), `memplan_version is dev, but results/run1/gen5/h2.json: memplan_version is v1.2.0; measure every host with the same memplan`},
-		{"binary", stamp(base("h2"), func(s *Stamp) { s.Binary = strings.Repeat("cd", 32) }), "memplan_sha256 (a development build) is abababababab"},
-		{"flag", stamp(base("h2"), func(s *Stamp) { s.Flags["fit"] = "[0.9,0.5]" }), `--fit is "[0.75,0.5]", but results/run1/gen5/h2.json: --fit is "[0.9,0.5]"`},
-		{"new flag", stamp(base("h2"), func(s *Stamp) { s.Flags["zipf-s"] = "1.3" }), `--zipf-s is (not set)`},
-		{"command", stamp(base("h2"), func(s *Stamp) { s.Command = "profile" }), "merge probes with probes"},
+		{"version", stamp(base("h2"), func(s *factors.Stamp) { s.Version = "v1.2.0" }), `memplan_version is dev, but results/run1/gen5/h2.json: memplan_version is v1.2.0; measure every host with the same memplan`},
+		{"binary", stamp(base("h2"), func(s *factors.Stamp) { s.Binary = strings.Repeat("cd", 32) }), "memplan_sha256 (a development build) is abababababab"},
+		{"flag", stamp(base("h2"), func(s *factors.Stamp) { s.Flags["fit"] = "[0.9,0.5]" }), `--fit is "[0.75,0.5]", but results/run1/gen5/h2.json: --fit is "[0.9,0.5]"`},
+		{"new flag", stamp(base("h2"), func(s *factors.Stamp) { s.Flags["zipf-s"] = "1.3" }), `--zipf-s is (not set)`},
+		{"command", stamp(base("h2"), func(s *factors.Stamp) { s.Command = "profile" }), "merge probes with probes"},
 		{"workload", func() *factors.File {
 			f := base("h2")
 			f.Extra["probe"] = map[string]any{"workload": map[string]any{"data_bytes": "128MiB", "code_bytes": "8MiB", "pattern": "zipf"}}
@@ -128,9 +128,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"backends", func() *factors.File { f := base("h2"); f.Curves = f.Curves[:1]; return f }(), "the curves is [nvme-ssd-tlc, zram-lz4], but results/run1/gen5/h2.json: the curves is [zram-lz4]"},
 		{"fit grid", func() *factors.File { f := base("h2"); f.Curves[1].Points[1].Fit = 0.6; return f }(), "curve nvme-ssd-tlc's fit ratios is [0.75, 0.5], but results/run1/gen5/h2.json: curve nvme-ssd-tlc's fit ratios is [0.75, 0.6]"},
 		{"same host", base("h1"), `both are host "h1" of class gen5`},
-		{"no label", stamp(base("h2"), func(s *Stamp) { delete(s.Labels, "class") }), `h2.json: extra.fleet.labels: no label "class"; re-run with --label class=NAME`},
-		{"no stamp", func() *factors.File { f := base("h2"); delete(f.Extra, StampKey); return f }(), "no extra.fleet section"},
-		{"bad class", stamp(base("h2"), func(s *Stamp) { s.Labels["class"] = "../x" }), `"../x" cannot name the merged file`},
+		{"no label", stamp(base("h2"), func(s *factors.Stamp) { delete(s.Labels, "class") }), `h2.json: extra.fleet.labels: no label "class"; re-run with --label class=NAME`},
+		{"no stamp", func() *factors.File { f := base("h2"); delete(f.Extra, factors.StampKey); return f }(), "no extra.fleet section"},
+		{"bad class", stamp(base("h2"), func(s *factors.Stamp) { s.Labels["class"] = "../x" }), `"../x" cannot name the merged file`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

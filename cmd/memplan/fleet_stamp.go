@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memplan/memplan/fleet"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,7 +26,7 @@ import (
 // labelOptions is the repeatable --label key=value of probe and profile.
 type labelOptions struct {
 	Labels []string
-	stamp  fleet.Stamp
+	stamp  factors.Stamp
 }
 
 func (o *labelOptions) AddFlags(c *cobra.Command) {
@@ -81,7 +80,7 @@ func (o *labelOptions) prepare(c *cobra.Command, args []string) error {
 		}
 	})
 	sort.Strings(changed)
-	o.stamp = fleet.Stamp{Version: Version(), Binary: binarySum(), Command: c.Name(), Labels: labels,
+	o.stamp = factors.Stamp{Version: Version(), Binary: binarySum(), Command: c.Name(), Labels: labels,
 		Flags: flags, Changed: changed, Args: args}
 	if plan, _ := c.Flags().GetBool("plan"); !plan {
 		if used := swapInUse("/proc/meminfo"); used > 0 {
@@ -123,7 +122,7 @@ func swapInUse(path string) units.Bytes {
 
 // apply writes the stamp into the factor file's extra section.
 func (o *labelOptions) apply(ff *factors.File) {
-	fleet.SetStamp(ff, o.stamp)
+	factors.SetStamp(ff, o.stamp)
 }
 
 // binarySum is the SHA-256 of the running memplan executable: a

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/memplan/memplan/fleet"
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"
 )
@@ -49,7 +49,7 @@ func TestProbeLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok, err := fleet.GetStamp(ff)
+	s, ok, err := factors.GetStamp(ff)
 	if err != nil || !ok {
 		t.Fatalf("no stamp in %s: %v", out, err)
 	}

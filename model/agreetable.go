@@ -136,7 +136,7 @@ func (fs *Factors) plan(a agreement, sources []*factors.Curve, seeks bool) []car
 		for i, r := range runs {
 			s := a.grid[r.Grid]
 			s.fitPos, s.band, s.localityPos = r.FitPos, r.Band, r.Loc
-			out[i] = carried{src: sources[r.Src], s: s, weight: r.Weight, grid: r.Grid}
+			out[i] = carried{runDef: &runDef{src: sources[r.Src], s: s, weight: r.Weight, grid: r.Grid}}
 		}
 		return out
 	}

@@ -94,16 +94,24 @@ func (fs *Factors) agree(grid []scenario) agreement {
 // carried is a source curve carried to a prediction's target under one
 // combination of the unknowns.
 type carried struct {
+	*runDef
+	pts []pointModel
+	// prior: the run comes from an agreement under which the curves
+	// contradict each other, so the model's prior error joins its own.
+	prior bool
+}
+
+// runDef is what a carried run is, whatever it is carried to: a plan's
+// runs are cached (cachedPlan) and shared by every target the search
+// prepares, each of which keeps only its own points.
+type runDef struct {
 	src *factors.Curve
 	s   scenario
-	pts []pointModel
 	// weight is, in a reduced set (jointPlan), how many combinations a
 	// run the central figure is the median of stands for; 0 for the runs
 	// that only bound the band, and for every run of a full set.
 	weight int
-	// prior: the run comes from an agreement under which the curves
-	// contradict each other, so the model's prior error joins its own.
-	prior bool // grid is the run's combination's place in its agreement's grid
+	// grid is the run's combination's place in its agreement's grid
 	// (jointPlan's runs; -1 otherwise).
 	grid int
 	// refs: src's points on its reference path under s (refPoints), in a
@@ -753,7 +761,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*factors.Curve, seeks, spanL
 				if spanLocality {
 					s.localityPos = 1
 				}
-				runs = append(runs, carried{src: k.src, s: s, grid: g[i].i})
+				runs = append(runs, carried{runDef: &runDef{src: k.src, s: s, grid: g[i].i}})
 			}
 			if hi[i] {
 				s := g[i].s
@@ -761,7 +769,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*factors.Curve, seeks, spanL
 				if spanLocality {
 					s.localityPos = -1
 				}
-				runs = append(runs, carried{src: k.src, s: s, grid: g[i].i})
+				runs = append(runs, carried{runDef: &runDef{src: k.src, s: s, grid: g[i].i}})
 			}
 		}
 		order := make([]int, len(g))
@@ -770,7 +778,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*factors.Curve, seeks, spanL
 		}
 		sort.SliceStable(order, func(a, b int) bool { return g[order[a]].sum < g[order[b]].sum })
 		m := g[order[len(g)/2]]
-		runs = append(runs, carried{src: k.src, s: m.s, weight: len(g), grid: m.i})
+		runs = append(runs, carried{runDef: &runDef{src: k.src, s: m.s, weight: len(g), grid: m.i}})
 	}
 	return runs
 }

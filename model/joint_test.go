@@ -231,7 +231,7 @@ func (fs *Factors) carryJoint(sources []*factors.Curve, a agreement, fitPos []in
 				for _, b := range bands {
 					s := a.grid[i]
 					s.band, s.fitPos = b, fp
-					runs = append(runs, carried{src: src, s: s, pts: fs.carry(src, target(s), s, false)})
+					runs = append(runs, carried{runDef: &runDef{src: src, s: s}, pts: fs.carry(src, target(s), s, false)})
 				}
 			}
 		}

@@ -103,6 +103,7 @@ func (fs *Factors) dropCaches() {
 	if c := fs.joint; c != nil {
 		c.mu.Lock()
 		c.m, c.plans, c.groups, c.same = nil, nil, nil, nil
+		c.derived, c.derivedOK = jointSet{}, false
 		c.mu.Unlock()
 		c.zmu.Lock()
 		c.zswaps, c.figs = nil, nil

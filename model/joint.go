@@ -263,6 +263,9 @@ type jointCache struct {
 	// same: sameKept of a set's agreement under a shape name and under
 	// one shape alone (sameKeptFor).
 	same map[[2]agreeKey]bool
+	// derived is derivedSet's answer (derivedOK: it is set).
+	derived   jointSet
+	derivedOK bool
 	// zswaps are the zswap pairs of every search over the factor set,
 	// figs their figures in the repeated searches (uncertainty,
 	// break-even), under their own lock.
@@ -293,10 +296,14 @@ type planKey struct {
 type jointSet struct {
 	sources []*factors.Curve
 	job     bool
+	id      string // key(), where the set was made with it (derivedSet)
 }
 
 // key names the set in the caches by the identity of its curves.
 func (s jointSet) key() string {
+	if s.id != "" {
+		return s.id
+	}
 	var b strings.Builder
 	for _, c := range s.sources {
 		fmt.Fprintf(&b, "%s@%p;", c.Class, c)
@@ -306,8 +313,26 @@ func (s jointSet) key() string {
 }
 
 // derivedSet is the set recommend derives a class without a curve from.
+// Every preparation asks for it: it is made once per state of fs's fields
+// and kept with the joint cache, which a change to them empties.
 func (fs *Factors) derivedSet() jointSet {
-	return jointSet{sources: fs.jointSources(), job: fs.sourcesAreTheJob()}
+	c := fs.joint
+	if c != nil {
+		c.mu.Lock()
+		d, ok := c.derived, c.derivedOK
+		c.mu.Unlock()
+		if ok {
+			return d
+		}
+	}
+	d := jointSet{sources: fs.jointSources(), job: fs.sourcesAreTheJob()}
+	d.id = d.key()
+	if c != nil {
+		c.mu.Lock()
+		c.derived, c.derivedOK = d, true
+		c.mu.Unlock()
+	}
+	return d
 }
 
 // cachedPlan is jointPlan, once per factor set, source set, shape and kind

@@ -267,11 +267,19 @@ func (h *hooks) scale(k partKind, sku string) float64 {
 	return h.price(k, sku)
 }
 
-func (h *hooks) adjust(key string, est Estimate) Estimate {
+// adjust is est as the run's draw moves it; the draw is the one of
+// class's figures from fs (drawKey), named only when there is a draw.
+func (h *hooks) adjust(fs *Factors, class string, est Estimate) Estimate {
+	return h.adjustAs(est, est, fs, class)
+}
+
+// adjustAs is adjust for est under the draw of key's figures (a zswap
+// pair: its pool and drive take the draw of the drive's).
+func (h *hooks) adjustAs(est, key Estimate, fs *Factors, class string) Estimate {
 	if h == nil || h.slowdown == nil {
 		return est
 	}
-	return h.slowdown(key, est)
+	return h.slowdown(drawKey(fs, class, key), est)
 }
 
 func recommend(in Input, h *hooks) (*Result, error) {
@@ -721,6 +729,7 @@ type evaluator struct {
 	runEx     []float64
 	runExKey  estKey
 	runExOK   bool
+	wearFrom  map[wearFromKey]string
 	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
 	notes     map[Reject]rejectNote
 	evaluated int
@@ -1233,7 +1242,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			est = e.h.adjust(drawKey(fs, s.Class, est), est)
+			est = e.h.adjust(fs, s.Class, est)
 			jr.Estimate = est
 			dirty = wearDirty(j, est)
 			flashWrites = faultsPerJob(est, j) * pageSize * dirty
@@ -1275,7 +1284,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			if est.Unsupported != "" {
 				return jr, 0, e.unsupported(&c, j, jr.Fit, est.Unsupported)
 			}
-			jr.Estimate = e.h.adjust(drawKey(fs, "zram-"+s.Algorithm, est), est)
+			jr.Estimate = e.h.adjust(fs, "zram-"+s.Algorithm, est)
 		case SwapZswap:
 			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
 			if !ok {
@@ -1341,8 +1350,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				// Only the drive's part is written: its dirty share.
 				Dirty: de.Dirty, DirtyLow: de.DirtyLow, DirtyHigh: de.DirtyHigh, DirtyFrom: de.DirtyFrom,
 			}
-			// The pool and the drive share the job's page rate: one error.
-			k := drawKey(fs, s.Class, de)
+			// The pool and the drive share the job's page rate: one error,
+			// the drive's (adjustAs).
 			var dc, driveEx float64
 			if z, ok := e.zswapPair(fs, "zram-"+s.Algorithm, zramDevice(sw), s.Class, dev, j, c.Cores); ok {
 				fig := e.zswapAt(fs, z, wd, f)
@@ -1355,7 +1364,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 						est.Dirty = min(max(d, est.DirtyLow), est.DirtyHigh)
 					}
 				}
-				adj := e.h.adjust(k, est)
+				adj := e.h.adjustAs(est, de, fs, s.Class)
 				if est.Slowdown > 1 {
 					driveEx *= (adj.Slowdown - 1) / (est.Slowdown - 1)
 				}
@@ -1363,7 +1372,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			} else {
 				// The speed benchmarks' constant stands in for both parts
 				// (the same figure under every scenario).
-				pe, de = e.h.adjust(k, pe), e.h.adjust(k, de)
+				pe, de = e.h.adjustAs(pe, de, fs, s.Class), e.h.adjustAs(de, de, fs, s.Class)
 				split := func(d, p, q float64) float64 { return (1-d)*(p-1) + d*(q-1) }
 				dc = driveShare(e.shapeOf(fs, de.Shape), wd, f)
 				lo, hi := math.Inf(1), math.Inf(-1)
@@ -1403,7 +1412,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	if flashWrites > 0 {
 		jr.WearDirty = dirty
 		if e.h == nil || !e.h.lean {
-			jr.WearDirtyFrom = wearDirtyFrom(j, jr.Estimate)
+			jr.WearDirtyFrom = e.wearDirtyFrom(j, jr.Estimate)
 		}
 	}
 	return jr, flashWrites, Reject{}
@@ -1435,6 +1444,28 @@ func wearDirty(j JobClass, est Estimate) float64 {
 }
 
 // wearDirtyFrom says where wearDirty's figure comes from.
+// wearFromKey is what wearDirtyFrom reads.
+type wearFromKey struct {
+	stated    bool
+	from      string
+	low, high float64
+}
+
+// wearDirtyFrom is the package's wearDirtyFrom, each text made once per
+// evaluator: every configuration on a device repeats its job's.
+func (e *evaluator) wearDirtyFrom(j JobClass, est Estimate) string {
+	k := wearFromKey{j.DirtyStated, est.DirtyFrom, est.DirtyLow, est.DirtyHigh}
+	if t, ok := e.wearFrom[k]; ok {
+		return t
+	}
+	t := wearDirtyFrom(j, est)
+	if e.wearFrom == nil {
+		e.wearFrom = map[wearFromKey]string{}
+	}
+	e.wearFrom[k] = t
+	return t
+}
+
 func wearDirtyFrom(j JobClass, est Estimate) string {
 	switch {
 	case j.DirtyStated:

@@ -62,9 +62,17 @@ func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 	switch {
 	case len(pool.joint) > 0 && len(drive.joint) > 0:
 		z.poolRuns = make([][]pointModel, len(drive.joint))
+		// The runs' points in one block, each run's slice capped at its own.
+		n := 0
+		for _, r := range drive.joint {
+			n += len(r.refs)
+		}
+		block := make([]pointModel, n)
 		for i, r := range drive.joint {
 			if r.refs != nil {
-				z.poolRuns[i] = fs.carryFrom(make([]pointModel, len(r.refs)), r.src, pool.target, r.s, false, r.refs)
+				k := len(r.refs)
+				z.poolRuns[i] = fs.carryFrom(block[:k:k], r.src, pool.target, r.s, false, r.refs)
+				block = block[k:]
 			} else {
 				z.poolRuns[i] = fs.carry(r.src, pool.target, r.s, false)
 			}

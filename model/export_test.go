@@ -19,7 +19,7 @@ func SetGridSteps(n int) int {
 // the returned function restores the model: the speed benchmarks' limit.
 func SetConstantSlowdown(s float64) (restore func()) {
 	old := constantEstimate
-	constantEstimate = &Estimate{Slowdown: s, Low: s, High: s, Provenance: factors.Published, Basis: Basis{Kind: BasisCurve, Provenance: factors.Published, Source: "constant (speed limit)"}}
+	constantEstimate = &Estimate{Slowdown: s, Low: s, High: s, Provenance: factors.Published, Basis: &Basis{Kind: BasisCurve, Provenance: factors.Published, Source: "constant (speed limit)"}}
 	return func() { constantEstimate = old }
 }
 

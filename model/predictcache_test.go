@@ -57,7 +57,7 @@ func TestRepeatedSearchReusesThePredictions(t *testing.T) {
 	saved := map[estKey]Estimate{}
 	for k, e := range fs.preps.ests {
 		saved[k] = e
-		e.Basis = Basis{Kind: BasisCurve, Provenance: factors.Published, Source: "from the cache"}
+		e.Basis = &Basis{Kind: BasisCurve, Provenance: factors.Published, Source: "from the cache"}
 		fs.preps.ests[k] = e
 	}
 	second, err := recommend(in, &hooks{})

@@ -1225,7 +1225,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	var flashWrites float64
 	if F <= R {
 		jr.InRAM, jr.Fit = t, 1
-		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: Basis{Kind: BasisInRAM}}
+		jr.Estimate = Estimate{Slowdown: 1, Low: 1, High: 1, Provenance: InRAM, Basis: inRAMBasis}
 	} else {
 		switch s.Kind {
 		case SwapNone:
@@ -1588,15 +1588,19 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure
 // the share of the overflow on the drives (wd) and of the faults that
 // reach them (dc). A lean search reads no basis and gets an empty one
 // (keeping both parts' would allocate for every configuration).
-func (e *evaluator) zswapBasis(wd, dc float64, shape string, pe, de Estimate) Basis {
+func (e *evaluator) zswapBasis(wd, dc float64, shape string, pe, de Estimate) *Basis {
 	if e.h != nil && e.h.lean {
-		return Basis{}
+		return leanBasis
 	}
-	// Both parts in one allocation, and only their bases, not the whole
-	// estimates they sit in.
-	parts := &[2]Basis{pe.Basis, de.Basis}
-	return Basis{Kind: BasisZswap, Pool: &parts[0], Drive: &parts[1], DriveShare: wd, DriveFaults: dc, Shape: shape}
+	return &Basis{Kind: BasisZswap, Pool: pe.Basis, Drive: de.Basis, DriveShare: wd, DriveFaults: dc, Shape: shape}
 }
+
+// inRAMBasis is every in-RAM estimate's basis, and leanBasis a lean
+// search's zswap estimates' (which nothing reads); neither is changed.
+var (
+	inRAMBasis = &Basis{Kind: BasisInRAM}
+	leanBasis  = &Basis{}
+)
 
 // rejectNote is one refused configuration's own account of a reason.
 type rejectNote struct {

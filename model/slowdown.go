@@ -70,7 +70,7 @@ type Estimate struct {
 	Low          float64
 	High         float64
 	Provenance   string // published, measured, emulated, inferred, derived
-	Basis        Basis  // where the figure comes from
+	Basis        *Basis // where the figure comes from; never nil in an estimate the model returns, shared by the estimates of one preparation (read it, do not change it)
 	Extrapolated bool
 	// Unsupported says why no figure is given: the fit ratio is so far
 	// below anything measured that memplan will not pretend to know.
@@ -224,6 +224,7 @@ type prepared struct {
 	target     Path
 	provenance string
 	basis      Basis
+	shared     *Basis  // basis, as every estimate of the preparation points at it (share)
 	transfer   float64 // log error added by carrying the curve to another device
 	lowest     float64 // lowest fit ratio the curve stands on
 	lowestOf   string  // the curve it is (a joint prediction has several; "": curve)
@@ -325,6 +326,7 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	if set != nil && fs.prepareJoint(&p, *set, shapeName, shapes) {
 		p.provenance = Derived
+		p.share()
 		return p
 	}
 	ohs := fs.overheads()
@@ -410,7 +412,26 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 	if len(shapes) > 1 {
 		p.basis.Shapes = strings.Join(shapeList(shapes), ", ")
 	}
+	p.share()
 	return p
+}
+
+// share points p's estimates at one copy of its basis: a search keeps an
+// estimate for every job of every configuration, and a basis is large.
+func (p *prepared) share() {
+	b := p.basis
+	p.shared = &b
+}
+
+// basisAt is the basis of p's estimate at a fit where the figure rests on
+// the one-pass sampler's point (sampler) or not.
+func (p prepared) basisAt(sampler bool) *Basis {
+	if p.shared != nil && p.shared.Sampler == sampler {
+		return p.shared
+	}
+	b := p.basis
+	b.Sampler = sampler
+	return &b
 }
 
 // shapeList is the names of s.
@@ -688,7 +709,7 @@ func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
 // atEx is at with a jointly derived class's run excesses at f given
 // (runExcess of p.joint; nil: computed here).
 func (p prepared) atEx(f float64, exs []float64) Estimate {
-	est := Estimate{Provenance: p.provenance, Basis: p.basis, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
+	est := Estimate{Provenance: p.provenance, Basis: p.shared, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
 			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
@@ -698,7 +719,7 @@ func (p prepared) atEx(f float64, exs []float64) Estimate {
 	}
 	q := p.quadrature(f, nil)
 	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
-	est.Basis.Sampler = onSampler(p.points[0], f)
+	est.Basis = p.basisAt(onSampler(p.points[0], f))
 	est.markAbove(p.points[0], f)
 	est.Slowdown = 1 + q.central
 	est.Low = 1 + q.lowEx*math.Exp(-q.down)
@@ -767,7 +788,7 @@ func (p prepared) jointEstimate(est Estimate, f float64, exs []float64) Estimate
 		}
 	}
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
-	est.Basis.Sampler = onSampler(r.pts, f)
+	est.Basis = p.basisAt(onSampler(r.pts, f))
 	est.markAbove(r.pts, f)
 	est.FaultTime = faultTime(r.pts, f)
 	return est

@@ -4,6 +4,7 @@ import (
 	"github.com/memplan/memplan/factors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -359,7 +360,7 @@ func TestSweepBandSpansLocalityOnDisk(t *testing.T) {
 		if !near(gotDown*gotDown, baseDown*baseDown+down*down, 1e-9) {
 			t.Errorf("fit %g: band bottom %.4f in logs, want sqrt(%.4f² + %.4f²) = %.4f", f, gotDown, baseDown, down, math.Hypot(baseDown, down))
 		}
-		if s, y := at(ranged, ssd, f), at(fixed, ssd, f); s != y {
+		if s, y := at(ranged, ssd, f), at(fixed, ssd, f); !reflect.DeepEqual(s, y) {
 			t.Errorf("fit %g on flash: the locality range changed %+v to %+v", f, y, s)
 		}
 	}

@@ -150,7 +150,7 @@ func noMeetResult() *model.Result {
 		rt := float64(h(runtime))
 		return model.JobResult{
 			Name: name, Touched: touched, InRAM: inRAM, Fit: float64(inRAM) / float64(touched),
-			Estimate: model.Estimate{Slowdown: s, Low: lo, High: hi, Provenance: prov, Basis: basis, Extrapolated: extra},
+			Estimate: model.Estimate{Slowdown: s, Low: lo, High: hi, Provenance: prov, Basis: &basis, Extrapolated: extra},
 			Runtime:  units.Duration(rt * s), RuntimeHigh: units.Duration(rt * hi), Deadline: h(deadline),
 			Meets: rt*s <= float64(h(deadline)),
 		}

@@ -21,9 +21,10 @@ import (
 //     page when reclaim evicts it again, both in the task's time;
 //   - a block device: Faults per page (swap readahead: fewer than one when
 //     the kernel fetches neighbours the job then uses) reads, each one the
-//     device's 4 KiB read latency. The device has K = drives x
-//     max(1, latency x IOPS) units that serve reads in parallel; when more
-//     reads are outstanding than units they queue. Swap-out is written in
+//     device's 4 KiB read latency, or 1/IOPS where that is longer. The
+//     device has K = drives x max(1, latency x IOPS) units that serve reads
+//     in parallel, so it serves at most drives x IOPS random reads a
+//     second; when more reads are outstanding than units they queue. Swap-out is written in
 //     clusters at the device's sequential write bandwidth while the task goes
 //     on; the time the device spends writing is time it cannot read, so it
 //     slows reads without being waited for directly.
@@ -95,9 +96,26 @@ type Path struct {
 // cpuBound reports whether the jobs outnumber the cores.
 func (p Path) cpuBound() bool { return p.Cores > 0 && p.jobs() > p.Cores }
 
-// readLatency is the mean device time of one read on the path.
+// randomRead is the time one of the device's units spends on a random
+// 4 KiB read: its rated latency, but at least 1/IOPS, so that no drive
+// serves more random reads a second than it is rated for. A drive whose
+// latency x IOPS is one or more has that many units (Path.units), each
+// busy for the latency, and serves IOPS reads a second; one whose rated
+// IOPS are below 1/latency (a disk: 8.5 ms and 110 IOPS) has one unit,
+// busy 1/IOPS a read. Without an IOPS figure it is the latency.
+func (d Device) randomRead() float64 {
+	s := d.ReadLatency.Seconds()
+	if d.ReadIOPS > 0 {
+		return math.Max(s, 1/d.ReadIOPS)
+	}
+	return s
+}
+
+// readLatency is the mean device time of one read on the path: a random
+// read (Device.randomRead) or, for the share Locality, one that follows
+// on (the IOPS rating is for random reads and does not bound these).
 func (p Path) readLatency() float64 {
-	s := p.Dev.ReadLatency.Seconds()
+	s := p.Dev.randomRead()
 	if q := p.Dev.SeqReadLatency; q > 0 && p.Locality > 0 && !p.Dev.Memory {
 		return (1-p.Locality)*s + p.Locality*q.Seconds()
 	}

@@ -638,8 +638,10 @@ func dimmsFor(pl prices.Platform, all []prices.DIMM, price func(prices.DIMM) (mo
 // matches on everything the model reads of a drive for this workload:
 // price, usable capacity (capacity beyond what the largest job class
 // touches buys nothing), endurance, and, for the device as the transfer
-// model sees it (CatalogDevice): the random and follow-on read latencies,
-// the read units (latency x IOPS, at least one), the write latency, write
+// model sees it (CatalogDevice): the random read's time (Device.randomRead:
+// the latency, at least 1/IOPS), the follow-on read latency, the random
+// read's time per unit (latency x IOPS units, at least one: 1/IOPS where
+// IOPS are given), the write latency, write
 // IOPS and the sustained write bandwidth (the class default where the
 // catalog gives none). Such a drive can only make a configuration costlier
 // or slower. A figure the model does not read cannot keep a drive, and
@@ -665,13 +667,13 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 			endurance = float64(e)
 		}
 		dev := CatalogDevice(d.Drive, d.class, 1)
-		units := 1.0
+		random, units := dev.randomRead(), 1.0
 		if dev.ReadIOPS > 0 {
 			units = math.Max(1, dev.ReadLatency.Seconds()*dev.ReadIOPS)
 		}
-		seq := dev.SeqReadLatency
-		if seq <= 0 {
-			seq = dev.ReadLatency
+		seq := random // a flash drive's follow-on read is a random one
+		if dev.SeqReadLatency > 0 {
+			seq = dev.SeqReadLatency.Seconds()
 		}
 		inv := func(x float64) float64 {
 			if x <= 0 {
@@ -681,7 +683,7 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 		}
 		return []float64{
 			-float64(min(d.Capacity, maxTouched)), -endurance,
-			dev.ReadLatency.Seconds(), seq.Seconds(), dev.ReadLatency.Seconds() / units,
+			random, seq, random / units,
 			dev.WriteLatency.Seconds(), inv(dev.WriteIOPS), inv(dev.WriteBW),
 		}
 	}

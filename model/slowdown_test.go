@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/money"
+	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"
 )
 
@@ -396,5 +398,75 @@ func TestShapeKneeExponents(t *testing.T) {
 	}
 	if got, want := driveShare(factors.Shape{Exponent: 0.7}, 0.4, 0.6), math.Pow(0.4, 0.7); math.Abs(got-want) > 1e-12 {
 		t.Errorf("sweep-like: drive share %g, want 0.4^0.7 = %g", got, want)
+	}
+}
+
+// A drive rated for fewer random reads a second than 1/latency serves no
+// more than its rating: each read takes at least 1/IOPS of one unit. Where
+// the IOPS bind, the jobs' reads a second stay at or below drives x IOPS,
+// for one job as for many, with and without swap readahead. (Taking the
+// units as latency x IOPS, at least one, alone let a 100 us drive rated
+// for 1,000 IOPS serve 10,000 reads a second, and the 8.5 ms, 110 IOPS
+// disks of the Intel study 235 on two drives, not 220.)
+func TestReadIOPSBelowOneOverLatencyBind(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dev  Device
+		jobs int
+		ra   factors.Readahead
+	}{
+		{"100us at 1,000 IOPS, one job", Device{ReadLatency: 100 * time.Microsecond, ReadIOPS: 1000, Drives: 1}, 1, factors.Readahead{}},
+		{"100us at 1,000 IOPS, 8 jobs", Device{ReadLatency: 100 * time.Microsecond, ReadIOPS: 1000, Drives: 1}, 8, factors.Readahead{}},
+		{"8.5ms at 110 IOPS, 2 drives, 16 jobs", Device{ReadLatency: 8500 * time.Microsecond, ReadIOPS: 110, Drives: 2}, 16, factors.Readahead{}},
+		{"8.5ms at 110 IOPS, 0.35 reads a page", Device{ReadLatency: 8500 * time.Microsecond, ReadIOPS: 110, Drives: 1}, 4, factors.Readahead{Faults: 0.35, Pages: 0.35}},
+	} {
+		p := Path{Dev: c.dev, Jobs: c.jobs, RA: c.ra}
+		faults, _ := raOrOne(c.ra)
+		limit := float64(c.dev.Drives) * c.dev.ReadIOPS
+		// At 10^5 pages a second of computing per job the device binds.
+		for _, rate := range []float64{1e3, 1e5} {
+			cycle := 1/rate + p.PageTime(rate)
+			reads := float64(c.jobs) * faults / cycle
+			if reads > limit*(1+1e-9) {
+				t.Errorf("%s at %g pages/s: %.1f reads a second, rated for %.0f", c.name, rate, reads, limit)
+			}
+			if rate == 1e5 && reads < 0.9*limit && c.jobs > 1 {
+				t.Errorf("%s at %g pages/s: %.1f reads a second, want near its %.0f", c.name, rate, reads, limit)
+			}
+		}
+	}
+	// Unloaded, one read takes 1/IOPS where that is longer than the latency.
+	p := Path{Dev: Device{ReadLatency: 100 * time.Microsecond, ReadIOPS: 1000, Drives: 1}, Jobs: 1, Overhead: 10 * time.Microsecond}
+	if got := p.IdleTime(); !near(got, 1010e-6, 1e-12) {
+		t.Errorf("idle %.2fus a page, want 10 + 1000 = 1010us", got*1e6)
+	}
+	// A follow-on read on a disk is not a random one: the rating does not
+	// bound it. Nine in ten following on: 0.1 x 1/110 s + 0.9 x 100us.
+	hdd := Device{ReadLatency: 8500 * time.Microsecond, ReadIOPS: 110, SeqReadLatency: 100 * time.Microsecond, Drives: 1}
+	if got, want := (Path{Dev: hdd, Jobs: 1, Locality: 0.9}).IdleTime(), 0.1/110+0.9*100e-6; !near(got, want, 1e-12) {
+		t.Errorf("disk with locality 0.9: %.2fus a read, want %.2fus", got*1e6, want*1e6)
+	}
+}
+
+// Pruning reads a drive's random read as the model does (at least 1/IOPS):
+// a cheaper drive with a lower latency but few IOPS (100 us, 1,000 IOPS:
+// 1 ms a read under load) does not hide a dearer one that serves five
+// times as many reads (200 us, 5,000 IOPS). Before, both counted as one
+// unit of their latency, and the dearer drive was dropped as dominated.
+func TestPruneReadsIOPSBelowOneOverLatency(t *testing.T) {
+	drive := func(sku string, price money.Amount, lat time.Duration, iops float64) pricedDrive {
+		d := prices.Drive{SKU: sku, Class: "nvme-ssd", NAND: "TLC", Capacity: units.Bytes(2e12),
+			ReadLatency: units.Duration(lat), WriteLatency: units.Duration(lat), ReadIOPS: iops, WriteIOPS: 1000, TBW: units.Bytes(1e15)}
+		return pricedDrive{Drive: d, price: price, class: d.FactorClass()}
+	}
+	cheap := drive("FEW-IOPS", 100_00, 100*time.Microsecond, 1000)
+	dear := drive("MANY-IOPS", 200_00, 200*time.Microsecond, 5000)
+	kept, dropped := pruneDrives([]pricedDrive{dear, cheap}, []JobClass{{Concurrency: 1, Footprint: units.Bytes(1e12)}})
+	if dropped != 0 || len(kept) != 2 {
+		var skus []string
+		for _, d := range kept {
+			skus = append(skus, d.SKU)
+		}
+		t.Errorf("kept %v, dropped %d; want both drives kept", skus, dropped)
 	}
 }

@@ -24,10 +24,11 @@ import (
 //     device's 4 KiB read latency, or 1/IOPS where that is longer. The
 //     device has K = drives x max(1, latency x IOPS) units that serve reads
 //     in parallel, so it serves at most drives x IOPS random reads a
-//     second; when more reads are outstanding than units they queue. Swap-out is written in
-//     clusters at the device's sequential write bandwidth while the task goes
-//     on; the time the device spends writing is time it cannot read, so it
-//     slows reads without being waited for directly.
+//     second; when more reads are outstanding than units they queue.
+//     Swap-out is written in clusters at the device's sequential write
+//     bandwidth while the task goes on; the time the device spends writing
+//     is time it cannot read, so it slows reads without being waited for
+//     directly.
 //
 // The network is solved by exact mean-value analysis (MVA) for a delay
 // centre and one queueing centre, the multi-unit device approximated as in

@@ -224,11 +224,14 @@ type prepared struct {
 	target     Path
 	provenance string
 	basis      Basis
-	shared     *Basis  // basis, as every estimate of the preparation points at it (share)
-	transfer   float64 // log error added by carrying the curve to another device
-	lowest     float64 // lowest fit ratio the curve stands on
-	lowestOf   string  // the curve it is (a joint prediction has several; "": curve)
-	inferred   bool    // the curve is inferred (one pass)
+	shared     *Basis // basis, as every estimate of the preparation points at it (share)
+	// carries: a compressed-RAM preparation's runs carried for the zswap
+	// pairs it is the pool of (nil elsewhere).
+	carries  *poolCarries
+	transfer float64 // log error added by carrying the curve to another device
+	lowest   float64 // lowest fit ratio the curve stands on
+	lowestOf string  // the curve it is (a joint prediction has several; "": curve)
+	inferred bool    // the curve is inferred (one pass)
 	// joint is set for a class derived from several curves at once
 	// (prepareJoint): their runs replace scen and points. jointPrior: the
 	// curves contradict each other under every combination, so the
@@ -322,6 +325,9 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 		target: Path{Dev: dev, Jobs: concurrency, Dirty: dirty, Overhead: fs.FaultOverhead.D(), RA: fs.Readahead, Cores: cores, soft: soft}}
 	if soft != nil {
 		p.target.Overhead = soft.Overhead.D()
+	}
+	if dev.Memory {
+		p.carries = &poolCarries{}
 	}
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	if set != nil && fs.prepareJoint(&p, *set, shapeName, shapes) {

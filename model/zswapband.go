@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"sync"
 	"time"
 )
 
@@ -56,27 +57,76 @@ func idOf(s scenario) scenarioID {
 	return scenarioID{s.dim, s.shape.Name, s.overhead, s.fitPos, s.band, s.dirtyPos, s.writePos, s.localityPos}
 }
 
+// poolRuns carries each of a drive's joint runs to the pool's target.
+func (fs *Factors) poolRuns(pool prepared, runs []carried) [][]pointModel {
+	out := make([][]pointModel, len(runs))
+	// The runs' points in one block, each run's slice capped at its own.
+	n := 0
+	for _, r := range runs {
+		n += len(r.refs)
+	}
+	block := make([]pointModel, n)
+	for i, r := range runs {
+		if r.refs != nil {
+			k := len(r.refs)
+			out[i] = fs.carryFrom(block[:k:k], r.src, pool.target, r.s, false, r.refs)
+			block = block[k:]
+		} else {
+			out[i] = fs.carry(r.src, pool.target, r.s, false)
+		}
+	}
+	return out
+}
+
+// poolCarries keeps a pool preparation's runs carried to its target, by
+// the drive runs they were carried from: they depend on the runs and the
+// pool, not on the drive, and every drive whose runs come from the same
+// plans (the same source curves, shape and kind of device) has the same
+// runs. A search pairs one pool with thousands of drives.
+type poolCarries struct {
+	mu   sync.Mutex
+	seen []poolCarry
+}
+
+type poolCarry struct {
+	defs []*runDef
+	runs [][]pointModel
+}
+
+// runs is the pool's carry of drive runs rs, made by carry the first time
+// (every time where c is nil).
+func (c *poolCarries) runs(rs []carried, carry func() [][]pointModel) [][]pointModel {
+	if c == nil {
+		return carry()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+next:
+	for _, x := range c.seen {
+		if len(x.defs) != len(rs) {
+			continue
+		}
+		for i, d := range x.defs {
+			if rs[i].runDef != d {
+				continue next
+			}
+		}
+		return x.runs
+	}
+	x := poolCarry{defs: make([]*runDef, len(rs)), runs: carry()}
+	for i, r := range rs {
+		x.defs[i] = r.runDef
+	}
+	c.seen = append(c.seen, x)
+	return x.runs
+}
+
 // pairZswap pairs the pool's preparation with the drive's.
 func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 	z := zswapPair{pool: pool, drive: drive}
 	switch {
 	case len(pool.joint) > 0 && len(drive.joint) > 0:
-		z.poolRuns = make([][]pointModel, len(drive.joint))
-		// The runs' points in one block, each run's slice capped at its own.
-		n := 0
-		for _, r := range drive.joint {
-			n += len(r.refs)
-		}
-		block := make([]pointModel, n)
-		for i, r := range drive.joint {
-			if r.refs != nil {
-				k := len(r.refs)
-				z.poolRuns[i] = fs.carryFrom(block[:k:k], r.src, pool.target, r.s, false, r.refs)
-				block = block[k:]
-			} else {
-				z.poolRuns[i] = fs.carry(r.src, pool.target, r.s, false)
-			}
-		}
+		z.poolRuns = pool.carries.runs(drive.joint, func() [][]pointModel { return fs.poolRuns(pool, drive.joint) })
 		return z, true
 	case len(pool.joint) > 0 && len(drive.scen) > 0:
 		z.mixed = true

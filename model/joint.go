@@ -157,14 +157,15 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 	var pathBuf [128]*Path
 	var rateBuf, timeBuf [128]float64
 	pend, paths, rates := pendBuf[:0], pathBuf[:0], rateBuf[:0]
+	rr := &rateRatios{f: f}
 	for _, r := range runs {
 		out = append(out, 0)
 		m, ok := extrapolatedPoint(r.pts, f)
 		if !ok {
-			out[len(out)-1], _, _ = excessAt(r.pts, r.s.shape, f)
+			out[len(out)-1], _, _ = excessAtR(r.pts, r.s.shape, f, rr)
 			continue
 		}
-		rate := m.rate * shapeRateRatio(r.s.shape, f, m.fit)
+		rate := m.rate * rr.at(r.s.shape, m.fit)
 		if m.rate <= 0 {
 			continue
 		}

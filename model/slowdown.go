@@ -133,6 +133,40 @@ func shapeRateRatio(sh factors.Shape, f, f0 float64) float64 {
 	return math.Exp(shapeLogRate(sh, 1-f) - shapeLogRate(sh, 1-f0))
 }
 
+// rateRatios holds shapeRateRatio(sh, f, f0) for one f and the last few
+// shapes and f0 asked: a prediction's scenario runs share a handful of
+// shapes and source fits, and the ratio costs a log and an exp or more.
+// The zero value is empty; a nil one computes every ratio.
+type rateRatios struct {
+	f    float64
+	n    int
+	keys [8]ratioKey
+	vals [8]float64
+}
+
+// ratioKey is what shapeRateRatio reads of a shape, and f0.
+type ratioKey struct {
+	exponent, knee, kneeExponent, f0 float64
+}
+
+// at is shapeRateRatio(sh, c.f, f0).
+func (c *rateRatios) at(sh factors.Shape, f0 float64) float64 {
+	if c == nil {
+		return math.NaN()
+	}
+	k := ratioKey{sh.Exponent, sh.Knee, sh.KneeExponent, f0}
+	for i := range min(c.n, len(c.keys)) {
+		if c.keys[i] == k {
+			return c.vals[i]
+		}
+	}
+	v := shapeRateRatio(sh, c.f, f0)
+	i := c.n % len(c.keys)
+	c.keys[i], c.vals[i] = k, v
+	c.n++
+	return v
+}
+
 // shapeLocality is the shape's locality moved a share pos through its range,
 // in logs of the share of reads that seek (which is what a seek costs).
 func shapeLocality(sh factors.Shape, pos float64) float64 {
@@ -660,11 +694,22 @@ func hasRates(c *factors.Curve) bool {
 // carries the nearest point's page rate (Shape.rateRatio) through the
 // target path (so queueing grows with it).
 func excessAt(pts []pointModel, sh factors.Shape, f float64) (excess, unc float64, extrapolated bool) {
+	return excessAtR(pts, sh, f, nil)
+}
+
+// excessAtR is excessAt with the shape's rate ratios at f from rr (nil:
+// computed here).
+func excessAtR(pts []pointModel, sh factors.Shape, f float64, rr *rateRatios) (excess, unc float64, extrapolated bool) {
 	if f >= 1 {
 		return 0, 0, false
 	}
 	byShape := func(m pointModel) float64 {
-		r := m.rate * shapeRateRatio(sh, f, m.fit)
+		var r float64
+		if rr != nil {
+			r = m.rate * rr.at(sh, m.fit)
+		} else {
+			r = m.rate * shapeRateRatio(sh, f, m.fit)
+		}
 		if m.rate <= 0 {
 			return 0
 		}

@@ -182,16 +182,19 @@ func (z zswapPair) atEx(wd, f float64, driveEx []float64) zswapFigure {
 // source point's own uncertainty as jointAt widens it.
 func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	runs := z.drive.joint
+	// The runs share a few shapes and source fits: their rate ratios at f,
+	// and the drive's share under each shape, are kept for the call.
+	rr, shares := &rateRatios{f: f}, &rateRatios{f: 1 - wd*(1-f)}
 	split := func(i int) (total, onDrive, share float64) {
 		r := runs[i]
-		pex, _, _ := excessAt(z.poolRuns[i], r.s.shape, f)
+		pex, _, _ := excessAtR(z.poolRuns[i], r.s.shape, f, rr)
 		var dex float64
 		if driveEx != nil {
 			dex = driveEx[i]
 		} else {
-			dex, _, _ = excessAt(r.pts, r.s.shape, f)
+			dex, _, _ = excessAtR(r.pts, r.s.shape, f, rr)
 		}
-		d := driveShare(r.s.shape, wd, f)
+		d := shares.at(r.s.shape, f) // driveShare(r.s.shape, wd, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}
 	central, lo, hi, med := jointAtFunc(runs, f, z.drive.jointPrior || z.pool.jointPrior, func(i int, u float64) (ex, lo, hi float64) {

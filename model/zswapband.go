@@ -166,13 +166,14 @@ func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 func (z zswapPair) at(wd, f float64) zswapFigure { return z.atEx(wd, f, nil) }
 
 // atEx is at with the drive's run excesses at f given where the drive is
-// derived jointly (runExcess of z.drive.joint; nil: computed here).
+// derived jointly (runExcess of z.drive.joint; nil: computed here), with
+// a pool derived jointly or from a curve of its own.
 func (z zswapPair) atEx(wd, f float64, driveEx []float64) zswapFigure {
 	if z.poolRuns != nil {
 		return z.jointAt(wd, f, driveEx)
 	}
 	if z.mixed {
-		return z.mixedAt(wd, f)
+		return z.mixedAt(wd, f, driveEx)
 	}
 	return z.curveAt(wd, f)
 }
@@ -242,24 +243,32 @@ func (p prepared) spreadAt(f float64) curveSpread {
 // run (the joint part widened by the run's uncertainty, the other by its
 // unknowns other than the shape). The central figure and the band are
 // jointAt's over those sums.
-func (z zswapPair) mixedAt(wd, f float64) zswapFigure {
+func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	j, o := z.pool, z.drive
 	if z.jointIsDrive {
 		j, o = z.drive, z.pool
 	}
 	own := o.spreadAt(f)
 	runs := j.joint
+	// The runs share a few shapes and source fits: their rate ratios at f,
+	// and the drive's share under each shape (driveShare), are kept for
+	// the call.
+	rr, shares := &rateRatios{f: f}, &rateRatios{f: 1 - wd*(1-f)}
 	// sum is the excess of run i with the joint part's figure x and the
 	// other's y, and the drive's part of it.
 	sum := func(i int, x, y float64) (total, onDrive float64) {
-		d := driveShare(runs[i].s.shape, wd, f)
+		d := shares.at(runs[i].s.shape, f)
 		if z.jointIsDrive {
 			return (1-d)*y + d*x, d * x
 		}
 		return (1-d)*x + d*y, d * y
 	}
 	parts := func(i int) (x, y float64) {
-		x, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
+		if z.jointIsDrive && driveEx != nil {
+			x = driveEx[i]
+		} else {
+			x, _, _ = excessAtR(runs[i].pts, runs[i].s.shape, f, rr)
+		}
 		y, ok := own.byShape[runs[i].s.shape.Name]
 		if !ok {
 			y = own.central
@@ -277,7 +286,7 @@ func (z zswapPair) mixedAt(wd, f float64) zswapFigure {
 		med = 0
 	}
 	fig := zswapFigure{central: central, lo: lo, hi: hi, shape: runs[med].s.shape.Name}
-	fig.share = driveShare(runs[med].s.shape, wd, f)
+	fig.share = shares.at(runs[med].s.shape, f)
 	x, y := parts(med)
 	_, fig.driveEx = sum(med, x, y)
 	if z.jointIsDrive {

@@ -725,3 +725,22 @@ func TestOneRunBandCountsTheBindingUnmeasuredPart(t *testing.T) {
 		t.Errorf("fit 0.9: central %.2f (want 1.00 kept), verdict %q", pts[0].Slowdown.Mean, pts[0].Verdict)
 	}
 }
+
+// TestOneRunNoteSaysWhenTheBudgetWasMissed: the note said "kept" whatever
+// the run cost; a yosys run on a swap file ended at +28.1% by its upper
+// reading against a 25% budget (bench/results/onerun-tooknothing-quiet-2026-12-05.md).
+func TestOneRunNoteSaysWhenTheBudgetWasMissed(t *testing.T) {
+	r := &OneRunReport{Budget: 0.25, Wall: 79.5, InRAM: 68.9, ExtraShare: 0.155, ExtraMost: 0.2807, Cycles: 11, SettleRatio: 1.4}
+	got := oneRunExtraNote(r)
+	if strings.Contains(got, "kept") || !strings.Contains(got, "budget 25%, the latter over it by 3 points") {
+		t.Errorf("over the budget: %q", got)
+	}
+	r.ExtraMost = 0.2503 // within rounding of the budget
+	if got := oneRunExtraNote(r); !strings.Contains(got, "budget 25%, kept by the latter") {
+		t.Errorf("at the budget: %q", got)
+	}
+	r.ExtraMost = 0.19
+	if got := oneRunExtraNote(r); !strings.Contains(got, "+19% if nothing progressed while a limit settled (budget 25%, kept by the latter)") {
+		t.Errorf("under the budget: %q", got)
+	}
+}

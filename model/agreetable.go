@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // The agreement search (agree) checks a factor set's observed curves

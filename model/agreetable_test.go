@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"go/format"
 	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/memplan/memplan/factors"
 )
 
 var writeAgreements = flag.Bool("write-agreements", false, "rewrite agreetable_gen.go from the embedded factors (go generate)")

@@ -3,8 +3,9 @@ package model
 import (
 	"cmp"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"strings"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // BasisKind says what a slowdown figure rests on.

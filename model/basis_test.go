@@ -1,9 +1,9 @@
 package model_test
 
 import (
-	"github.com/memplan/memplan/factors"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

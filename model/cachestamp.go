@@ -3,9 +3,10 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"github.com/memplan/memplan/factors"
 	"sort"
 	"sync"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // A Factors caches what its predictions share (the transfer error, the

@@ -1,10 +1,11 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // CrossvalRow is one leave-one-out check: a curve point predicted from

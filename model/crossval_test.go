@@ -1,12 +1,12 @@
 package model_test
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

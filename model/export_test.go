@@ -2,8 +2,8 @@ package model
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/money"
 )
 

@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"errors"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
 )

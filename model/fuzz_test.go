@@ -3,7 +3,6 @@ package model_test
 import (
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/money"

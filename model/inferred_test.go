@@ -2,11 +2,12 @@ package model
 
 import (
 	"encoding/json"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // onePassProfile is a profile as memplan profile --one-pass writes it

@@ -1,13 +1,13 @@
 package model_test
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"

@@ -3,13 +3,14 @@ package model
 import (
 	"cmp"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // agreement is how far a factor set's observed curves are from agreeing

@@ -1,10 +1,11 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // TestJointPlanMatchesFull: a derived class evaluates a few runs picked

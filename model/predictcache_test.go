@@ -1,10 +1,10 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"reflect"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/prices"
 )
 

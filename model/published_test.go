@@ -1,9 +1,10 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"strings"
 	"testing"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // cheapNVMe is a lab's curve for the catalog's TLC drives, taken with

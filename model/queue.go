@@ -1,10 +1,11 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // The swap path as a closed queueing network (docs/model.md).

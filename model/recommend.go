@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"math/big"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/yamlx"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"

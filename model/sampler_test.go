@@ -1,12 +1,13 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // oneRunWithPrior is a one-run profile that took a one-pass prior: fits

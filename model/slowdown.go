@@ -3,12 +3,13 @@ package model
 import (
 	"cmp"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // Device is what the transfer model needs to know about a swap backend: its

@@ -1,13 +1,13 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"

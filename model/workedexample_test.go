@@ -1,10 +1,11 @@
 package model
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // The figures of docs/model.md's "examples/eda.yaml worked through": the

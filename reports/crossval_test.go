@@ -2,12 +2,12 @@ package reports
 
 import (
 	"bytes"
-	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	mon "github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"

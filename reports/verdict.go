@@ -2,13 +2,13 @@ package reports
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"
 )

@@ -2,13 +2,13 @@ package reports
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 )

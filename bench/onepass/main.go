@@ -33,7 +33,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -43,6 +42,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/testinput"
 	"github.com/memplan/memplan/measure/onepass"
 	"github.com/memplan/memplan/model"

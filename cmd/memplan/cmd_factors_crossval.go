@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/memplan/memplan/factors"
 	"io"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/spf13/cobra"

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/testinput"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/onepass"

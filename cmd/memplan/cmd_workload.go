@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/units"

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"io"
 	"os"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"io"
 	"strings"
+
+	"github.com/memplan/memplan/factors"
 )
 
 // warnSameClass warns when several --factors files carry a curve of the

@@ -5,10 +5,10 @@ package onepass
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

@@ -3,12 +3,12 @@
 package onepass
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/units"
 )
 

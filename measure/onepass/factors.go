@@ -5,12 +5,12 @@ package onepass
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"

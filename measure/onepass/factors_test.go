@@ -4,12 +4,12 @@ package onepass
 
 import (
 	"encoding/json"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

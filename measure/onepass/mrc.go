@@ -4,11 +4,11 @@ package onepass
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

@@ -4,11 +4,11 @@ package probe
 
 import (
 	"encoding/json"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"

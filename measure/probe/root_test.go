@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/memplan/memplan/measure/host/emulate"
 	"github.com/memplan/memplan/measure/host/hosttest"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/internal/roottest"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"

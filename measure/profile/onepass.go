@@ -5,9 +5,9 @@ package profile
 import (
 	"context"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/onepass"
 )

@@ -3,11 +3,11 @@
 package profile
 
 import (
-	"github.com/memplan/memplan/factors"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 )
 

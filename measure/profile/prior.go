@@ -4,11 +4,11 @@ package profile
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"

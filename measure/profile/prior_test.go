@@ -5,13 +5,13 @@ package profile
 import (
 	"context"
 	"errors"
-	"github.com/memplan/memplan/factors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/measure/host/hosttest"

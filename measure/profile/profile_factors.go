@@ -4,7 +4,6 @@ package profile
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/device"
 	"github.com/memplan/memplan/measure/host"

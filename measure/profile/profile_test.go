@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/memplan/memplan/factors"
 	"io"
 	"maps"
 	"math"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/memplan/memplan/measure/host/hosttest"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/measure/host"
 	"github.com/memplan/memplan/model"

@@ -4,10 +4,10 @@ package profile
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/units"

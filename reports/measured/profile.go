@@ -4,12 +4,12 @@ package measured
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/measure/profile"
 	"github.com/memplan/memplan/units"
 )

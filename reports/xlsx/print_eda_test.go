@@ -1,11 +1,11 @@
 package xlsx
 
 import (
-	"github.com/memplan/memplan/factors"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"

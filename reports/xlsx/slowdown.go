@@ -2,13 +2,13 @@ package xlsx
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"

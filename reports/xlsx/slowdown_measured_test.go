@@ -2,7 +2,6 @@ package xlsx
 
 import (
 	"encoding/json"
-	"github.com/memplan/memplan/factors"
 	"math"
 	"os"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/prices"
 	"github.com/memplan/memplan/reports"

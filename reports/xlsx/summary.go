@@ -2,10 +2,10 @@ package xlsx
 
 import (
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"sort"
 	"strings"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/reports"
 	"github.com/xuri/excelize/v2"

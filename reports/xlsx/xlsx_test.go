@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"errors"
 	"fmt"
-	"github.com/memplan/memplan/factors"
 	"io"
 	"io/fs"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/model"
 	"github.com/memplan/memplan/money"
 	"github.com/memplan/memplan/prices"

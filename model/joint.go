@@ -638,12 +638,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	block := make([]pointModel, npts)
 	carry := func(r carried) []pointModel {
 		k := len(r.src.Points)
-		var pts []pointModel
-		if r.refs != nil {
-			pts = fs.carryFrom(block[:k:k], r.src, p.target, r.s, false, r.refs)
-		} else {
-			pts = fs.carryInto(block[:k:k], r.src, p.target, r.s, false)
-		}
+		pts := fs.carryRun(block[:k:k], r, p.target)
 		block = block[k:]
 		return pts
 	}

@@ -881,8 +881,16 @@ func (e *evaluator) shapesOf(fs *Factors, j JobClass) []factors.Shape {
 // overflow: the shape's page rate at 1 - wd(1-f) over its rate at f
 // (wd^exponent without a knee).
 func driveShare(sh factors.Shape, wd, f float64) float64 {
-	return shapeRateRatio(sh, 1-wd*(1-f), f)
+	return shapeRateRatio(sh, poolEdge(wd, f), f)
 }
+
+// poolEdge is the fit ratio RAM and a zswap pool reach together at fit f
+// with a share wd of the overflow on the drive.
+func poolEdge(wd, f float64) float64 { return 1 - wd*(1-f) }
+
+// driveShares keeps driveShare at one wd and f for the runs of a
+// prediction: at(sh, f) is driveShare(sh, wd, f).
+func driveShares(wd, f float64) *rateRatios { return &rateRatios{f: poolEdge(wd, f)} }
 
 func (e *evaluator) factorsFor(job string) *Factors {
 	if f, ok := e.in.JobFactors[job]; ok && f != nil {

@@ -137,7 +137,6 @@ func shapeRateRatio(sh factors.Shape, f, f0 float64) float64 {
 // rateRatios holds shapeRateRatio(sh, f, f0) for one f and the last few
 // shapes and f0 asked: a prediction's scenario runs share a handful of
 // shapes and source fits, and the ratio costs a log and an exp or more.
-// The zero value is empty; a nil one computes every ratio.
 type rateRatios struct {
 	f    float64
 	n    int
@@ -152,9 +151,6 @@ type ratioKey struct {
 
 // at is shapeRateRatio(sh, c.f, f0).
 func (c *rateRatios) at(sh factors.Shape, f0 float64) float64 {
-	if c == nil {
-		return math.NaN()
-	}
 	k := ratioKey{sh.Exponent, sh.Knee, sh.KneeExponent, f0}
 	for i := range min(c.n, len(c.keys)) {
 		if c.keys[i] == k {
@@ -582,6 +578,16 @@ func (fs *Factors) refPoints(out []refPoint, c *factors.Curve, s scenario) []ref
 	return out
 }
 
+// carryRun carries run r to target into out (a place for each of its
+// source's points): from its reference figures where its plan keeps them
+// (runDef.refs), else solving them here.
+func (fs *Factors) carryRun(out []pointModel, r carried, target Path) []pointModel {
+	if r.refs != nil {
+		return fs.carryFrom(out, r.src, target, r.s, false, r.refs)
+	}
+	return fs.carryInto(out, r.src, target, r.s, false)
+}
+
 // carryFrom is carryInto from c's points on the reference path (refs,
 // refPoints of c and s).
 func (fs *Factors) carryFrom(out []pointModel, c *factors.Curve, target Path, s scenario, same bool, refs []refPoint) []pointModel {
@@ -695,22 +701,17 @@ func hasRates(c *factors.Curve) bool {
 // carries the nearest point's page rate (Shape.rateRatio) through the
 // target path (so queueing grows with it).
 func excessAt(pts []pointModel, sh factors.Shape, f float64) (excess, unc float64, extrapolated bool) {
-	return excessAtR(pts, sh, f, nil)
+	return excessAtR(pts, sh, f, &rateRatios{f: f})
 }
 
-// excessAtR is excessAt with the shape's rate ratios at f from rr (nil:
-// computed here).
+// excessAtR is excessAt with the shape's rate ratios at f from rr, which
+// the caller keeps across the runs of one prediction.
 func excessAtR(pts []pointModel, sh factors.Shape, f float64, rr *rateRatios) (excess, unc float64, extrapolated bool) {
 	if f >= 1 {
 		return 0, 0, false
 	}
 	byShape := func(m pointModel) float64 {
-		var r float64
-		if rr != nil {
-			r = m.rate * rr.at(sh, m.fit)
-		} else {
-			r = m.rate * shapeRateRatio(sh, f, m.fit)
-		}
+		r := m.rate * rr.at(sh, m.fit)
 		if m.rate <= 0 {
 			return 0
 		}

@@ -63,17 +63,13 @@ func (fs *Factors) poolRuns(pool prepared, runs []carried) [][]pointModel {
 	// The runs' points in one block, each run's slice capped at its own.
 	n := 0
 	for _, r := range runs {
-		n += len(r.refs)
+		n += len(r.src.Points)
 	}
 	block := make([]pointModel, n)
 	for i, r := range runs {
-		if r.refs != nil {
-			k := len(r.refs)
-			out[i] = fs.carryFrom(block[:k:k], r.src, pool.target, r.s, false, r.refs)
-			block = block[k:]
-		} else {
-			out[i] = fs.carry(r.src, pool.target, r.s, false)
-		}
+		k := len(r.src.Points)
+		out[i] = fs.carryRun(block[:k:k], r, pool.target)
+		block = block[k:]
 	}
 	return out
 }
@@ -185,7 +181,7 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	runs := z.drive.joint
 	// The runs share a few shapes and source fits: their rate ratios at f,
 	// and the drive's share under each shape, are kept for the call.
-	rr, shares := &rateRatios{f: f}, &rateRatios{f: 1 - wd*(1-f)}
+	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
 	split := func(i int) (total, onDrive, share float64) {
 		r := runs[i]
 		pex, _, _ := excessAtR(z.poolRuns[i], r.s.shape, f, rr)
@@ -195,7 +191,7 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 		} else {
 			dex, _, _ = excessAtR(r.pts, r.s.shape, f, rr)
 		}
-		d := shares.at(r.s.shape, f) // driveShare(r.s.shape, wd, f)
+		d := shares.at(r.s.shape, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}
 	central, lo, hi, med := jointAtFunc(runs, f, z.drive.jointPrior || z.pool.jointPrior, func(i int, u float64) (ex, lo, hi float64) {
@@ -251,9 +247,8 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	own := o.spreadAt(f)
 	runs := j.joint
 	// The runs share a few shapes and source fits: their rate ratios at f,
-	// and the drive's share under each shape (driveShare), are kept for
-	// the call.
-	rr, shares := &rateRatios{f: f}, &rateRatios{f: 1 - wd*(1-f)}
+	// and the drive's share under each shape, are kept for the call.
+	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
 	// sum is the excess of run i with the joint part's figure x and the
 	// other's y, and the drive's part of it.
 	sum := func(i int, x, y float64) (total, onDrive float64) {

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand"
+	"reflect"
 	"testing"
 	"time"
 
@@ -215,5 +216,46 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 			t.Errorf("curves, %s, shape %q, wd %.3f, fit %.3f: excess %.4g (top %.4g), want central %.4g and top at most %.4g",
 				dev.Name, shape, wd, f, fig.central, fig.hi, central, bound)
 		}
+	}
+}
+
+// TestZswapPoolCarriesOncePerDrivePlan: a pool preparation paired with
+// drives whose runs come from the same plan carries those runs once and
+// hands every pair the same carries; a drive of another plan (a disk that
+// seeks) gets its own. Each equals a fresh carry of its drive's runs.
+func TestZswapPoolCarriesOncePerDrivePlan(t *testing.T) {
+	fs := testFactors(t)
+	pp, err := fs.prepare("zram-lz4", zramDevice(fs.Software["zram-lz4"]), 4, 0, 0.5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drives := []Device{
+		{Name: "nvme-a", ReadLatency: 90 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 500000, WriteIOPS: 100000, WriteBW: 1.5e9, Drives: 1},
+		{Name: "nvme-b", ReadLatency: 140 * time.Microsecond, WriteLatency: 30 * time.Microsecond, ReadIOPS: 300000, WriteIOPS: 20000, WriteBW: 3e8, Drives: 2},
+		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
+	}
+	var runs [][][]pointModel
+	for _, dev := range drives {
+		dp, err := fs.prepare("new-drive-class", dev, 4, 0, 0.5, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, ok := fs.pairZswap(pp, dp)
+		if !ok || z.poolRuns == nil {
+			t.Fatalf("%s: not paired jointly", dev.Name)
+		}
+		if fresh := fs.poolRuns(pp, dp.joint); !reflect.DeepEqual(z.poolRuns, fresh) {
+			t.Errorf("%s: the kept carries differ from a fresh carry of its runs", dev.Name)
+		}
+		runs = append(runs, z.poolRuns)
+	}
+	if &runs[0][0][0] != &runs[1][0][0] {
+		t.Error("two flash drives of one plan: the pool carried their runs twice")
+	}
+	if &runs[2][0][0] == &runs[0][0][0] {
+		t.Error("the disk that seeks was handed the flash drives' carries")
+	}
+	if n := len(pp.carries.seen); n != 2 {
+		t.Errorf("the pool keeps %d carries, want 2 (one per drive plan)", n)
 	}
 }

@@ -110,14 +110,17 @@ func TestRootSwapdemo(t *testing.T) {
 		}
 	} else {
 		t.Logf("swappiness 1 on a 5.8+ kernel: %.1fx slower than swappiness 60 (the experiment saw >10x); %.0f code pages re-read, %.0f data pages swapped in", slow(sw1), sw1.CodeRereads, sw1.SwapInPages)
-		// The mechanism is in the counts: more code re-read than at 60, and
-		// data swapped all the same. What that costs in time depends on how
-		// fast this host re-reads a code page; on a shared host the two
-		// settings' times overlap (0.178 s, sd 0.038, against 0.191 s per
-		// iteration in one run with ten times the re-reads), so the time
-		// is logged, not judged.
-		if !(sw1.CodeRereads > 2*sw60.CodeRereads && sw1.SwapInPages > 0) {
-			t.Errorf("swappiness 1: %.1fx, %.0f code re-reads (swappiness 60: %.0f), %.0f swap-ins: expected more code thrash than at 60 and some swapping", slow(sw1), sw1.CodeRereads, sw60.CodeRereads, sw1.SwapInPages)
+		// What holds on every 5.8+ kernel at this size is that data is
+		// swapped all the same: reclaim weighs swappiness by what each
+		// side's refaults cost. Whether code is also re-read, and so
+		// what it costs in time, depends on the order of reclaim and
+		// faults: one CI run re-read no code page at swappiness 1 (2,331
+		// at 60), others ten times as many as at 60, and the two times
+		// overlap on a shared host. So the re-reads and the time are
+		// logged; the thrash is held at 1 GiB
+		// (TestRootSwapdemoSwappiness1).
+		if !(sw1.SwapInPages > sw60.SwapInPages/4) {
+			t.Errorf("swappiness 1: %.0f pages swapped in (swappiness 60: %.0f): a 5.8+ kernel should swap data out despite swappiness 1", sw1.SwapInPages, sw60.SwapInPages)
 		}
 	}
 	zz, zr, fz := by["zram + swap, zero data"], by["zram + swap, random data"], by["swap file, zero data"]

@@ -32,6 +32,7 @@ func main() {
 	if handled, code := maybeHelper(); handled {
 		os.Exit(code)
 	}
+	tuneGC()
 	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/memplan/memplan/factors"
@@ -37,13 +38,23 @@ type agreementRecord struct {
 // curves, in the order it checks them, fs's software overhead and
 // readahead, and every field of every combination in grid. "" when they
 // cannot be encoded (the search then runs).
+//
+// The encoding can be read back, so two inputs never share it: each
+// combination is its fields in a fixed order as varints (a fraction as
+// its float's bits with the bytes reversed, so that the round positions
+// the grid uses take a byte or two), and its shape as a place in the list
+// of shapes met so far, a new one followed by the shape in full. The
+// grids of the embedded defaults hold 11,934 combinations, and hashing
+// them is work every `memplan recommend` does.
 func (fs *Factors) agreementKey(grid []scenario) string {
 	h := sha256.New()
 	var buf []byte
 	num := func(x float64) { buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x)) }
 	whole := func(x int64) { buf = binary.LittleEndian.AppendUint64(buf, uint64(x)) }
 	text := func(s string) { whole(int64(len(s))); buf = append(buf, s...) }
-	text("agree/1")
+	small := func(x int64) { buf = binary.AppendVarint(buf, x) }
+	frac := func(x float64) { buf = binary.AppendUvarint(buf, bits.ReverseBytes64(math.Float64bits(x))) }
+	text("agree/2")
 	// The curves as a factor file writes them (every field they have).
 	var curves []*factors.Curve
 	for _, k := range fs.observedClasses() {
@@ -59,11 +70,14 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 	whole(int64(fs.FaultOverheadRange[1]))
 	num(fs.Readahead.Faults)
 	num(fs.Readahead.Pages)
-	// Shapes repeat through the grid: each distinct one is written once,
-	// in full, and the combinations name it by its place.
 	var shapes []factors.Shape
+	i := -1
 	for _, s := range grid {
-		i := slices.IndexFunc(shapes, func(x factors.Shape) bool { return sameShape(x, s.shape) })
+		// A grid lists one shape's combinations together: the last
+		// shape's place is the first guess.
+		if i < 0 || !sameShape(shapes[i], s.shape) {
+			i = slices.IndexFunc(shapes, func(x factors.Shape) bool { return sameShape(x, s.shape) })
+		}
 		if i < 0 {
 			sb, err := json.Marshal(s.shape)
 			if err != nil {
@@ -71,16 +85,18 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 			}
 			i = len(shapes)
 			shapes = append(shapes, s.shape)
+			small(int64(i))
 			text(string(sb))
+		} else {
+			small(int64(i))
 		}
-		whole(int64(i))
-		whole(int64(s.overhead))
-		whole(int64(s.fitPos))
-		whole(int64(s.band))
-		whole(int64(s.dim))
-		num(s.dirtyPos)
-		num(s.writePos)
-		num(s.localityPos)
+		small(int64(s.overhead))
+		small(int64(s.fitPos))
+		small(int64(s.band))
+		small(int64(s.dim))
+		frac(s.dirtyPos)
+		frac(s.writePos)
+		frac(s.localityPos)
 		if len(buf) > 1<<14 {
 			h.Write(buf)
 			buf = buf[:0]

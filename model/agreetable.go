@@ -54,7 +54,7 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 	text := func(s string) { whole(int64(len(s))); buf = append(buf, s...) }
 	small := func(x int64) { buf = binary.AppendVarint(buf, x) }
 	frac := func(x float64) { buf = binary.AppendUvarint(buf, bits.ReverseBytes64(math.Float64bits(x))) }
-	text("agree/2")
+	text("agree/3")
 	// The curves as a factor file writes them (every field they have).
 	var curves []*factors.Curve
 	for _, k := range fs.observedClasses() {
@@ -93,7 +93,6 @@ func (fs *Factors) agreementKey(grid []scenario) string {
 		small(int64(s.overhead))
 		small(int64(s.fitPos))
 		small(int64(s.band))
-		small(int64(s.dim))
 		frac(s.dirtyPos)
 		frac(s.writePos)
 		frac(s.localityPos)

@@ -100,6 +100,11 @@ type carried struct {
 	// prior: the run comes from an agreement under which the curves
 	// contradict each other, so the model's prior error joins its own.
 	prior bool
+	// err is the log error the run's carry adds to its point's own
+	// interval: for a curve carried on its own to another path, the
+	// transfer error at the distance between the two paths under the
+	// run's scenario (0 elsewhere).
+	err float64
 }
 
 // runDef is what a carried run is, whatever it is carried to: a plan's
@@ -124,17 +129,30 @@ type runDef struct {
 // figure is the median over the central runs (many combinations fit the
 // curves equally well, so the single best is an accident of the search);
 // the band spans every run, each widened by its source point's own
-// uncertainty, and by the model's prior error where only one curve was
-// there to check it (prior). med is the run the median came from (-1:
-// no run has an excess at f).
+// uncertainty, by its carry's own error (carried.err), and by the model's
+// prior error where the curves contradict each other (prior, or the run's
+// own). A run with no excess at f bounds the band from below. med is the
+// run the median came from (-1: no central run has an excess at f; the
+// band may still reach up, to a one-pass band's top).
 func jointAt(runs []carried, f float64, prior bool) (central, lo, hi float64, med int) {
-	return jointAtEx(runs, f, prior, nil)
+	return jointAtEx(runs, f, priorErr(prior), nil)
 }
 
-// jointAtEx is jointAt with each run's excess at f given (runExcess);
-// nil: computed here.
-func jointAtEx(runs []carried, f float64, prior bool, exs []float64) (central, lo, hi float64, med int) {
-	return jointAtFunc(runs, f, prior, func(i int, u float64) (ex, lo, hi float64) {
+// priorErr is the log error a band's runs carry on top of their own: the
+// model's prior where the curves contradict each other (prior), none
+// where they agree.
+func priorErr(prior bool) float64 {
+	if prior {
+		return fallbackTransferError
+	}
+	return 0
+}
+
+// jointAtEx is jointAt with each run's excess at f given (runExcess;
+// nil: computed here) and extra, a log error every run carries on top of
+// its own (priorErr).
+func jointAtEx(runs []carried, f float64, extra float64, exs []float64) (central, lo, hi float64, med int) {
+	return jointAtFunc(runs, f, extra, func(i int, u float64) (ex, lo, hi float64) {
 		if exs != nil {
 			ex = exs[i]
 		} else {
@@ -192,7 +210,7 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 // jointAtFunc is jointAt over a figure of each run's own (a zswap pair's
 // split excess): excess(i, u) is runs[i]'s figure and its ends widened by
 // u, the run's own log uncertainty. The same median and span.
-func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u float64) (ex, lo, hi float64)) (central, lo, hi float64, med int) {
+func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u float64) (ex, lo, hi float64)) (central, lo, hi float64, med int) {
 	lo, hi = math.Inf(1), 0
 	reduced := false
 	for _, r := range runs {
@@ -211,11 +229,22 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 			lastSrc, srcU = r.src, math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
 		}
 		u := srcU
-		if prior || r.prior {
-			u = math.Hypot(u, fallbackTransferError)
+		e := math.Max(extra, r.err)
+		if r.prior {
+			e = math.Max(e, fallbackTransferError)
+		}
+		if e > 0 {
+			u = math.Hypot(u, e)
 		}
 		ex, exLo, exHi := excess(i, u)
-		if !(ex > 0) || math.IsInf(ex, 0) {
+		if math.IsNaN(ex) || math.IsInf(ex, 0) || ex < 0 {
+			continue
+		}
+		if ex == 0 {
+			// A run that costs nothing here (a one-pass band's low end
+			// at 1) bounds the band from below; it takes no part in the
+			// median.
+			lo = 0
 			continue
 		}
 		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
@@ -224,6 +253,9 @@ func jointAtFunc(runs []carried, f float64, prior bool, excess func(i int, u flo
 		}
 	}
 	if len(all) == 0 {
+		if hi > 0 {
+			return 0, 0, hi, -1
+		}
 		return 0, 0, 0, -1
 	}
 	// Stable: runs of equal excess stay in run order, so the median run

@@ -192,23 +192,7 @@ type scenario struct {
 	dirtyPos, writePos float64
 	// localityPos is where in the shape's locality_range its locality was.
 	localityPos float64
-	dim         int // which unknown it varies (dimNone for the central one)
 }
-
-// The unknowns a prediction's band spans.
-const (
-	dimNone = iota
-	dimShape
-	dimOverhead
-	dimFit
-	dimDirty    // a reference's dirty share over its dirty_share_range
-	dimWrite    // a reference's write bandwidth over its write_bandwidth_range
-	dimLocality // the job's shape's locality over its locality_range
-	dims
-	// dimBand is an inferred curve's own band; it bounds the band rather
-	// than joining the others in quadrature (outside dims on purpose).
-	dimBand = dims
-)
 
 // pointModel is one curve point carried to the target under one scenario.
 type pointModel struct {
@@ -250,8 +234,6 @@ func (fs *Factors) PredictShape(class string, dev Device, concurrency int, dirty
 // ratio, so the search can reuse it across memory sizes.
 type prepared struct {
 	curve      *factors.Curve
-	scen       []scenario
-	points     [][]pointModel // per scenario, sorted by fit descending
 	target     Path
 	provenance string
 	basis      Basis
@@ -269,6 +251,11 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
+	// own: a curve of its own carried under every combination of the
+	// unknowns it leaves open (prepareOwn), where joint is empty; at()
+	// forms its band from them as from joint's, each run widened by its
+	// own transfer error (carried.err).
+	own []carried
 	// agreed: the agreement the joint runs come from (zero without).
 	agreed agreed
 	// shapeUnknown: the band spans shapes the sources' agreement rules out
@@ -367,56 +354,13 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 		return p
 	}
 	ohs := fs.overheads()
-	fitPos := []int{0}
-	for _, pt := range c.Points {
-		if len(pt.FitRange) == 2 {
-			fitPos = []int{0, -1, 1}
-		}
-	}
-	// The central scenario, then each unknown varied on its own: the band
-	// combines their effects in quadrature, as independent sources of
-	// error.
-	p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0]})
-	for i, sh := range shapes {
-		if i != nominalShape {
-			p.scen = append(p.scen, scenario{shape: sh, overhead: ohs[0], dim: dimShape})
-		}
-	}
-	for _, o := range ohs[1:] {
-		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: o, dim: dimOverhead})
-	}
-	for _, fp := range fitPos[1:] {
-		p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], fitPos: fp, dim: dimFit})
-	}
-	if len(shapes[nominalShape].LocalityRange) == 2 {
-		for _, l := range []float64{-1, 1} {
-			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], localityPos: l, dim: dimLocality})
-		}
-	}
-	if len(c.Reference.DirtyShareRange) == 2 {
-		for _, d := range []float64{-1, 1} {
-			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], dirtyPos: d, dim: dimDirty})
-		}
-	}
-	if len(c.Reference.WriteBandwidthRange) == 2 {
-		for _, w := range []float64{-1, 1} {
-			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], writePos: w, dim: dimWrite})
-		}
-	}
-	if carriesBand(c) {
-		// A one-pass band is asymmetric (the slopes of the working-set
-		// ladder on either side, widened) and often starts at 1 where the
-		// central figure is 1: a relative half-width cannot carry it, so
-		// each end is carried to the target as a curve of its own.
-		for _, b := range []int{-1, 1} {
-			p.scen = append(p.scen, scenario{shape: shapes[nominalShape], overhead: ohs[0], band: b, dim: dimBand})
-		}
-	}
+	// The central scenario: the job's shape (uniform where it names none),
+	// the stated overhead and fit. The basis gives its times per page and
+	// the transfer error at its distance; each run reads its own
+	// (prepareOwn).
+	central := scenario{shape: shapes[nominalShape], overhead: ohs[0]}
 	ref := fs.refPath(c)
 	same := samePath(ref, p.target)
-	for _, s := range p.scen {
-		p.points = append(p.points, fs.carry(c, p.target, s, same))
-	}
 	p.lowest = lowestFit(c)
 	p.basis = Basis{Kind: BasisCurve, Provenance: c.Provenance}
 	switch c.Provenance {
@@ -431,7 +375,7 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 	// The distance the transfer error is read at, and the times per page
 	// the basis prints, are those of the central scenario, as when the
 	// error was learnt: with its shape's locality and readahead.
-	tgtPath, refPath := fs.scenarioPath(p.target, p.scen[0]), fs.refScenario(c, p.scen[0])
+	tgtPath, refPath := fs.scenarioPath(p.target, central), fs.refScenario(c, central)
 	tgt, refT := tgtPath.IdleTime(), refPath.IdleTime()
 	switch {
 	case derived:
@@ -449,8 +393,62 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 	if len(shapes) > 1 {
 		p.basis.Shapes = strings.Join(shapeList(shapes), ", ")
 	}
+	fs.prepareOwn(&p, c, shapeName, shapes, same, central)
 	p.share()
 	return p
+}
+
+// prepareOwn carries c to p's target under every combination of the
+// unknowns it leaves open, reduced as a joint plan reduces them
+// (jointPlan): the runs at() takes a band from, as it does a derived
+// class's.
+func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, shapes []factors.Shape, same bool, central scenario) {
+	set := jointSet{sources: []*factors.Curve{c}, id: fmt.Sprintf("own %s@%p", c.Class, c)}
+	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
+	a := fs.ownAgreement(set, shapeName, shapes)
+	plan := []carried{{runDef: &runDef{src: c, s: central, grid: -1}}}
+	if len(a.kept) > 0 {
+		plan = fs.cachedPlan(set, shapeName, seeks, a)
+	}
+	p.own = make([]carried, 0, len(plan))
+	for _, r := range plan {
+		refs := r.refs
+		if refs == nil {
+			refs = fs.refPoints(nil, r.src, r.s)
+		}
+		r.pts = fs.carryFrom(make([]pointModel, len(c.Points)), r.src, p.target, r.s, same, refs)
+		if p.transfer > 0 {
+			// Each run's transfer error at its own scenario's distance,
+			// as a curve prepared for that scenario's shape alone reads it.
+			r.err = fs.cachedTransferError().at(transferDistance(fs.scenarioPath(p.target, r.s), fs.refScenario(c, r.s)))
+		}
+		p.own = append(p.own, r)
+	}
+}
+
+// ownAgreement is the grid of c's own unknowns under shapes, every
+// combination kept: one curve has nothing to check it against.
+func (fs *Factors) ownAgreement(set jointSet, shapeName string, shapes []factors.Shape) agreement {
+	k := agreeKey{set.key(), shapeName}
+	if fs.joint != nil {
+		fs.joint.mu.Lock()
+		defer fs.joint.mu.Unlock()
+		if a, ok := fs.joint.m[k]; ok {
+			return a
+		}
+	}
+	_, grid := fs.jointGrid(set, shapes)
+	a := agreement{grid: grid, curves: 1, consistent: len(grid)}
+	for i := range grid {
+		a.kept = append(a.kept, i)
+	}
+	if fs.joint != nil {
+		if fs.joint.m == nil {
+			fs.joint.m = map[agreeKey]agreement{}
+		}
+		fs.joint.m[k] = a
+	}
+	return a
 }
 
 // share points p's estimates at one copy of its basis: a search keeps an
@@ -770,64 +768,12 @@ func (p prepared) atEx(f float64, exs []float64) Estimate {
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f, exs)
 	}
-	q := p.quadrature(f, nil)
-	est.Extrapolated, est.Shape = q.extrapolated, p.scen[0].shape.Name
-	est.Basis = p.basisAt(onSampler(p.points[0], f))
-	est.markAbove(p.points[0], f)
-	est.Slowdown = 1 + q.central
-	est.Low = 1 + q.lowEx*math.Exp(-q.down)
-	est.High = 1 + q.highEx*math.Exp(q.up)
-	est.FaultTime = faultTime(p.points[0], f)
-	return est
-}
-
-// spread is a single-curve band at one fit ratio (prepared.quadrature):
-// the central scenario's excess; the least and greatest excess of an
-// inferred curve's band ends (the central one where there are none); and
-// the log half-widths down and up, each unknown's largest effect, the
-// point's own interval and the transfer error joined in quadrature.
-type spread struct {
-	central, lowEx, highEx float64
-	down, up               float64
-	extrapolated           bool
-}
-
-// quadrature is the band of a class with a curve of its own at fit f: the
-// one place the unknowns of prepareCurve's scenarios are joined. With
-// byShape set, the shape scenarios are handed to it instead of joining
-// the quadrature (a zswap pair splits the excess by each shape: spreadAt).
-func (p prepared) quadrature(f float64, byShape func(name string, ex float64)) spread {
-	central, u, extra := excessAt(p.points[0], p.scen[0].shape, f)
-	q := spread{central: central, lowEx: central, highEx: central, extrapolated: extra}
-	var up, down [dims]float64
-	for i, s := range p.scen[1:] {
-		ex, _, _ := excessAt(p.points[i+1], s.shape, f)
-		switch {
-		case s.dim == dimShape && byShape != nil:
-			byShape(s.shape.Name, ex)
-		case s.dim == dimBand:
-			q.lowEx, q.highEx = math.Min(q.lowEx, ex), math.Max(q.highEx, ex)
-		case central > 0 && ex > 0:
-			l := math.Log(ex / central)
-			up[s.dim] = math.Max(up[s.dim], l)
-			down[s.dim] = math.Max(down[s.dim], -l)
-		}
-	}
-	// The point's own interval and the transfer's error join in
-	// quadrature with the unknowns'.
-	sumUp := math.Pow(math.Log1p(u), 2) + p.transfer*p.transfer
-	sumDown := math.Pow(math.Log1p(-math.Min(u, 0.95)), 2) + p.transfer*p.transfer
-	for d := range dims {
-		sumUp += up[d] * up[d]
-		sumDown += down[d] * down[d]
-	}
-	q.down, q.up = math.Sqrt(sumDown), math.Sqrt(sumUp)
-	return q
+	return p.ownEstimate(est, f)
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).
 func (p prepared) jointEstimate(est Estimate, f float64, exs []float64) Estimate {
-	central, lo, hi, med := jointAtEx(p.joint, f, p.jointPrior, exs)
+	central, lo, hi, med := jointAtEx(p.joint, f, priorErr(p.jointPrior), exs)
 	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
 	if med < 0 {
 		med = 0
@@ -840,6 +786,39 @@ func (p prepared) jointEstimate(est Estimate, f float64, exs []float64) Estimate
 			est.DirtyLow, est.DirtyHigh, est.DirtyFrom = p.dirtyLo, p.dirtyHi, p.dirtyFrom
 		}
 	}
+	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
+	est.Basis = p.basisAt(onSampler(r.pts, f))
+	est.markAbove(r.pts, f)
+	est.FaultTime = faultTime(r.pts, f)
+	return est
+}
+
+// runs are the runs p's band is formed from: a derived class's joint
+// runs or a curve's own.
+func (p prepared) runs() []carried {
+	if len(p.joint) > 0 {
+		return p.joint
+	}
+	return p.own
+}
+
+// runErr is the log error every one of p's runs carries on top of its
+// source point's own interval and its own carry's (carried.err): the
+// model's prior for a joint derivation whose curves contradict each
+// other, none elsewhere.
+func (p prepared) runErr() float64 {
+	return priorErr(len(p.joint) > 0 && p.jointPrior)
+}
+
+// ownEstimate is at() for a curve of its own carried under its runs.
+func (p prepared) ownEstimate(est Estimate, f float64) Estimate {
+	central, lo, hi, med := jointAtEx(p.own, f, p.runErr(), nil)
+	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
+	if med < 0 {
+		med = 0
+	}
+	r := p.own[med]
+	est.Shape = r.s.shape.Name
 	_, _, est.Extrapolated = excessAt(r.pts, r.s.shape, f)
 	est.Basis = p.basisAt(onSampler(r.pts, f))
 	est.markAbove(r.pts, f)

@@ -118,8 +118,11 @@ func TestUncertaintyCountsRunsWhereNothingMeets(t *testing.T) {
 	if u.Recommended != "" {
 		t.Fatalf("recommended %s; tight.yaml should have none", u.Recommended)
 	}
-	if !(u.NoneMeets > 0.5 && u.NoneMeets < 1) || u.Met == 0 {
-		t.Fatalf("none meets in %.3f of runs (%d met); want most but not all", u.NoneMeets, u.Met)
+	// The best configuration misses the 6h32m deadline by a minute or
+	// so, well within its slowdown's error: a real share of the runs
+	// goes either way.
+	if !(u.NoneMeets > 0.2 && u.NoneMeets < 0.95) || u.Met == 0 {
+		t.Fatalf("none meets in %.3f of runs (%d met); want a real share of the runs either way", u.NoneMeets, u.Met)
 	}
 	if got := float64(u.Runs-u.Met) / float64(u.Runs); got != u.NoneMeets {
 		t.Errorf("none meets %.3f, runs %d met %d", u.NoneMeets, u.Runs, u.Met)

@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"sync"
-	"time"
 )
 
 // zswapPair is a zswap configuration's two parts prepared for one job: the
@@ -16,17 +15,14 @@ import (
 // figures no single combination gives.
 type zswapPair struct {
 	pool, drive prepared
-	// poolRuns: both parts are derived jointly (prepareJoint); poolRuns[i]
-	// is the pool's points under the combination of drive.joint[i].
+	// poolRuns: both parts are derived jointly from the same curves
+	// (prepareJoint); poolRuns[i] is the pool's points under the
+	// combination of drive.joint[i].
 	poolRuns [][]pointModel
-	// pairs: both parts come from one curve each (prepareCurve); each pair
-	// is an index into pool.scen and one into drive.scen naming the same
-	// scenario (0, a part's central one, where that part has no such
-	// unknown). pairs[0] is the central scenario.
-	pairs [][2]int
-	// mixed: one part is derived jointly and the other comes from a curve
-	// of its own; jointIsDrive says which is the drive.
-	mixed, jointIsDrive bool
+	// Otherwise one part's runs lead (the drive's, unless only the pool
+	// is derived jointly; driveLeads says which) and the other part is
+	// read under each leading run's shape (mixedAt).
+	driveLeads bool
 	// key names the pair in the caches (evaluator.zswapPair).
 	key [2]prepKey
 }
@@ -41,20 +37,6 @@ type zswapFigure struct {
 	// driveRun is the drive's central run where the drive is derived
 	// jointly (nil otherwise).
 	driveRun *carried
-}
-
-// scenarioID names what a scenario chooses, so that two preparations'
-// scenarios can be matched.
-type scenarioID struct {
-	dim                          int
-	shape                        string
-	overhead                     time.Duration
-	fitPos, band                 int
-	dirtyPos, writePos, locality float64
-}
-
-func idOf(s scenario) scenarioID {
-	return scenarioID{s.dim, s.shape.Name, s.overhead, s.fitPos, s.band, s.dirtyPos, s.writePos, s.localityPos}
 }
 
 // poolRuns carries each of a drive's joint runs to the pool's target.
@@ -121,38 +103,12 @@ next:
 func (fs *Factors) pairZswap(pool, drive prepared) (zswapPair, bool) {
 	z := zswapPair{pool: pool, drive: drive}
 	switch {
+	case len(pool.runs()) == 0 || len(drive.runs()) == 0:
+		return z, false
 	case len(pool.joint) > 0 && len(drive.joint) > 0:
 		z.poolRuns = pool.carries.runs(drive.joint, func() [][]pointModel { return fs.poolRuns(pool, drive.joint) })
-		return z, true
-	case len(pool.joint) > 0 && len(drive.scen) > 0:
-		z.mixed = true
-		return z, true
-	case len(drive.joint) > 0 && len(pool.scen) > 0:
-		z.mixed, z.jointIsDrive = true, true
-		return z, true
-	case len(pool.scen) == 0 || len(drive.scen) == 0:
-		return z, false
-	}
-	inPool := map[scenarioID]int{}
-	for i, s := range pool.scen {
-		inPool[idOf(s)] = i
-	}
-	matched := map[int]bool{}
-	for i, s := range drive.scen {
-		ip, ok := inPool[idOf(s)]
-		if i == 0 {
-			ip, ok = 0, true
-		}
-		if !ok {
-			ip = 0
-		}
-		matched[ip] = true
-		z.pairs = append(z.pairs, [2]int{ip, i})
-	}
-	for i := range pool.scen {
-		if !matched[i] {
-			z.pairs = append(z.pairs, [2]int{i, 0})
-		}
+	default:
+		z.driveLeads = len(drive.joint) > 0 || len(pool.joint) == 0
 	}
 	return z, true
 }
@@ -168,10 +124,7 @@ func (z zswapPair) atEx(wd, f float64, driveEx []float64) zswapFigure {
 	if z.poolRuns != nil {
 		return z.jointAt(wd, f, driveEx)
 	}
-	if z.mixed {
-		return z.mixedAt(wd, f, driveEx)
-	}
-	return z.curveAt(wd, f)
+	return z.mixedAt(wd, f, driveEx)
 }
 
 // jointAt is at for two jointly derived parts: jointAt's median and span
@@ -194,7 +147,7 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 		d := shares.at(r.s.shape, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}
-	central, lo, hi, med := jointAtFunc(runs, f, z.drive.jointPrior || z.pool.jointPrior, func(i int, u float64) (ex, lo, hi float64) {
+	central, lo, hi, med := jointAtFunc(runs, f, priorErr(z.drive.jointPrior || z.pool.jointPrior), func(i int, u float64) (ex, lo, hi float64) {
 		t, _, _ := split(i)
 		return t, t * math.Exp(-u), t * math.Exp(u)
 	})
@@ -209,43 +162,54 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	return fig
 }
 
-// curveSpread is a part carried from a curve of its own at one fit ratio:
-// its excess under each shape (the other unknowns at their central
-// values), and the factors its other unknowns, its point's interval and
-// its transfer error move it by, joined in quadrature as prepared.at
-// joins them.
-type curveSpread struct {
-	central  float64
-	byShape  map[string]float64
-	up, down float64
+// shapeBand is a part's figure at one fit ratio under one shape: the
+// median and span of its runs of that shape (jointAt's), as factors of
+// the median for the ends.
+type shapeBand struct {
+	central, down, up float64
 }
 
-func (p prepared) spreadAt(f float64) curveSpread {
-	c := curveSpread{byShape: map[string]float64{p.scen[0].shape.Name: 0}, up: 1, down: 1}
-	q := p.quadrature(f, func(name string, ex float64) { c.byShape[name] = ex })
-	c.central, c.byShape[p.scen[0].shape.Name] = q.central, q.central
-	if q.central <= 0 {
-		return c
+// shapeBands is p's band at fit f under each shape its runs span.
+func (p prepared) shapeBands(f float64) map[string]shapeBand {
+	runs, extra := p.runs(), p.runErr()
+	var buf [128]carried
+	out := map[string]shapeBand{}
+	for _, r := range runs {
+		name := r.s.shape.Name
+		if _, ok := out[name]; ok {
+			continue
+		}
+		same := buf[:0]
+		for _, q := range runs {
+			if q.s.shape.Name == name {
+				same = append(same, q)
+			}
+		}
+		c, lo, hi, _ := jointAtEx(same, f, extra, nil)
+		b := shapeBand{central: c, down: 1, up: 1}
+		if c > 0 {
+			b.down, b.up = lo/c, hi/c
+		}
+		out[name] = b
 	}
-	c.up = q.highEx / q.central * math.Exp(q.up)
-	c.down = q.lowEx / q.central * math.Exp(-q.down)
-	return c
+	return out
 }
 
-// mixedAt is at for one part derived jointly and one from a curve of its
-// own. The shape is the unknown they share: under each run of the joint
-// part, the other part is taken under the run's shape, the run's shape
-// sets the split, and the sum's ends are each part's own ends under that
-// run (the joint part widened by the run's uncertainty, the other by its
-// unknowns other than the shape). The central figure and the band are
-// jointAt's over those sums.
+// mixedAt is at for parts that are not both derived from the same
+// curves. The shape is the unknown they share: under each run of the
+// leading part, the other part is taken under the run's shape (the median
+// of its own runs of that shape), the run's shape sets the split, and the
+// sum's ends are each part's own ends under that run (the leading run
+// widened by its uncertainty, the other part's span of that shape). The
+// central figure and the band are jointAt's over those sums.
 func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	j, o := z.pool, z.drive
-	if z.jointIsDrive {
+	if z.driveLeads {
 		j, o = z.drive, z.pool
 	}
-	own := o.spreadAt(f)
-	runs := j.joint
+	other := o.shapeBands(f)
+	oc, _, _, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
+	runs := j.runs()
 	// The runs share a few shapes and source fits: their rate ratios at f,
 	// and the drive's share under each shape, are kept for the call.
 	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
@@ -253,28 +217,28 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	// other's y, and the drive's part of it.
 	sum := func(i int, x, y float64) (total, onDrive float64) {
 		d := shares.at(runs[i].s.shape, f)
-		if z.jointIsDrive {
+		if z.driveLeads {
 			return (1-d)*y + d*x, d * x
 		}
 		return (1-d)*x + d*y, d * y
 	}
-	parts := func(i int) (x, y float64) {
-		if z.jointIsDrive && driveEx != nil {
+	parts := func(i int) (x float64, y shapeBand) {
+		if z.driveLeads && driveEx != nil && len(z.drive.joint) > 0 {
 			x = driveEx[i]
 		} else {
 			x, _, _ = excessAtR(runs[i].pts, runs[i].s.shape, f, rr)
 		}
-		y, ok := own.byShape[runs[i].s.shape.Name]
+		y, ok := other[runs[i].s.shape.Name]
 		if !ok {
-			y = own.central
+			y = shapeBand{central: oc, down: 1, up: 1}
 		}
 		return x, y
 	}
-	central, lo, hi, med := jointAtFunc(runs, f, j.jointPrior, func(i int, u float64) (ex, lo, hi float64) {
+	central, lo, hi, med := jointAtFunc(runs, f, j.runErr(), func(i int, u float64) (ex, lo, hi float64) {
 		x, y := parts(i)
-		ex, _ = sum(i, x, y)
-		lo, _ = sum(i, x*math.Exp(-u), y*own.down)
-		hi, _ = sum(i, x*math.Exp(u), y*own.up)
+		ex, _ = sum(i, x, y.central)
+		lo, _ = sum(i, x*math.Exp(-u), y.central*y.down)
+		hi, _ = sum(i, x*math.Exp(u), y.central*y.up)
 		return ex, lo, hi
 	})
 	if med < 0 {
@@ -283,72 +247,9 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	fig := zswapFigure{central: central, lo: lo, hi: hi, shape: runs[med].s.shape.Name}
 	fig.share = shares.at(runs[med].s.shape, f)
 	x, y := parts(med)
-	_, fig.driveEx = sum(med, x, y)
-	if z.jointIsDrive {
+	_, fig.driveEx = sum(med, x, y.central)
+	if z.driveLeads && len(z.drive.joint) > 0 {
 		fig.driveRun = &runs[med]
 	}
-	return fig
-}
-
-// curveAt is at for two parts carried from one curve each: prepared.at's
-// central scenario and quadrature over the unknowns, each unknown's effect
-// read from the split excess under the same scenario. The point's own
-// interval and the transfer error are each part's, weighted by its part
-// of the central excess: the pool and the drive share one page rate, so
-// their errors move together.
-func (z zswapPair) curveAt(wd, f float64) zswapFigure {
-	split := func(k int) (total, onDrive, share float64) {
-		ip, id := z.pairs[k][0], z.pairs[k][1]
-		s := z.drive.scen[id]
-		if id == 0 {
-			s = z.pool.scen[ip]
-		}
-		pex, _, _ := excessAt(z.pool.points[ip], z.pool.scen[ip].shape, f)
-		dex, _, _ := excessAt(z.drive.points[id], z.drive.scen[id].shape, f)
-		d := driveShare(s.shape, wd, f)
-		return (1-d)*pex + d*dex, d * dex, d
-	}
-	central, driveEx, share := split(0)
-	fig := zswapFigure{central: central, share: share, driveEx: driveEx, shape: z.drive.scen[0].shape.Name}
-	var up, down [dims]float64
-	lowEx, highEx := central, central
-	for k := 1; k < len(z.pairs); k++ {
-		ex, _, _ := split(k)
-		ip, id := z.pairs[k][0], z.pairs[k][1]
-		dim := z.drive.scen[id].dim
-		if id == 0 {
-			dim = z.pool.scen[ip].dim
-		}
-		if dim == dimBand {
-			lowEx, highEx = math.Min(lowEx, ex), math.Max(highEx, ex)
-			continue
-		}
-		if central <= 0 || ex <= 0 {
-			continue
-		}
-		l := math.Log(ex / central)
-		up[dim] = math.Max(up[dim], l)
-		down[dim] = math.Max(down[dim], -l)
-	}
-	errs := func(p prepared) (sUp, sDown float64) {
-		_, u, _ := excessAt(p.points[0], p.scen[0].shape, f)
-		sUp = math.Hypot(math.Log1p(u), p.transfer)
-		sDown = math.Hypot(math.Log1p(-math.Min(u, 0.95)), p.transfer)
-		return sUp, sDown
-	}
-	pUp, pDown := errs(z.pool)
-	dUp, dDown := errs(z.drive)
-	wD := 0.5
-	if central > 0 {
-		wD = driveEx / central
-	}
-	sumUp := math.Pow((1-wD)*pUp+wD*dUp, 2)
-	sumDown := math.Pow((1-wD)*pDown+wD*dDown, 2)
-	for d := range dims {
-		sumUp += up[d] * up[d]
-		sumDown += down[d] * down[d]
-	}
-	fig.lo = lowEx * math.Exp(-math.Sqrt(sumDown))
-	fig.hi = highEx * math.Exp(math.Sqrt(sumUp))
 	return fig
 }

@@ -144,78 +144,58 @@ func TestZswapBandWithinItsScenarios(t *testing.T) {
 		// run's shape (prepared for that shape alone).
 		pc := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, shape, 0, nil, nil)
 		z, ok = fs.pairZswap(pc, dp)
-		if !ok || !z.mixed || !z.jointIsDrive {
-			t.Fatalf("%s: not paired as a curve and a joint derivation", dev.Name)
+		if !ok || z.poolRuns != nil || !z.driveLeads {
+			t.Fatalf("%s: not paired as a curve and a joint derivation led by the drive", dev.Name)
 		}
-		fig = z.at(wd, f)
-		isRun := false
-		for _, r := range dp.joint {
-			one := fs.prepareCurve(fs.Curves["sata-ssd-slc"], false, pool, jobs, 0.5, r.s.shape.Name, 0, nil, nil)
-			pex, _, _ := excessAt(one.points[0], r.s.shape, f)
-			dex, _, _ := excessAt(r.pts, r.s.shape, f)
-			d := driveShare(r.s.shape, wd, f)
-			x := (1-d)*pex + d*dex
-			if !(x > 0) || math.IsInf(x, 0) {
-				continue
-			}
-			if fig.lo > x*(1+tol) || fig.hi < x*(1-tol) {
-				t.Errorf("mixed, %s, shape %q, wd %.3f, fit %.3f: band %.4g-%.4g leaves out the %s run's %.4g", dev.Name, shape, wd, f, fig.lo, fig.hi, r.s.shape.Name, x)
-			}
-			isRun = isRun || math.Abs(x-fig.central) <= tol*x
-		}
-		if !isRun {
-			t.Errorf("mixed, %s, shape %q, wd %.3f, fit %.3f: central %.4g is no run's figure", dev.Name, shape, wd, f, fig.central)
-		}
+		checkLed(t, "mixed", fs, z.at(wd, f), pc, dp.joint, dp.runErr(), wd, f)
 
 		// From a curve each (the published SLC curve as the pool, the MLC
 		// curve, which has a write bandwidth range the SLC lacks, as the
-		// drive): prepareCurve's scenarios.
+		// drive): the drive's own runs lead, each widened by its point's
+		// interval and the transfer error.
 		dc := fs.prepareCurve(fs.Curves["sata-ssd-mlc"], false, dev, jobs, 0.5, shape, 0, nil, nil)
 		z, ok = fs.pairZswap(pc, dc)
-		if !ok || z.pairs == nil {
-			t.Fatalf("%s: curves not paired", dev.Name)
+		if !ok || z.poolRuns != nil || !z.driveLeads {
+			t.Fatalf("%s: curves not paired with the drive leading", dev.Name)
 		}
-		fig = z.at(wd, f)
-		split := func(ps, ds int, s scenario) float64 {
-			pex, _, _ := excessAt(pc.points[ps], pc.scen[ps].shape, f)
-			dex, _, _ := excessAt(dc.points[ds], dc.scen[ds].shape, f)
-			d := driveShare(s.shape, wd, f)
-			return (1-d)*pex + d*dex
+		checkLed(t, "curves", fs, z.at(wd, f), pc, dc.own, dc.runErr(), wd, f)
+	}
+}
+
+// checkLed holds a zswap figure whose drive runs lead to what each run
+// gives with the pool prepared for that run's shape alone: the band
+// holds every run's figure, the central figure is one of them, and the
+// top is no higher than the highest run widened by its own error (its
+// point's interval and extra) with the pool at the top of its band.
+func checkLed(t *testing.T, what string, fs *Factors, fig zswapFigure, pool prepared, runs []carried, extra, wd, f float64) {
+	t.Helper()
+	const tol = 1e-9
+	isRun, top := false, 0.0
+	for _, r := range runs {
+		one := fs.prepareCurve(pool.curve, false, pool.target.Dev, pool.target.Jobs, pool.target.Dirty, r.s.shape.Name, 0, nil, nil)
+		pe := one.at(f)
+		dex, _, _ := excessAt(r.pts, r.s.shape, f)
+		d := driveShare(r.s.shape, wd, f)
+		x := (1-d)*(pe.Slowdown-1) + d*dex
+		if !(x > 0) || math.IsInf(x, 0) {
+			continue
 		}
-		central := split(0, 0, dc.scen[0])
-		var figs []float64
-		for ds, s := range dc.scen {
-			ps := 0
-			for k, q := range pc.scen {
-				if idOf(q) == idOf(s) {
-					ps = k
-				}
-			}
-			figs = append(figs, split(ps, ds, s))
+		if fig.lo > x*(1+tol) || fig.hi < x*(1-tol) {
+			t.Errorf("%s, shape %s, wd %.3f, fit %.3f: band %.4g-%.4g leaves out a run's %.4g", what, r.s.shape.Name, wd, f, fig.lo, fig.hi, x)
 		}
-		for ps, s := range pc.scen {
-			figs = append(figs, split(ps, 0, s))
+		isRun = isRun || math.Abs(x-fig.central) <= tol*x
+		e := math.Max(extra, r.err)
+		if r.prior {
+			e = math.Max(e, fallbackTransferError)
 		}
-		var sq float64
-		top := central
-		for _, x := range figs {
-			if fig.lo > x*(1+tol) || fig.hi < x*(1-tol) {
-				t.Errorf("curves, %s, shape %q, wd %.3f, fit %.3f: band %.4g-%.4g leaves out a scenario's %.4g", dev.Name, shape, wd, f, fig.lo, fig.hi, x)
-			}
-			if x > 0 && central > 0 {
-				sq += math.Pow(math.Log(x/central), 2)
-			}
-			top = math.Max(top, x)
-		}
-		own := 0.0
-		for _, p := range []prepared{pc, dc} {
-			_, u, _ := excessAt(p.points[0], p.scen[0].shape, f)
-			own = math.Max(own, math.Hypot(math.Log1p(u), p.transfer))
-		}
-		if bound := top * math.Exp(math.Sqrt(sq+own*own)); fig.central != central || fig.hi > bound*(1+tol) {
-			t.Errorf("curves, %s, shape %q, wd %.3f, fit %.3f: excess %.4g (top %.4g), want central %.4g and top at most %.4g",
-				dev.Name, shape, wd, f, fig.central, fig.hi, central, bound)
-		}
+		u := math.Hypot(math.Log1p(pointUnc(r.src, nearestPoint(r.src, f))), e)
+		top = math.Max(top, (1-d)*(pe.High-1)+d*dex*math.Exp(u))
+	}
+	if !isRun {
+		t.Errorf("%s, wd %.3f, fit %.3f: central %.4g is no run's figure", what, wd, f, fig.central)
+	}
+	if fig.hi > top*(1+tol) {
+		t.Errorf("%s, wd %.3f, fit %.3f: band top %.4g above the highest run widened, %.4g", what, wd, f, fig.hi, top)
 	}
 }
 

@@ -172,9 +172,9 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 		m    *pointModel
 		rate float64
 	}
-	var pendBuf [128]pending
-	var pathBuf [128]*Path
-	var rateBuf, timeBuf [128]float64
+	var pendBuf [512]pending
+	var pathBuf [512]*Path
+	var rateBuf, timeBuf [512]float64
 	pend, paths, rates := pendBuf[:0], pathBuf[:0], rateBuf[:0]
 	rr := &rateRatios{f: f}
 	for _, r := range runs {
@@ -220,7 +220,7 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 	// few dozen runs, and the search asks for hundreds of thousands of
 	// figures); a run's own uncertainty depends on its source curve only,
 	// which consecutive runs share.
-	var buf [128]jointRun
+	var buf [512]jointRun
 	all := buf[:0]
 	var lastSrc *factors.Curve
 	var srcU float64

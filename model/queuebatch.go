@@ -9,8 +9,18 @@ import "math"
 // can then overlap. Each path's write share is found by writeShare's
 // Illinois steps, taken for all the paths in rounds.
 func pageTimes(paths []*Path, rates []float64, out []float64) {
+	// The lanes live on the stack, a batch at a time (a curve of its own
+	// carried to a disk that seeks has a few hundred runs).
 	var buf [80]ptLane
-	lanes := buf[:0]
+	for len(paths) > len(buf) {
+		pageTimesIn(buf[:0], paths[:len(buf)], rates[:len(buf)], out[:len(buf)])
+		paths, rates, out = paths[len(buf):], rates[len(buf):], out[len(buf):]
+	}
+	pageTimesIn(buf[:0], paths, rates, out)
+}
+
+// pageTimesIn is pageTimes of at most cap(lanes) paths, in lanes.
+func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) {
 	for i, p := range paths {
 		l, ok := newPTLane(p, rates[i], i)
 		if !ok {

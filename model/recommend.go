@@ -852,10 +852,11 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 // until the next prediction: a zswap configuration asks for its drive's
 // estimate and then splits the same runs at the same fit (zswapAt).
 func (e *evaluator) at(p prepared, k estKey) Estimate {
-	if len(p.joint) == 0 {
+	runs := p.runs()
+	if len(runs) == 0 {
 		return p.at(k.fit)
 	}
-	e.runEx = runExcess(p.joint, k.fit, e.runEx[:0])
+	e.runEx = runExcess(runs, k.fit, e.runEx[:0])
 	e.runExKey, e.runExOK = k, true
 	return p.atEx(k.fit, e.runEx)
 }
@@ -1574,7 +1575,7 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure
 	}
 	if !ok {
 		var driveEx []float64
-		if e.runExOK && e.runExKey == (estKey{z.key[1], f}) && len(e.runEx) == len(z.drive.joint) {
+		if e.runExOK && e.runExKey == (estKey{z.key[1], f}) && len(e.runEx) == len(z.drive.runs()) {
 			driveEx = e.runEx
 		}
 		fig = z.atEx(wd, f, driveEx)

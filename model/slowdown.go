@@ -251,6 +251,9 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
+	// bands: the own runs' figures by shape at each fit a zswap pair
+	// asked for (shapeBands), shared by the copies of the preparation.
+	bands *shapeBandCache
 	// own: a curve of its own carried under every combination of the
 	// unknowns it leaves open (prepareOwn), where joint is empty; at()
 	// forms its band from them as from joint's, each run widened by its
@@ -411,6 +414,7 @@ func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, s
 		plan = fs.cachedPlan(set, shapeName, seeks, a)
 	}
 	p.own = make([]carried, 0, len(plan))
+	p.bands = &shapeBandCache{}
 	for _, r := range plan {
 		refs := r.refs
 		if refs == nil {
@@ -757,8 +761,8 @@ func extrapolatedPoint(pts []pointModel, f float64) (*pointModel, bool) {
 
 func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
 
-// atEx is at with a jointly derived class's run excesses at f given
-// (runExcess of p.joint; nil: computed here).
+// atEx is at with the run excesses at f given (runExcess of p.runs();
+// nil: computed here).
 func (p prepared) atEx(f float64, exs []float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.shared, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
@@ -768,7 +772,7 @@ func (p prepared) atEx(f float64, exs []float64) Estimate {
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f, exs)
 	}
-	return p.ownEstimate(est, f)
+	return p.ownEstimate(est, f, exs)
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).
@@ -810,9 +814,11 @@ func (p prepared) runErr() float64 {
 	return priorErr(len(p.joint) > 0 && p.jointPrior)
 }
 
-// ownEstimate is at() for a curve of its own carried under its runs.
-func (p prepared) ownEstimate(est Estimate, f float64) Estimate {
-	central, lo, hi, med := jointAtEx(p.own, f, p.runErr(), nil)
+// ownEstimate is at() for a curve of its own carried under its runs,
+// with their excesses at f given (runExcess of p.own; nil: computed
+// here).
+func (p prepared) ownEstimate(est Estimate, f float64, exs []float64) Estimate {
+	central, lo, hi, med := jointAtEx(p.own, f, p.runErr(), exs)
 	est.Slowdown, est.Low, est.High = 1+central, 1+lo, 1+hi
 	if med < 0 {
 		med = 0

@@ -169,8 +169,34 @@ type shapeBand struct {
 	central, down, up float64
 }
 
+// shapeBandCache keeps a preparation's shapeBands by fit: a search pairs
+// one pool with thousands of drives at the same few fits.
+type shapeBandCache struct {
+	mu sync.Mutex
+	at map[float64]map[string]shapeBand
+}
+
 // shapeBands is p's band at fit f under each shape its runs span.
 func (p prepared) shapeBands(f float64) map[string]shapeBand {
+	c := p.bands
+	if c == nil {
+		return p.shapeBandsAt(f)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.at[f]; ok {
+		return b
+	}
+	b := p.shapeBandsAt(f)
+	if c.at == nil {
+		c.at = map[float64]map[string]shapeBand{}
+	}
+	c.at[f] = b
+	return b
+}
+
+// shapeBandsAt is shapeBands computed.
+func (p prepared) shapeBandsAt(f float64) map[string]shapeBand {
 	runs, extra := p.runs(), p.runErr()
 	var buf [128]carried
 	out := map[string]shapeBand{}
@@ -208,7 +234,6 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 		j, o = z.drive, z.pool
 	}
 	other := o.shapeBands(f)
-	oc, _, _, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
 	runs := j.runs()
 	// The runs share a few shapes and source fits: their rate ratios at f,
 	// and the drive's share under each shape, are kept for the call.
@@ -223,13 +248,15 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 		return (1-d)*x + d*y, d * y
 	}
 	parts := func(i int) (x float64, y shapeBand) {
-		if z.driveLeads && driveEx != nil && len(z.drive.joint) > 0 {
+		if z.driveLeads && driveEx != nil {
 			x = driveEx[i]
 		} else {
 			x, _, _ = excessAtR(runs[i].pts, runs[i].s.shape, f, rr)
 		}
 		y, ok := other[runs[i].s.shape.Name]
 		if !ok {
+			// A shape the other part has no run of: its central figure.
+			oc, _, _, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
 			y = shapeBand{central: oc, down: 1, up: 1}
 		}
 		return x, y

@@ -36,4 +36,9 @@ type Reference struct {
 	// (a published figure); predictions and crossval span them.
 	DirtyShareRange     []units.Ratio `yaml:"dirty_share_range,omitempty" json:"dirty_share_range,omitempty"`
 	WriteBandwidthRange []units.Bytes `yaml:"write_bandwidth_range,omitempty" json:"write_bandwidth_range,omitempty"`
+	// Footprint is the resident peak of one job the curve was measured on
+	// (memplan profile writes it; 0: not stated). The model carries a
+	// curve's page rate per second to a job of any size; recommend says
+	// so when a job class is far larger or smaller than this.
+	Footprint units.Bytes `yaml:"footprint,omitempty" json:"footprint,omitempty"`
 }

@@ -258,6 +258,11 @@ func checkProfileFile(t *testing.T, ff *factors.File, cmd []string) {
 	if zram.Provenance != factors.Measured || zram.Host == "" || zram.Reference.Concurrency != 1 || zram.Reference.ReadLatency <= 0 {
 		t.Errorf("zram curve %+v", zram)
 	}
+	// The curve states the size of the job it was measured on, so that
+	// recommend can say when a job class is far from it.
+	if zram.Reference.Footprint < 1<<20 {
+		t.Errorf("zram curve's reference footprint %v, want the command's resident peak", zram.Reference.Footprint)
+	}
 	pts := zram.Points // sorted by fit, descending
 	if len(pts) != 3 || pts[0].Fit != 0.9 || pts[2].Fit != 0.5 {
 		t.Fatalf("zram points %+v", pts)

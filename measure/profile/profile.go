@@ -1130,7 +1130,7 @@ func dirtyShare(ins, outs float64, backend string) (float64, string) {
 
 // reference is the device a phase's curve was measured on.
 func (ps *profileSession) reference(ph *Phase) (factors.Reference, string) {
-	ref := factors.Reference{Device: ph.Device, Drives: 1}
+	ref := factors.Reference{Device: ph.Device, Drives: 1, Footprint: ps.rep.Footprint}
 	fault := 0.0
 	var n float64
 	for _, pt := range ph.Points {

@@ -290,6 +290,8 @@ func TestParseFactorsBadInput(t *testing.T) {
 			want: qaWant{18, "curves[0].reference.seq_read_latency", []string{"got 90us with read_latency 85us", "at most read_latency"}}},
 		{name: "dirty share range not around it", edits: []qaEdit{{17, "concurrency", "      concurrency: 4\n      dirty_share_range: [0.6, 1]"}},
 			want: qaWant{18, "curves[0].reference.dirty_share_range", []string{"got [0.6 1] for dirty_share 0.5", "around dirty_share"}}},
+		{name: "negative footprint", edits: []qaEdit{{17, "concurrency", "      concurrency: 4\n      footprint: -22GiB"}},
+			want: qaWant{18, "curves[0].reference.footprint", []string{`got "-22GiB"`, "expected a size"}}},
 		{name: "write bandwidth range without a bandwidth", edits: []qaEdit{{17, "concurrency", "      concurrency: 4\n      write_bandwidth_range: [30MB, 80MB]"}},
 			want: qaWant{18, "curves[0].reference.write_bandwidth_range", []string{"for write_bandwidth 0B", "around write_bandwidth"}}},
 		{name: "shape locality above one", src: "name: x\nsource: y\nshapes:\n  - name: scan\n    exponent: 1\n    readahead_faults: 0.5\n    locality: 1.5\n    source: z\ncurves:\n  - class: hdd\n    provenance: published\n    source: s\n    reference:\n      read_latency: 8ms\n    points:\n      - fit: 0.5\n        slowdown: 2\n",

@@ -134,3 +134,42 @@ func groupDigits(d string) string {
 	}
 	return b.String()
 }
+
+// footprintWarnings: the model carries a curve's page rate per second of
+// in-RAM runtime to a job of any size at the same fit ratio. That holds
+// for a job that is a larger instance of the same work, running longer in
+// proportion; a job that touches more memory in the same time pages more.
+// A job class more than footprintSpan times larger or smaller than the
+// jobs its curves were measured on is told so, with what settles it.
+func footprintWarnings(in Input) []string {
+	var out []string
+	for _, j := range in.Workload.Jobs {
+		fs := in.Factors
+		if jf := in.JobFactors[j.Name]; jf != nil {
+			fs = jf
+		}
+		if fs == nil || j.Footprint <= 0 {
+			continue
+		}
+		c := fs.Curves[fs.TransferFrom]
+		if c == nil || c.Reference.Footprint <= 0 {
+			continue
+		}
+		ratio := float64(j.Footprint) / float64(c.Reference.Footprint)
+		if ratio <= footprintSpan && ratio >= 1/footprintSpan {
+			continue
+		}
+		size := "larger"
+		if ratio < 1 {
+			size, ratio = "smaller", 1/ratio
+		}
+		out = append(out, fmt.Sprintf("job class %s (%s a job) is %.0f times %s than the jobs its slowdown curves come from (%s a job, the %s curve and those derived from it; they are carried to it at the same page rate per second of work, true if it does the same work on more data for longer): `memplan profile` of the job settles it",
+			j.Name, j.Footprint, ratio, size, c.Reference.Footprint, c.Class))
+	}
+	return out
+}
+
+// footprintSpan is how many times larger or smaller than a curve's jobs a
+// job class may be before recommend says that it rests on the page rate
+// of jobs of another size.
+const footprintSpan = 4

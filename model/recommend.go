@@ -461,6 +461,7 @@ func recommend(in Input, h *hooks) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, staleWarnings(in, res)...)
 	res.Warnings = append(res.Warnings, inputWarnings(in)...)
+	res.Warnings = append(res.Warnings, footprintWarnings(in)...)
 	res.Warnings = append(res.Warnings, quoteWarnings(in, res)...)
 	if curs := in.Prices.Currencies(); len(curs) > 1 || (len(curs) == 1 && curs[0] != cur) {
 		res.Rates = in.Prices.RatesUsed(append(curs, cur)...)

@@ -330,7 +330,10 @@ type planKey struct {
 type jointSet struct {
 	sources []*factors.Curve
 	job     bool
-	id      string // key(), where the set was made with it (derivedSet)
+	// own: the set is one curve of its own (prepareOwn): nothing checks
+	// it, so its agreement keeps every combination.
+	own bool
+	id  string // key(), where the set was made with it (derivedSet)
 }
 
 // key names the set in the caches by the identity of its curves.
@@ -435,7 +438,8 @@ func (fs *Factors) jointSources() []*factors.Curve {
 }
 
 // jointAgreement is the agreement of set's observed curves under every
-// combination whose shape is among shapes.
+// combination whose shape is among shapes (every combination for a
+// curve of its own).
 func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []factors.Shape) agreement {
 	k := agreeKey{set.key(), shapeName}
 	if fs.joint != nil {
@@ -448,7 +452,15 @@ func (fs *Factors) jointAgreement(set jointSet, shapeName string, shapes []facto
 		}
 	}
 	group, grid := fs.jointGrid(set, shapes)
-	a := group.agreeKnown(grid)
+	var a agreement
+	if set.own {
+		a = agreement{grid: grid, curves: 1, consistent: len(grid)}
+		for i := range grid {
+			a.kept = append(a.kept, i)
+		}
+	} else {
+		a = group.agreeKnown(grid)
+	}
 	if fs.joint != nil {
 		if fs.joint.m == nil {
 			fs.joint.m = map[agreeKey]agreement{}

@@ -406,9 +406,9 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 // (jointPlan): the runs at() takes a band from, as it does a derived
 // class's.
 func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, shapes []factors.Shape, same bool, central scenario) {
-	set := jointSet{sources: []*factors.Curve{c}, id: fmt.Sprintf("own %s@%p", c.Class, c)}
+	set := jointSet{sources: []*factors.Curve{c}, own: true, id: fmt.Sprintf("own %s@%p", c.Class, c)}
 	seeks := !p.target.Dev.Memory && p.target.Dev.SeqReadLatency > 0 && p.target.Dev.SeqReadLatency != p.target.Dev.ReadLatency
-	a := fs.ownAgreement(set, shapeName, shapes)
+	a := fs.jointAgreement(set, shapeName, shapes)
 	plan := []carried{{runDef: &runDef{src: c, s: central, grid: -1}}}
 	if len(a.kept) > 0 {
 		plan = fs.cachedPlan(set, shapeName, seeks, a)
@@ -428,31 +428,6 @@ func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, s
 		}
 		p.own = append(p.own, r)
 	}
-}
-
-// ownAgreement is the grid of c's own unknowns under shapes, every
-// combination kept: one curve has nothing to check it against.
-func (fs *Factors) ownAgreement(set jointSet, shapeName string, shapes []factors.Shape) agreement {
-	k := agreeKey{set.key(), shapeName}
-	if fs.joint != nil {
-		fs.joint.mu.Lock()
-		defer fs.joint.mu.Unlock()
-		if a, ok := fs.joint.m[k]; ok {
-			return a
-		}
-	}
-	_, grid := fs.jointGrid(set, shapes)
-	a := agreement{grid: grid, curves: 1, consistent: len(grid)}
-	for i := range grid {
-		a.kept = append(a.kept, i)
-	}
-	if fs.joint != nil {
-		if fs.joint.m == nil {
-			fs.joint.m = map[agreeKey]agreement{}
-		}
-		fs.joint.m[k] = a
-	}
-	return a
 }
 
 // share points p's estimates at one copy of its basis: a search keeps an

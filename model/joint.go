@@ -243,8 +243,12 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 		if ex == 0 {
 			// A run that costs nothing here (a one-pass band's low end
 			// at 1) bounds the band from below; it takes no part in the
-			// median.
+			// median. Its top still counts: a zswap sum's is the other
+			// part's band top where both parts' figures are 0.
 			lo = 0
+			if exHi > 0 && !math.IsInf(exHi, 0) {
+				hi = math.Max(hi, exHi)
+			}
 			continue
 		}
 		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)

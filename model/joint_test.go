@@ -242,3 +242,17 @@ func (fs *Factors) carryJoint(sources []*factors.Curve, a agreement, fitPos []in
 	}
 	return runs
 }
+
+// TestJointAtKeepsTheTopOfARunAtZero: a run whose figure is 0 at f (a
+// zswap sum where both parts' medians are 0) bounds the band from below
+// and still reaches up to its own top (the other part's one-pass top).
+func TestJointAtKeepsTheTopOfARunAtZero(t *testing.T) {
+	c := &factors.Curve{Class: "x", Points: []factors.Point{{Fit: 0.5, Slowdown: 2}}}
+	runs := []carried{{runDef: &runDef{src: c, grid: -1}}, {runDef: &runDef{src: c, grid: -1}}}
+	central, lo, hi, med := jointAtFunc(runs, 0.9, 0, func(i int, u float64) (ex, lo, hi float64) {
+		return 0, 0, []float64{3, 1}[i]
+	})
+	if central != 0 || lo != 0 || hi != 3 || med != -1 {
+		t.Errorf("two runs at 0 with tops 3 and 1: %g (%g-%g), median run %d; want 0 (0-3), -1", central, lo, hi, med)
+	}
+}

@@ -246,7 +246,7 @@ type prepared struct {
 	lowestOf string  // the curve it is (a joint prediction has several; "": curve)
 	inferred bool    // the curve is inferred (one pass)
 	// joint is set for a class derived from several curves at once
-	// (prepareJoint): their runs replace scen and points. jointPrior: the
+	// (prepareJoint), in place of own. jointPrior: the
 	// curves contradict each other under every combination, so the
 	// model's prior error joins each run's own.
 	joint      []carried

@@ -163,10 +163,11 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 }
 
 // shapeBand is a part's figure at one fit ratio under one shape: the
-// median and span of its runs of that shape (jointAt's), as factors of
-// the median for the ends.
+// median and span of its runs of that shape (jointAt's), as excesses.
+// The ends are kept as they are, not as factors of the median: a
+// one-pass band's top stands where its median is 0.
 type shapeBand struct {
-	central, down, up float64
+	central, lo, hi float64
 }
 
 // shapeBandCache keeps a preparation's shapeBands by fit: a search pairs
@@ -212,11 +213,7 @@ func (p prepared) shapeBandsAt(f float64) map[string]shapeBand {
 			}
 		}
 		c, lo, hi, _ := jointAtEx(same, f, extra, nil)
-		b := shapeBand{central: c, down: 1, up: 1}
-		if c > 0 {
-			b.down, b.up = lo/c, hi/c
-		}
-		out[name] = b
+		out[name] = shapeBand{central: c, lo: lo, hi: hi}
 	}
 	return out
 }
@@ -238,8 +235,8 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	// The runs share a few shapes and source fits: their rate ratios at f,
 	// and the drive's share under each shape, are kept for the call.
 	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
-	// sum is the excess of run i with the joint part's figure x and the
-	// other's y, and the drive's part of it.
+	// sum is the excess of run i with the leading part's figure x and
+	// the other's y, and the drive's part of it.
 	sum := func(i int, x, y float64) (total, onDrive float64) {
 		d := shares.at(runs[i].s.shape, f)
 		if z.driveLeads {
@@ -255,17 +252,18 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 		}
 		y, ok := other[runs[i].s.shape.Name]
 		if !ok {
-			// A shape the other part has no run of: its central figure.
-			oc, _, _, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
-			y = shapeBand{central: oc, down: 1, up: 1}
+			// A shape the other part has no run of: its figure and band
+			// over all its runs.
+			oc, olo, ohi, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
+			y = shapeBand{central: oc, lo: olo, hi: ohi}
 		}
 		return x, y
 	}
 	central, lo, hi, med := jointAtFunc(runs, f, j.runErr(), func(i int, u float64) (ex, lo, hi float64) {
 		x, y := parts(i)
 		ex, _ = sum(i, x, y.central)
-		lo, _ = sum(i, x*math.Exp(-u), y.central*y.down)
-		hi, _ = sum(i, x*math.Exp(u), y.central*y.up)
+		lo, _ = sum(i, x*math.Exp(-u), y.lo)
+		hi, _ = sum(i, x*math.Exp(u), y.hi)
 		return ex, lo, hi
 	})
 	if med < 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memplan/memplan/factors"
 	"github.com/memplan/memplan/prices"
 )
 
@@ -95,11 +96,11 @@ func TestZswapBandTopIsItsWorstScenario(t *testing.T) {
 // the drive, fit ratios, devices, loads and access patterns, a zswap
 // figure from two jointly derived parts has its central figure within the
 // range of the scenarios' own figures and its band within their range
-// widened by each run's own uncertainty; from a curve and a joint
-// derivation, its band holds every run's figure and its central figure is
-// one of them; from two curves of their own, its
-// band holds every scenario's figure and is no wider than the scenarios'
-// spread and the larger part's own error in quadrature.
+// widened by each run's own uncertainty; led by the drive's runs (a
+// curve of its own as the pool with a joint drive, and two curves of
+// their own), its band holds every run's figure with the pool prepared
+// for that run's shape, its central figure is one of them, and its top
+// is no higher than the highest run widened (checkLed).
 func TestZswapBandWithinItsScenarios(t *testing.T) {
 	fs := testFactors(t)
 	pool := zramDevice(fs.Software["zram-lz4"])
@@ -237,5 +238,45 @@ func TestZswapPoolCarriesOncePerDrivePlan(t *testing.T) {
 	}
 	if n := len(pp.carries.seen); n != 2 {
 		t.Errorf("the pool keeps %d carries, want 2 (one per drive plan)", n)
+	}
+}
+
+// TestZswapLedPairKeepsTheOtherPartsOnePassTop: a pool carried from a
+// one-pass curve whose central figure is 1 at fits 0.9 and above (its
+// band is not) paired with a drive derived from that curve alone: the
+// drive's runs lead and the pool is read by shape. The zswap band's top
+// is at least the pool's own top under each shape, in the share the
+// shape leaves in the pool. Reading the pool's ends as factors of its
+// median (0 here) dropped them: 2.56 against 7.27 at fit 0.9, wd 0.05.
+func TestZswapLedPairKeepsTheOtherPartsOnePassTop(t *testing.T) {
+	fs, err := MergeProfile([]*factors.File{DefaultFactors()}, parseOnePass(t, factors.Inferred, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := zramDevice(fs.Software["zram-lz4"])
+	dev := Device{Name: "vda", ReadLatency: 80 * time.Microsecond, WriteLatency: 40 * time.Microsecond, ReadIOPS: 50000, WriteIOPS: 50000, WriteBW: 500e6, Drives: 1}
+	pp, err1 := fs.prepare("zram-lz4", pool, 1, 0, 1, "")
+	dp, err2 := fs.prepare("nvme-ssd-tlc", dev, 1, 0, 1, "")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	z, ok := fs.pairZswap(pp, dp)
+	if !ok || z.poolRuns != nil || !z.driveLeads || len(dp.own) == 0 {
+		t.Fatal("not paired as two curves of their own led by the drive")
+	}
+	for _, f := range []float64{0.95, 0.9} {
+		if pe := pp.at(f); pe.Slowdown != 1 || !(pe.High > 1.5) {
+			t.Fatalf("fit %g: pool %.4f (%.4f-%.4f), want a central 1 under a wide one-pass top", f, pe.Slowdown, pe.Low, pe.High)
+		}
+		for _, wd := range []float64{0.05, 0.5} {
+			fig := z.at(wd, f)
+			for _, sh := range fs.ShapeList() {
+				one := fs.prepareCurve(pp.curve, false, pool, 1, 1, sh.Name, 0, nil, nil)
+				d := driveShare(sh, wd, f)
+				if want := (1 - d) * (one.at(f).High - 1); fig.hi < want*(1-1e-9) {
+					t.Errorf("fit %g, wd %g, %s: zswap band top %.4f below the pool's own top in its share, %.4f", f, wd, sh.Name, 1+fig.hi, 1+want)
+				}
+			}
+		}
 	}
 }

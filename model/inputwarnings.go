@@ -156,15 +156,21 @@ func footprintWarnings(in Input) []string {
 			continue
 		}
 		ratio := float64(j.Footprint) / float64(c.Reference.Footprint)
-		if ratio <= footprintSpan && ratio >= 1/footprintSpan {
+		if ratio <= footprintSpan && ratio >= 1.0/footprintSpan {
 			continue
 		}
-		size := "larger"
+		size, holds := "larger", "more data for longer"
 		if ratio < 1 {
-			size, ratio = "smaller", 1/ratio
+			size, holds, ratio = "smaller", "less data in less time", 1/ratio
 		}
-		out = append(out, fmt.Sprintf("job class %s (%s a job) is %.0f times %s than the jobs its slowdown curves come from (%s a job, the %s curve and those derived from it; they are carried to it at the same page rate per second of work, true if it does the same work on more data for longer): `memplan profile` of the job settles it",
-			j.Name, j.Footprint, ratio, size, c.Reference.Footprint, c.Class))
+		// Below 10 a whole number can read as within the span (4.4
+		// times as "4 times").
+		times := fmt.Sprintf("%.0f", ratio)
+		if ratio < 10 {
+			times = fmt.Sprintf("%.1f", ratio)
+		}
+		out = append(out, fmt.Sprintf("job class %s (%s a job) is %s times %s than the jobs its slowdown curves come from (%s a job, the %s curve and those derived from it; they are carried to it at the same page rate per second of work, true if it does the same work on %s): `memplan profile` of the job settles it",
+			j.Name, j.Footprint, times, size, c.Reference.Footprint, c.Class, holds))
 	}
 	return out
 }

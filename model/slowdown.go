@@ -251,8 +251,8 @@ type prepared struct {
 	// model's prior error joins each run's own.
 	joint      []carried
 	jointPrior bool
-	// bands: the own runs' figures by shape at each fit a zswap pair
-	// asked for (shapeBands), shared by the copies of the preparation.
+	// bands: the runs' figures by shape at each fit a zswap pair asked
+	// for (shapeBands), shared by the copies of the preparation.
 	bands *shapeBandCache
 	// own: a curve of its own carried under every combination of the
 	// unknowns it leaves open (prepareOwn), where joint is empty; at()
@@ -350,6 +350,9 @@ func (fs *Factors) prepareCurve(c *factors.Curve, derived bool, dev Device, conc
 	if dev.Memory {
 		p.carries = &poolCarries{}
 	}
+	// A zswap pair led by the other part reads this one by shape at every
+	// fit it asks, whether its runs are joint or its own.
+	p.bands = &shapeBandCache{}
 	shapes, nominalShape := fs.shapesFor(shapeName)
 	if set != nil && fs.prepareJoint(&p, *set, shapeName, shapes) {
 		p.provenance = Derived
@@ -414,7 +417,6 @@ func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, s
 		plan = fs.cachedPlan(set, shapeName, seeks, a)
 	}
 	p.own = make([]carried, 0, len(plan))
-	p.bands = &shapeBandCache{}
 	for _, r := range plan {
 		refs := r.refs
 		if refs == nil {

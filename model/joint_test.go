@@ -58,11 +58,7 @@ func TestJointPlanMatchesFull(t *testing.T) {
 					}
 					nominal := fs.carryJoint(sources, a, []int{0}, target)
 					for _, f := range []float64{0.95, 0.8, 0.66, 0.52, 0.4, 0.3} {
-						_, lo, hi, _ := jointAt(all, f, false)
-						c, _, _, _ := jointAt(nominal, f, prior)
-						est := p.at(f)
-						dl, dh := math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
-						dc := math.Abs(math.Log((est.Slowdown - 1) / c))
+						est, c, lo, hi, dl, dh, dc := planGap(p, f, all, nominal, prior)
 						if math.IsNaN(dl + dh + dc) {
 							t.Fatalf("%q %s %+v dirty %g fit %g: %+v against %.4f (%.4f-%.4f)", shape, dev.Name, load, dirty, f, est, 1+c, 1+lo, 1+hi)
 						}
@@ -305,11 +301,7 @@ func TestOwnPlanMatchesFull(t *testing.T) {
 					}
 					nominal := fs.carryJoint(set.sources, a, []int{0}, target)
 					for _, f := range []float64{0.95, 0.8, 0.66, 0.52, 0.4} {
-						_, lo, hi, _ := jointAt(all, f, false)
-						cen, _, _, _ := jointAt(nominal, f, false)
-						est := p.at(f)
-						dl, dh := math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
-						dc := math.Abs(math.Log((est.Slowdown - 1) / cen))
+						est, cen, lo, hi, dl, dh, dc := planGap(p, f, all, nominal, false)
 						if math.IsNaN(dl + dh + dc) {
 							t.Fatalf("%s %q %s %d jobs fit %g: %+v against %.4f (%.4f-%.4f)", class, shape, dev.Name, jobs, f, est, 1+cen, 1+lo, 1+hi)
 						}
@@ -334,4 +326,18 @@ func flashDiskZram() []Device {
 		{Name: "hdd", ReadLatency: 8 * time.Millisecond, SeqReadLatency: DefaultSeqReadLatency("hdd", 8*time.Millisecond), ReadIOPS: 180, WriteIOPS: 160, WriteBW: 1.8e8, Drives: 2},
 		{Name: "zram", ReadLatency: 3 * time.Microsecond, WriteLatency: 9 * time.Microsecond, Memory: true},
 	}
+}
+
+// planGap compares p's figure at fit f with every run's: the band of all
+// and the median of nominal (the runs at the stated fit; prior: they
+// carry the model's prior error). It returns p's estimate, every run's
+// central excess and band ends, and the log distances of p's band ends
+// and central excess from them.
+func planGap(p prepared, f float64, all, nominal []carried, prior bool) (est Estimate, c, lo, hi, dl, dh, dc float64) {
+	_, lo, hi, _ = jointAt(all, f, false)
+	c, _, _, _ = jointAt(nominal, f, prior)
+	est = p.at(f)
+	dl, dh = math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
+	dc = math.Abs(math.Log((est.Slowdown - 1) / c))
+	return est, c, lo, hi, dl, dh, dc
 }

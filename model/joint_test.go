@@ -12,8 +12,9 @@ import (
 // once (jointPlan) instead of every source under every combination the
 // curves allow. Over flash, disk and compressed-RAM targets, loads, shapes,
 // jobs sharing cores and fit ratios, the band's ends must be those of every
-// run, and the central figure (a weighted median of the groups' medians)
-// near the median of every run at the nominal fit.
+// run, and the central figure (a weighted median of runs that stand for
+// the groups' quantiles) within 10% in excess of the median of every run
+// at the nominal fit (2.6% at most).
 func TestJointPlanMatchesFull(t *testing.T) {
 	fs := testFactors(t)
 	devs := []Device{
@@ -256,11 +257,10 @@ func TestJointAtKeepsTheTopOfARunAtZero(t *testing.T) {
 // shapes and fit ratios, the band's ends must be those of every
 // combination at every fit position (and, on a disk, at both ends of the
 // locality range), each widened by its own transfer error, to rounding;
-// the central figure, a weighted median of the groups' medians, within
-// 30% in excess of the median of every combination at the stated fit.
-// (Over a grid that spans every dirty share and write bandwidth the two
-// medians part by up to 26%; a derived class's few agreeing combinations
-// keep them within 10%: TestJointPlanMatchesFull.)
+// the central figure, a weighted median of runs that stand for the
+// groups' quantiles, within 10% in excess of the median of every
+// combination at the stated fit (8.8% at most; 26% with one median run a
+// group, over a grid that spans every dirty share and write bandwidth).
 func TestOwnPlanMatchesFull(t *testing.T) {
 	fs := testFactors(t)
 	devs := flashDiskZram()
@@ -306,7 +306,7 @@ func TestOwnPlanMatchesFull(t *testing.T) {
 							t.Fatalf("%s %q %s %d jobs fit %g: %+v against %.4f (%.4f-%.4f)", class, shape, dev.Name, jobs, f, est, 1+cen, 1+lo, 1+hi)
 						}
 						worstBand, worstCentral = math.Max(worstBand, math.Max(dl, dh)), math.Max(worstCentral, dc)
-						if dl > 1e-6 || dh > 1e-6 || dc > math.Log(1.3) {
+						if dl > 1e-6 || dh > 1e-6 || dc > math.Log(1.1) {
 							t.Errorf("%s %q on %s, %d jobs, fit %g: plan %.4f (%.4f-%.4f) from %d runs, every combination %.4f (%.4f-%.4f) from %d",
 								class, shape, dev.Name, jobs, f, est.Slowdown, est.Low, est.High, len(p.own), 1+cen, 1+lo, 1+hi, len(all))
 						}

@@ -30,9 +30,9 @@ func TestCrossvalIntelAnchorsJointly(t *testing.T) {
 			t.Errorf("%s: %d of %d scenarios allowed", r.Class, r.Consistent, r.Scenarios)
 		}
 		// No anchor's band spans more than the data leave open: a factor of
-		// 30 in excess at most (the X25-M sits at its write ceiling, which
-		// the others cannot place).
-		if w := (r.High - 1) / (r.Low - 1); w > 30 {
+		// 35 in excess at most (the HDD array from the two SSDs spans x33:
+		// nothing in flash curves places its locality).
+		if w := (r.High - 1) / (r.Low - 1); w > 35 {
 			t.Errorf("%s: band x%.1f in excess", r.Class, w)
 		}
 		t.Logf("%s from %s: %.3f (%.3f-%.3f, x%.1f), actual %.3f, %d of %d scenarios", r.Class, r.From, r.Predicted, r.Low, r.High, (r.High-1)/(r.Low-1), r.Actual, r.Consistent, r.Scenarios)
@@ -169,27 +169,27 @@ func TestDerivedJointlyFromTheAnchors(t *testing.T) {
 	t.Logf("access: sweep: %.4f (%.4f-%.4f): %s", est.Slowdown, est.Low, est.High, est.Basis)
 	anchors := []string{"hdd", "sata-ssd-mlc", "sata-ssd-slc"}
 	if b := est.Basis; b.Kind != model.BasisJoint || b.Provenance != factors.Published || !slices.Equal(b.Joint.Curves, anchors) ||
-		b.Joint.Consistent != 25 || b.Joint.Combinations != 4131 || b.Joint.ShapeUnknown {
-		t.Errorf("access: sweep: basis %q, want derived jointly from the three published anchors, agreeing under 25 of 4131 combinations", est.Basis)
+		b.Joint.Consistent != 31 || b.Joint.Combinations != 4131 || b.Joint.ShapeUnknown {
+		t.Errorf("access: sweep: basis %q, want derived jointly from the three published anchors, agreeing under 31 of 4131 combinations", est.Basis)
 	}
 	// docs/model.md works this figure through by hand: the X25-E anchor
-	// under 10us of overhead is the median run, 2,343.9 pages/s x 39.79us.
-	if math.Abs(est.Slowdown-1.0933) > 5e-4 || math.Abs(est.Low-1.0644) > 5e-4 || math.Abs(est.High-1.2656) > 5e-4 || est.ShapeUnknown {
-		t.Errorf("access: sweep: %.4f (%.4f-%.4f), docs/model.md works out 1.0933 (1.0644-1.2656)", est.Slowdown, est.Low, est.High)
+	// under 10us of overhead is the median run, 2,578.7 pages/s x 39.75us.
+	if math.Abs(est.Slowdown-1.1025) > 5e-4 || math.Abs(est.Low-1.0714) > 5e-4 || math.Abs(est.High-1.2939) > 5e-4 || est.ShapeUnknown {
+		t.Errorf("access: sweep: %.4f (%.4f-%.4f), docs/model.md works out 1.1025 (1.0714-1.2939)", est.Slowdown, est.Low, est.High)
 	}
 	open, err := fs.Predict("nvme-ssd-tlc", nvme, 16, 0.5, 504.0/768)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("no access: %.4f (%.4f-%.4f): %s", open.Slowdown, open.Low, open.High, open.Basis)
-	if b := open.Basis; b.Kind != model.BasisJoint || !slices.Equal(b.Joint.Curves, anchors) || b.Joint.Consistent != 25 || b.Joint.Combinations != 5967 ||
+	if b := open.Basis; b.Kind != model.BasisJoint || !slices.Equal(b.Joint.Curves, anchors) || b.Joint.Consistent != 31 || b.Joint.Combinations != 5967 ||
 		!slices.Equal(b.Joint.KeptShapes, []string{"sweep"}) || !slices.Equal(b.Joint.Shapes, []string{"uniform", "cold-tail", "sweep", "knee", "saturating"}) || !b.Joint.ShapeUnknown {
-		t.Errorf("no access: basis %q, want the anchors agreeing under 25 of 5967 combinations, all sweep, and the band spanning every shape", open.Basis)
+		t.Errorf("no access: basis %q, want the anchors agreeing under 31 of 5967 combinations, all sweep, and the band spanning every shape", open.Basis)
 	}
 	// The same central figure; the band from saturating's bottom to the
 	// knee's top (docs/model.md).
-	if math.Abs(open.Slowdown-1.0933) > 5e-4 || math.Abs(open.Low-1.0008) > 5e-4 || math.Abs(open.High-6.3589) > 5e-4 || !open.ShapeUnknown {
-		t.Errorf("no access: %.4f (%.4f-%.4f) shape unknown %v, docs/model.md works out 1.0933 (1.0008-6.3589)", open.Slowdown, open.Low, open.High, open.ShapeUnknown)
+	if math.Abs(open.Slowdown-1.1025) > 5e-4 || math.Abs(open.Low-1.0009) > 5e-4 || math.Abs(open.High-6.0071) > 5e-4 || !open.ShapeUnknown {
+		t.Errorf("no access: %.4f (%.4f-%.4f) shape unknown %v, docs/model.md works out 1.1025 (1.0009-6.0071)", open.Slowdown, open.Low, open.High, open.ShapeUnknown)
 	}
 	for _, sh := range []string{"uniform", "cold-tail", "sweep", "knee", "saturating"} {
 		named, err := fs.PredictShape("nvme-ssd-tlc", nvme, 16, 0.5, 504.0/768, sh)
@@ -238,8 +238,8 @@ func TestCrossvalJointPower(t *testing.T) {
 			}
 		}
 	}
-	if cv.JointErrorRMS < 0.78 || cv.JointErrorRMS > 0.86 {
-		t.Errorf("joint error rms %.3f, want about 0.82 (ln 1.78, ln 0.32, ln 1.88)", cv.JointErrorRMS)
+	if cv.JointErrorRMS < 0.84 || cv.JointErrorRMS > 0.92 {
+		t.Errorf("joint error rms %.3f, want about 0.88 (ln 1.81, ln 0.29, ln 1.92)", cv.JointErrorRMS)
 	}
 }
 

@@ -31,11 +31,13 @@ import (
 //     is time it cannot read, so it slows reads without being waited for
 //     directly.
 //
-// The network is solved by exact mean-value analysis (MVA) for a delay
-// centre and one queueing centre, the multi-unit device approximated as in
-// Seidmann's method: a delay of s(K-1)/K plus a single server with service
-// time s/K. The write occupancy is solved by false position. The
-// result is the mean time a job loses per page it needs back, so
+// The network is solved exactly (closedPair): a delay centre and the
+// device, a station that serves min(j, K) of the j pages waiting at it at
+// once (the machine-repairman model with K repairmen), from its
+// product-form distribution; with writes taking a share u of the
+// device's time, K(1-u) units are left for reads. The write occupancy is
+// solved by false position. The result is the mean time a job loses per
+// page it needs back, so
 //
 //	slowdown = 1 + rate x PageTime(rate).
 
@@ -178,24 +180,13 @@ func (p Path) PageTime(rate float64) float64 {
 	if !ok {
 		return p.IdleTime()
 	}
-	z, delay, qd, tw, n := in.z, in.delay, in.qd, in.tw, in.n
-	// mva solves the network with writes taking a share u of the device.
-	mva := func(u float64) (cycle, x float64) {
-		d := qd / (1 - u)
-		q := 0.0
-		var r float64
-		for m := 1; m <= n; m++ {
-			r = d * (1 + q)
-			x = float64(m) / (delay + r)
-			q = x * r
-		}
-		return delay + r, x
-	}
+	z, tw, n := in.z, in.tw, in.n
+	mva := in.solve
 	u := 0.0
 	// writeShare's root is usually the share it last evaluated: its cycle
 	// is kept rather than solved again.
 	lastU, lastCycle, have := 0.0, 0.0, false
-	if qd > 0 && tw > 0 {
+	if in.qd > 0 && tw > 0 {
 		u = writeShare(tw, func(u float64) float64 {
 			c, x := mva(u)
 			lastU, lastCycle, have = u, c, true
@@ -213,12 +204,60 @@ func (p Path) PageTime(rate float64) float64 {
 }
 
 // mvaIn is what PageTime's network needs at a page rate: the think time z
-// (one over the rate), the delay a page spends outside the device's queue,
-// the queueing demand per page qd, the write time per page tw and the
-// number of jobs n.
+// (one over the rate), the delay a page spends away from the device, the
+// device's read demand per page qd (zero: the device is a delay too) and
+// its units k, the write time per page tw and the number of jobs n.
 type mvaIn struct {
-	z, delay, qd, tw float64
-	n                int
+	z, delay, qd, k, tw float64
+	n                   int
+}
+
+// solve is the network's cycle (the mean time from one page needed back
+// to the next, per job) and throughput (pages a second, all jobs) with
+// writes taking a share u of the device's time.
+func (in mvaIn) solve(u float64) (cycle, x float64) {
+	if in.qd <= 0 {
+		return in.delay, float64(in.n) / in.delay
+	}
+	x = closedPair(in.n, in.delay, math.Inf(1), in.qd, in.k*(1-u))
+	return float64(in.n) / x, x
+}
+
+// closedPair is the throughput (jobs a second) of n jobs cycling between
+// two stations, exactly: station i, with j jobs at it, completes
+// min(j, c_i)/d_i of them a second (d_i: a job's demand at it; c_i: its
+// servers, fractional allowed; +Inf: a delay, where nobody waits). With
+// exponential service at a station of finite c_i this is the closed
+// product-form network, the machine-repairman model when station 1 is a
+// delay; the count at station 2 is a birth-death chain whose stationary
+// distribution is a product, summed here in one pass (the terms rescaled
+// so that none overflows). A delay with c_2 >= n jobs queues nowhere: the
+// cycle is d_1 + d_2.
+func closedPair(n int, d1, c1, d2, c2 float64) float64 {
+	fn := float64(n)
+	if c1 >= fn && c2 >= fn {
+		return fn / (d1 + d2)
+	}
+	r := d2 / d1
+	if !(r < 1e100) { // everyone at station 2
+		return math.Min(fn, c2) / d2
+	}
+	if !(r > 1e-100) { // everyone at station 1
+		return math.Min(fn, c1) / d1
+	}
+	// t is the unnormalised probability of j jobs at station 2; s0 sums
+	// it, s2 sums it times station 2's completions, min(j, c2).
+	t, s0, s2 := 1.0, 1.0, 0.0
+	for j := 1; j <= n; j++ {
+		a1, a2 := math.Min(float64(n-j+1), c1), math.Min(float64(j), c2)
+		t *= r * a1 / a2
+		s0 += t
+		s2 += t * a2
+		if t > 1e150 {
+			t, s0, s2 = t*1e-150, s0*1e-150, s2*1e-150
+		}
+	}
+	return s2 / (s0 * d2)
 }
 
 // mvaInputs sets up PageTime's network at rate; false where there is none
@@ -237,14 +276,13 @@ func (p Path) mvaInputs(rate float64) (mvaIn, bool) {
 		return mvaIn{}, false
 	}
 	delay := z + p.Overhead.Seconds()*pages
-	qd := 0.0 // queueing demand per page
+	qd := 0.0 // the device's read demand per page
 	if math.IsInf(k, 1) {
 		delay += faults * s
 	} else {
-		delay += faults * s * (k - 1) / k
-		qd = faults * s / k
+		qd = faults * s
 	}
-	return mvaIn{z: z, delay: delay, qd: qd, tw: tw, n: p.jobs()}, true
+	return mvaIn{z: z, delay: delay, qd: qd, k: k, tw: tw, n: p.jobs()}, true
 }
 
 // writeShare is the share u of the device's time spent writing: the root
@@ -291,11 +329,11 @@ func writeShare(tw float64, x func(u float64) float64) float64 {
 }
 
 // sharedPageTime is PageTime when the jobs outnumber the cores. The CPU
-// becomes a queueing centre of Cores servers (Seidmann's split, as for the
-// device's units) whose demand per page is the computing between pages
-// plus the software cost of the page (and, on compressed RAM, the
-// decompression and compression). The slowdown is the cycle against the
-// cycle of the same jobs on the same cores with nothing swapped, so
+// becomes a station of Cores servers (closedPair, as the device's units)
+// whose demand per page is the computing between pages plus the software
+// cost of the page (and, on compressed RAM, the decompression and
+// compression). The slowdown is the cycle against the cycle of the same
+// jobs on the same cores with nothing swapped (n x z / Cores), so
 // PageTime = z x (cycle/inRAM - 1): the time lost per page, relative.
 func (p Path) sharedPageTime(rate float64) float64 {
 	z := 1 / rate
@@ -303,37 +341,30 @@ func (p Path) sharedPageTime(rate float64) float64 {
 	c := float64(p.Cores)
 	faults, pages := raOrOne(p.RA)
 	cpu := z + p.Overhead.Seconds()*pages
-	var devDelay, devQ, tw float64
+	var dev, k, tw float64 // the device's read demand per page, its units
 	if p.Dev.Memory {
 		cpu = z + p.Overhead.Seconds() + p.Dev.ReadLatency.Seconds() + p.Dev.WriteLatency.Seconds()
 	} else {
-		s := p.readLatency()
-		if k := p.units(); math.IsInf(k, 1) {
-			devDelay = faults * s
+		dev, k, tw = faults*p.readLatency(), p.units(), p.writeTime()
+	}
+	// mva solves the C-server CPU and the device for n jobs, writes
+	// taking a share uw of the device (none of an unlimited one).
+	fn := float64(n)
+	mva := func(uw float64) (cycle, x float64) {
+		if dev <= 0 {
+			x = math.Min(fn, c) / cpu
 		} else {
-			devDelay, devQ = faults*s*(k-1)/k, faults*s/k
+			x = closedPair(n, cpu, c, dev, k*(1-uw))
 		}
-		tw = p.writeTime()
+		return fn / x, x
 	}
-	// mva solves delay + a C-server CPU + the device's queue for n jobs.
-	mva := func(cpu, devDelay, devQ, uw float64) (cycle, x float64) {
-		delay := cpu*(c-1)/c + devDelay
-		dc, dd := cpu/c, devQ/(1-uw)
-		var qc, qd, rc, rd float64
-		for m := 1; m <= n; m++ {
-			rc, rd = dc*(1+qc), dd*(1+qd)
-			x = float64(m) / (delay + rc + rd)
-			qc, qd = x*rc, x*rd
-		}
-		return delay + rc + rd, x
-	}
-	inRAM, _ := mva(z, 0, 0, 0)
+	inRAM := fn * z / math.Min(fn, c)
 	u := 0.0
-	if devQ > 0 && tw > 0 {
-		u = writeShare(tw, func(u float64) float64 { _, x := mva(cpu, devDelay, devQ, u); return x })
+	if dev > 0 && !math.IsInf(k, 1) && tw > 0 {
+		u = writeShare(tw, func(u float64) float64 { _, x := mva(u); return x })
 	}
-	cycle, _ := mva(cpu, devDelay, devQ, u)
-	cycle = math.Max(cycle, float64(n)*tw)
+	cycle, _ := mva(u)
+	cycle = math.Max(cycle, fn*tw)
 	return z * (cycle/inRAM - 1)
 }
 

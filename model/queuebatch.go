@@ -3,11 +3,10 @@ package model
 import "math"
 
 // pageTimes sets out[i] to paths[i].PageTime(rates[i]) for every i, by the
-// same operations, with the MVA solves of all the paths interleaved: each
-// solve is a chain of dependent divisions, and a derived prediction asks
-// for dozens of independent ones at once (runExcess), which the processor
-// can then overlap. Each path's write share is found by writeShare's
-// Illinois steps, taken for all the paths in rounds.
+// same operations, the paths' solves taken in rounds: a derived
+// prediction asks for dozens of independent ones at once (runExcess).
+// Each path's write share is found by writeShare's Illinois steps, taken
+// for all the paths in rounds.
 func pageTimes(paths []*Path, rates []float64, out []float64) {
 	// The lanes live on the stack, a batch at a time (a curve of its own
 	// carried to a disk that seeks has a few hundred runs).
@@ -46,10 +45,11 @@ func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) 
 // ptLane is one PageTime in pageTimes: its MVA's inputs, writeShare's
 // state, and the share the next MVA solve is for (at).
 type ptLane struct {
-	qd, delay, tw, z float64
-	n                int
-	idx              int     // its place in pageTimes' out
-	pageTime         float64 // the figure, once the lane is done
+	in        mvaIn
+	qd, tw, z float64
+	n         int
+	idx       int     // its place in pageTimes' out
+	pageTime  float64 // the figure, once the lane is done
 
 	state            int
 	a, b, fa, fb, c  float64
@@ -79,7 +79,7 @@ func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
 	if !ok {
 		return ptLane{}, false
 	}
-	l := ptLane{qd: in.qd, delay: in.delay, tw: in.tw, z: in.z, n: in.n, idx: idx}
+	l := ptLane{in: in, qd: in.qd, tw: in.tw, z: in.z, n: in.n, idx: idx}
 	if l.qd > 0 && l.tw > 0 {
 		l.state, l.at = ptX0, 0
 	} else {
@@ -88,35 +88,12 @@ func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
 	return l, true
 }
 
-// mvaLanes solves each lane's MVA at its share, the lanes' recursions
-// interleaved step by step (PageTime's mva, lane by lane).
+// mvaLanes solves each lane's network at its share (PageTime's solve).
 func mvaLanes(lanes []ptLane) {
-	const chunk = 8
-	for lo := 0; lo < len(lanes); lo += chunk {
-		ls := lanes[lo:min(lo+chunk, len(lanes))]
-		var d, q, r, x [chunk]float64
-		for i := range ls {
-			d[i] = ls[i].qd / (1 - ls[i].at)
-		}
-		n := 0
-		for i := range ls {
-			n = max(n, ls[i].n)
-		}
-		for m := 1; m <= n; m++ {
-			fm := float64(m)
-			for i := range ls {
-				if m > ls[i].n {
-					continue
-				}
-				r[i] = d[i] * (1 + q[i])
-				x[i] = fm / (ls[i].delay + r[i])
-				q[i] = x[i] * r[i]
-			}
-		}
-		for i := range ls {
-			ls[i].cycle, ls[i].x = ls[i].delay+r[i], x[i]
-			ls[i].lastU, ls[i].lastCycle, ls[i].have = ls[i].at, ls[i].cycle, true
-		}
+	for i := range lanes {
+		l := &lanes[i]
+		l.cycle, l.x = l.in.solve(l.at)
+		l.lastU, l.lastCycle, l.have = l.at, l.cycle, true
 	}
 }
 

@@ -600,10 +600,10 @@ jobs:
 	}
 	implied := run(job(""), catalog(tbw))
 	ij := implied.Jobs[0]
-	if !(ij.WearDirty >= 0.75 && ij.WearDirty <= 1) {
-		t.Errorf("no dirty_share: wear priced at %g, want the 0.75-1 the Intel curves imply", ij.WearDirty)
+	if !(ij.WearDirty >= 0.62 && ij.WearDirty <= 1) {
+		t.Errorf("no dirty_share: wear priced at %g, want the 0.62-1 the Intel curves imply", ij.WearDirty)
 	}
-	for _, want := range []string{"implied by the", "sata-ssd-slc", "0.75-1", "workload states none"} {
+	for _, want := range []string{"implied by the", "sata-ssd-slc", "0.62-1", "workload states none"} {
 		if !strings.Contains(ij.WearDirtyFrom, want) {
 			t.Errorf("where the dirty share comes from: %q lacks %q", ij.WearDirtyFrom, want)
 		}

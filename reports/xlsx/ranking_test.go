@@ -25,8 +25,8 @@ func edaOutput(t testing.TB, edits ...func(*prices.Catalog, *model.Workload)) (r
 func multiClass(_ *prices.Catalog, w *model.Workload) {
 	h := func(x float64) units.Duration { return units.Duration(x * float64(time.Hour)) }
 	w.Demand.Servers = 22
-	w.Jobs[0].Deadline = h(5.44)
-	w.Jobs[1].Deadline = h(9.70)
+	w.Jobs[0].Deadline = h(5.47)
+	w.Jobs[1].Deadline = h(9.75)
 	w.Jobs[0].Window = h(15.9)
 }
 

@@ -42,14 +42,12 @@ func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) 
 	}
 }
 
-// ptLane is one PageTime in pageTimes: its MVA's inputs, writeShare's
-// state, and the share the next MVA solve is for (at).
+// ptLane is one PageTime in pageTimes: its network's inputs, writeShare's
+// state, and the share the next solve is for (at).
 type ptLane struct {
-	in        mvaIn
-	qd, tw, z float64
-	n         int
-	idx       int     // its place in pageTimes' out
-	pageTime  float64 // the figure, once the lane is done
+	in       mvaIn
+	idx      int     // its place in pageTimes' out
+	pageTime float64 // the figure, once the lane is done
 
 	state            int
 	a, b, fa, fb, c  float64
@@ -79,8 +77,8 @@ func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
 	if !ok {
 		return ptLane{}, false
 	}
-	l := ptLane{in: in, qd: in.qd, tw: in.tw, z: in.z, n: in.n, idx: idx}
-	if l.qd > 0 && l.tw > 0 {
+	l := ptLane{in: in, idx: idx}
+	if in.qd > 0 && in.tw > 0 {
 		l.state, l.at = ptX0, 0
 	} else {
 		l.state, l.at = ptCycle, 0
@@ -103,12 +101,12 @@ func (l *ptLane) step() bool {
 	switch l.state {
 	case ptX0:
 		x0 := l.x
-		l.a, l.b = 0.0, math.Min(x0*l.tw, 1-1e-9)
-		l.fa = x0 * l.tw
+		l.a, l.b = 0.0, math.Min(x0*l.in.tw, 1-1e-9)
+		l.fa = x0 * l.in.tw
 		l.state, l.at = ptGB, l.b
 		return true
 	case ptGB:
-		l.fb = l.x*l.tw - l.b
+		l.fb = l.x*l.in.tw - l.b
 		switch {
 		case l.fa <= 0:
 			return l.root(0)
@@ -118,7 +116,7 @@ func (l *ptLane) step() bool {
 		l.side, l.iter = 0, 0
 		return l.next()
 	case ptGC:
-		fc := l.x*l.tw - l.c
+		fc := l.x*l.in.tw - l.c
 		switch {
 		case math.Abs(fc) < 1e-12:
 			return l.root(l.c)
@@ -166,6 +164,6 @@ func (l *ptLane) root(u float64) bool {
 }
 
 func (l *ptLane) finish(cycle float64) {
-	cycle = math.Max(cycle, float64(l.n)*l.tw)
-	l.pageTime = cycle - l.z
+	cycle = math.Max(cycle, float64(l.in.n)*l.in.tw)
+	l.pageTime = cycle - l.in.z
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestPageTimesArePageTime: the interleaved solves give each path's own
+// TestPageTimesArePageTime: the batched solves give each path's own
 // PageTime, to the bit on amd64 (where no operations are fused), over
 // paths with and without writes, queueing, shared cores, compressed RAM
 // and rates from idle to saturating.

@@ -338,7 +338,7 @@ func (be *breakEvener) centStep(p *priceLine, k float64, taker *Config) float64 
 	for _, c := range []*Config{be.res.Recommended, taker} {
 		for _, pt := range p.parts(c) {
 			if u := pt.Price.Cents(); u > 0 {
-				step = math.Max(step, 2/(float64(u)*k))
+				step = max(step, 2/(float64(u)*k))
 			}
 		}
 	}

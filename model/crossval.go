@@ -250,8 +250,8 @@ var minTolerance = math.Log(1.05)
 func (fs *Factors) pairCost(a, b *factors.Curve, s scenario) float64 {
 	worst := 0.0
 	for _, e := range fs.pairErrors(a, b, s) {
-		tol := math.Max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, e.point.Fit))), math.Log1p(pointUnc(b, e.point))))
-		worst = math.Max(worst, math.Abs(e.log)/tol)
+		tol := max(minTolerance, math.Hypot(math.Log1p(pointUnc(a, nearestPoint(a, e.point.Fit))), math.Log1p(pointUnc(b, e.point))))
+		worst = max(worst, math.Abs(e.log)/tol)
 	}
 	return worst
 }

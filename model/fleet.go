@@ -108,7 +108,7 @@ func fits(g int, idx []int, windows []time.Duration) bool {
 func maxNeed(g int, idx []int, need []float64) float64 {
 	m := 0.0
 	for b := g; b != 0; b &= b - 1 {
-		m = math.Max(m, need[idx[bits.TrailingZeros(uint(b))]])
+		m = max(m, need[idx[bits.TrailingZeros(uint(b))]])
 	}
 	return m
 }
@@ -143,7 +143,7 @@ func greedyPack(idx []int, need []float64, windows []time.Duration) (float64, []
 	for _, g := range groups {
 		m := 0.0
 		for _, i := range g {
-			m = math.Max(m, need[i])
+			m = max(m, need[i])
 		}
 		total += m
 		sort.Ints(g)

@@ -56,19 +56,19 @@ func (fs *Factors) agree(grid []scenario) agreement {
 		// one is kept by no limit: the rest of its pairs need not be
 		// checked (its cost is then a lower bound, which is all that is
 		// read of it).
-		bound := math.Max(1, bestCost+1)
+		bound := max(1, bestCost+1)
 	pairs:
 		for _, x := range observed {
 			for _, y := range observed {
 				if x != y {
-					costs[i] = math.Max(costs[i], fs.pairCost(fs.Curves[x], fs.Curves[y], s))
+					costs[i] = max(costs[i], fs.pairCost(fs.Curves[x], fs.Curves[y], s))
 					if costs[i] > bound {
 						break pairs
 					}
 				}
 			}
 		}
-		bestCost = math.Min(bestCost, costs[i])
+		bestCost = min(bestCost, costs[i])
 	}
 	best := 0
 	for i := range grid {
@@ -229,9 +229,9 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 			lastSrc, srcU = r.src, math.Log1p(pointUnc(r.src, nearestPoint(r.src, f)))
 		}
 		u := srcU
-		e := math.Max(extra, r.err)
+		e := max(extra, r.err)
 		if r.prior {
-			e = math.Max(e, fallbackTransferError)
+			e = max(e, fallbackTransferError)
 		}
 		if e > 0 {
 			u = math.Hypot(u, e)
@@ -247,11 +247,11 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 			// part's band top where both parts' figures are 0.
 			lo = 0
 			if exHi > 0 && !math.IsInf(exHi, 0) {
-				hi = math.Max(hi, exHi)
+				hi = max(hi, exHi)
 			}
 			continue
 		}
-		lo, hi = math.Min(lo, exLo), math.Max(hi, exHi)
+		lo, hi = min(lo, exLo), max(hi, exHi)
 		if r.s.band == 0 && (r.weight > 0 || !reduced) {
 			all = append(all, jointRun{ex, i, max(r.weight, 1)})
 		}
@@ -278,7 +278,7 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 			break
 		}
 	}
-	return m.ex, math.Min(lo, m.ex), math.Max(hi, m.ex), m.i
+	return m.ex, min(lo, m.ex), max(hi, m.ex), m.i
 }
 
 // jointRun is one run's figure in jointAtFunc's median.
@@ -721,7 +721,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	dLo, dHi := math.Inf(1), math.Inf(-1)
 	for _, i := range a.kept {
 		if d, ok := impliedDirty(p.curve, a.grid[i]); ok {
-			dLo, dHi = math.Min(dLo, d), math.Max(dHi, d)
+			dLo, dHi = min(dLo, d), max(dHi, d)
 		}
 	}
 	if dLo <= dHi {
@@ -730,7 +730,7 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	idleLo, idleHi := math.Inf(1), 0.0
 	for _, i := range a.kept {
 		t := fs.scenarioPath(p.target, a.grid[i]).IdleTime()
-		idleLo, idleHi = math.Min(idleLo, t), math.Max(idleHi, t)
+		idleLo, idleHi = min(idleLo, t), max(idleHi, t)
 	}
 	p.shapeUnknown = spanAll && len(keptShapes) < len(shapes)
 	p.basis = Basis{Kind: BasisJoint, Provenance: p.curve.Provenance, Joint: &JointBasis{
@@ -802,7 +802,7 @@ func (fs *Factors) jointPlan(a agreement, sources []*factors.Curve, seeks, spanL
 			// carry the source to its own reference.
 			c := cand{s: sc, i: i}
 			for _, m := range fs.carry(src, fs.refPath(src), sc, false) {
-				key := math.Log(math.Max(m.rate, 1e-300)) + math.Log(math.Max(m.path.Overhead.Seconds(), 1e-12))
+				key := math.Log(max(m.rate, 1e-300)) + math.Log(max(m.path.Overhead.Seconds(), 1e-12))
 				c.keys = append(c.keys, key)
 				c.sum += key
 			}

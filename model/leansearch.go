@@ -270,7 +270,7 @@ func (e *evaluator) serverFloor(base Config) (servers int, never bool) {
 		// grow with every class's need; any packing needs at least the
 		// servers of its busiest class.
 		for _, n := range need {
-			days = math.Max(days, n)
+			days = max(days, n)
 		}
 	} else {
 		// The fewest server-days over every grouping: it cannot fall

@@ -110,7 +110,7 @@ func (p Path) cpuBound() bool { return p.Cores > 0 && p.jobs() > p.Cores }
 func (d Device) randomRead() float64 {
 	s := d.ReadLatency.Seconds()
 	if d.ReadIOPS > 0 {
-		return math.Max(s, 1/d.ReadIOPS)
+		return max(s, 1/d.ReadIOPS)
 	}
 	return s
 }
@@ -139,7 +139,7 @@ func (p Path) units() float64 {
 	if p.Dev.ReadIOPS <= 0 {
 		return math.Inf(1) // no ceiling given: latency only
 	}
-	return n * math.Max(1, p.Dev.ReadLatency.Seconds()*p.Dev.ReadIOPS)
+	return n * max(1, p.Dev.ReadLatency.Seconds()*p.Dev.ReadIOPS)
 }
 
 // writeTime is the device time spent writing per page needed back.
@@ -199,7 +199,7 @@ func (p Path) PageTime(rate float64) float64 {
 	}
 	// The writes bound the throughput on their own: the jobs cannot get
 	// pages back faster than the device writes their evictions.
-	cycle = math.Max(cycle, float64(n)*tw)
+	cycle = max(cycle, float64(n)*tw)
 	return cycle - z
 }
 
@@ -240,16 +240,16 @@ func closedPair(n int, d1, c1, d2, c2 float64) float64 {
 	}
 	r := d2 / d1
 	if !(r < 1e100) { // everyone at station 2
-		return math.Min(fn, c2) / d2
+		return min(fn, c2) / d2
 	}
 	if !(r > 1e-100) { // everyone at station 1
-		return math.Min(fn, c1) / d1
+		return min(fn, c1) / d1
 	}
 	// t is the unnormalised probability of j jobs at station 2; s0 sums
 	// it, s2 sums it times station 2's completions, min(j, c2).
 	t, s0, s2 := 1.0, 1.0, 0.0
 	for j := 1; j <= n; j++ {
-		a1, a2 := math.Min(float64(n-j+1), c1), math.Min(float64(j), c2)
+		a1, a2 := min(float64(n-j+1), c1), min(float64(j), c2)
 		t *= r * a1 / a2
 		s0 += t
 		s2 += t * a2
@@ -296,7 +296,7 @@ func (p Path) mvaInputs(rate float64) (mvaIn, bool) {
 func writeShare(tw float64, x func(u float64) float64) float64 {
 	g := func(u float64) float64 { return x(u)*tw - u }
 	x0 := x(0)
-	a, b := 0.0, math.Min(x0*tw, 1-1e-9)
+	a, b := 0.0, min(x0*tw, 1-1e-9)
 	fa, fb := x0*tw, g(b)
 	if fa <= 0 {
 		return 0
@@ -352,19 +352,19 @@ func (p Path) sharedPageTime(rate float64) float64 {
 	fn := float64(n)
 	mva := func(uw float64) (cycle, x float64) {
 		if dev <= 0 {
-			x = math.Min(fn, c) / cpu
+			x = min(fn, c) / cpu
 		} else {
 			x = closedPair(n, cpu, c, dev, k*(1-uw))
 		}
 		return fn / x, x
 	}
-	inRAM := fn * z / math.Min(fn, c)
+	inRAM := fn * z / min(fn, c)
 	u := 0.0
 	if dev > 0 && !math.IsInf(k, 1) && tw > 0 {
 		u = writeShare(tw, func(u float64) float64 { _, x := mva(u); return x })
 	}
 	cycle, _ := mva(u)
-	cycle = math.Max(cycle, fn*tw)
+	cycle = max(cycle, fn*tw)
 	return z * (cycle/inRAM - 1)
 }
 

@@ -101,7 +101,7 @@ func (l *ptLane) step() bool {
 	switch l.state {
 	case ptX0:
 		x0 := l.x
-		l.a, l.b = 0.0, math.Min(x0*l.in.tw, 1-1e-9)
+		l.a, l.b = 0.0, min(x0*l.in.tw, 1-1e-9)
 		l.fa = x0 * l.in.tw
 		l.state, l.at = ptGB, l.b
 		return true
@@ -164,6 +164,6 @@ func (l *ptLane) root(u float64) bool {
 }
 
 func (l *ptLane) finish(cycle float64) {
-	cycle = math.Max(cycle, float64(l.in.n)*l.in.tw)
+	cycle = max(cycle, float64(l.in.n)*l.in.tw)
 	l.pageTime = cycle - l.in.z
 }

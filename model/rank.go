@@ -135,7 +135,7 @@ func (c *Config) RankKey() RankKey {
 	k := RankKey{Tier: RankTier(c.Meets, c.AtRisk), Replaced: c.Wear != nil && c.Wear.Replacements > 0, Slowdown: ReportedRatio(c.MaxSlowdown), ID: c.ID}
 	if k.Tier == TierMisses {
 		for _, j := range c.Jobs {
-			k.Miss = math.Max(k.Miss, MissRatio(ReportedHours(j.Runtime), ReportedHours(j.Deadline)))
+			k.Miss = max(k.Miss, MissRatio(ReportedHours(j.Runtime), ReportedHours(j.Deadline)))
 		}
 	}
 	return k

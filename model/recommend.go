@@ -670,7 +670,7 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 		dev := CatalogDevice(d.Drive, d.class, 1)
 		random, units := dev.randomRead(), 1.0
 		if dev.ReadIOPS > 0 {
-			units = math.Max(1, dev.ReadLatency.Seconds()*dev.ReadIOPS)
+			units = max(1, dev.ReadLatency.Seconds()*dev.ReadIOPS)
 		}
 		seq := random // a flash drive's follow-on read is a random one
 		if dev.SeqReadLatency > 0 {
@@ -1099,7 +1099,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 		c.Meets = c.Meets && jr.Meets
 		c.AtRisk = c.AtRisk || jr.AtRisk
 		c.Extrapolated = c.Extrapolated || jr.Estimate.Extrapolated
-		c.MaxSlowdown = math.Max(c.MaxSlowdown, jr.Estimate.Slowdown)
+		c.MaxSlowdown = max(c.MaxSlowdown, jr.Estimate.Slowdown)
 		windows[i] = j.Window.D()
 		if j.JobsPerDay > 0 {
 			if jr.JobsPerServer > 0 {
@@ -1319,7 +1319,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				inPool = F - M
 			} else {
 				M = R - pool
-				inPool = math.Min(pool*ratio, F-M)
+				inPool = min(pool*ratio, F-M)
 			}
 			onDrive := F - M - inPool
 			// A page zswap holds keeps its slot on the swap device, so the
@@ -1390,10 +1390,10 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 				lo, hi := math.Inf(1), math.Inf(-1)
 				for _, sh := range e.shapesOf(fs, j) {
 					d := driveShare(sh, wd, f)
-					lo, hi = math.Min(lo, split(d, pe.Low, de.Low)), math.Max(hi, split(d, pe.High, de.High))
+					lo, hi = min(lo, split(d, pe.Low, de.Low)), max(hi, split(d, pe.High, de.High))
 				}
 				central := split(dc, pe.Slowdown, de.Slowdown)
-				est.Slowdown, est.Low, est.High = 1+central, 1+math.Min(lo, central), 1+math.Max(hi, central)
+				est.Slowdown, est.Low, est.High = 1+central, 1+min(lo, central), 1+max(hi, central)
 				driveEx = dc * (de.Slowdown - 1)
 			}
 			est.Basis = e.zswapBasis(wd, dc, est.Shape, pe, de)

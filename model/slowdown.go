@@ -171,7 +171,7 @@ func shapeLocality(sh factors.Shape, pos float64) float64 {
 	if pos == 0 || len(r) != 2 || sh.Locality >= 1 {
 		return sh.Locality
 	}
-	seek := func(l float64) float64 { return math.Log(math.Max(1e-3, 1-l)) }
+	seek := func(l float64) float64 { return math.Log(max(1e-3, 1-l)) }
 	// The low end of the locality is the high end of the seeks.
 	return 1 - math.Exp(towards(seek(sh.Locality), seek(r[1]), seek(r[0]), -pos))
 }
@@ -538,13 +538,13 @@ func (fs *Factors) refPoints(out []refPoint, c *factors.Curve, s scenario) []ref
 			m.counted = true
 			if pt.BlockFaultRate > 0 && pt.BlockPageRate > 0 {
 				m.setRA = true
-				m.ra = factors.Readahead{Faults: math.Min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
+				m.ra = factors.Readahead{Faults: min(1, pt.BlockFaultRate/pt.PageRate), Pages: pt.BlockPageRate / pt.PageRate}
 				r.RA = m.ra
 			}
 			if perPage := (pt.Slowdown - 1) / pt.PageRate; perPage > 0 {
 				r0 := r
 				r0.Overhead = 0
-				m.overhead = time.Duration(math.Max(0, perPage-r0.PageTime(pt.PageRate)) * 1e9)
+				m.overhead = time.Duration(max(0, perPage-r0.PageTime(pt.PageRate)) * 1e9)
 			} else {
 				m.overhead = fs.FaultOverhead.D()
 			}
@@ -744,7 +744,7 @@ func (p prepared) atEx(f float64, exs []float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.shared, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
 	if f < p.lowest*refuseBelow {
 		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
-			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, math.Max(0.05, math.Floor(f*20)/20))
+			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, max(0.05, math.Floor(f*20)/20))
 	}
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f, exs)
@@ -986,11 +986,11 @@ func (fs *Factors) transferError() transferErr {
 			te := transferErr{Pairs: len(cs) * (len(cs) - 1)}
 			for _, x := range all {
 				if x.d > 1 {
-					te.Slope = math.Max(te.Slope, x.e/x.d)
+					te.Slope = max(te.Slope, x.e/x.d)
 				}
 			}
 			for _, x := range all {
-				te.Floor = math.Max(te.Floor, x.e-te.Slope*x.d)
+				te.Floor = max(te.Floor, x.e-te.Slope*x.d)
 			}
 			if te.at(1) < best.at(1) {
 				best = te

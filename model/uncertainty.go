@@ -299,7 +299,7 @@ func drawSlowdown(est Estimate, z, floor float64) Estimate {
 		if est.High > est.Slowdown {
 			sigma = math.Log1p((est.High-est.Slowdown)/ex) / 1.96
 		}
-		sigma = math.Max(sigma, floor)
+		sigma = max(sigma, floor)
 		est.Slowdown = 1 + ex*math.Exp(sigma*z)
 	}
 	est.Low, est.High = est.Slowdown, est.Slowdown

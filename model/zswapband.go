@@ -177,18 +177,20 @@ type shapeBandCache struct {
 	at map[float64]map[string]shapeBand
 }
 
-// shapeBands is p's band at fit f under each shape its runs span.
-func (p prepared) shapeBands(f float64) map[string]shapeBand {
+// shapeBands is p's band at fit f under each shape its runs span; exs
+// are its runs' excesses at f where the caller has them (runExcess; nil:
+// computed here).
+func (p prepared) shapeBands(f float64, exs []float64) map[string]shapeBand {
 	c := p.bands
 	if c == nil {
-		return p.shapeBandsAt(f)
+		return p.shapeBandsAt(f, exs)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b, ok := c.at[f]; ok {
 		return b
 	}
-	b := p.shapeBandsAt(f)
+	b := p.shapeBandsAt(f, exs)
 	if c.at == nil {
 		c.at = map[float64]map[string]shapeBand{}
 	}
@@ -197,22 +199,29 @@ func (p prepared) shapeBands(f float64) map[string]shapeBand {
 }
 
 // shapeBandsAt is shapeBands computed.
-func (p prepared) shapeBandsAt(f float64) map[string]shapeBand {
+func (p prepared) shapeBandsAt(f float64, exs []float64) map[string]shapeBand {
 	runs, extra := p.runs(), p.runErr()
 	var buf [128]carried
+	var exBuf [128]float64
 	out := map[string]shapeBand{}
 	for _, r := range runs {
 		name := r.s.shape.Name
 		if _, ok := out[name]; ok {
 			continue
 		}
-		same := buf[:0]
-		for _, q := range runs {
+		same, sameEx := buf[:0], exBuf[:0]
+		for i, q := range runs {
 			if q.s.shape.Name == name {
 				same = append(same, q)
+				if exs != nil {
+					sameEx = append(sameEx, exs[i])
+				}
 			}
 		}
-		c, lo, hi, _ := jointAtEx(same, f, extra, nil)
+		if exs == nil {
+			sameEx = nil
+		}
+		c, lo, hi, _ := jointAtEx(same, f, extra, sameEx)
 		out[name] = shapeBand{central: c, lo: lo, hi: hi}
 	}
 	return out
@@ -230,7 +239,13 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	if z.driveLeads {
 		j, o = z.drive, z.pool
 	}
-	other := o.shapeBands(f)
+	// The drive's runs at f are the ones its own estimate just read
+	// (driveEx), whichever part leads.
+	var otherEx []float64
+	if !z.driveLeads {
+		otherEx = driveEx
+	}
+	other := o.shapeBands(f, otherEx)
 	runs := j.runs()
 	// The runs share a few shapes and source fits: their rate ratios at f,
 	// and the drive's share under each shape, are kept for the call.
@@ -254,7 +269,7 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 		if !ok {
 			// A shape the other part has no run of: its figure and band
 			// over all its runs.
-			oc, olo, ohi, _ := jointAtEx(o.runs(), f, o.runErr(), nil)
+			oc, olo, ohi, _ := jointAtEx(o.runs(), f, o.runErr(), otherEx)
 			y = shapeBand{central: oc, lo: olo, hi: ohi}
 		}
 		return x, y

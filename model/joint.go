@@ -152,13 +152,15 @@ func priorErr(prior bool) float64 {
 // nil: computed here) and extra, a log error every run carries on top of
 // its own (priorErr).
 func jointAtEx(runs []carried, f float64, extra float64, exs []float64) (central, lo, hi float64, med int) {
+	var w widen
 	return jointAtFunc(runs, f, extra, func(i int, u float64) (ex, lo, hi float64) {
 		if exs != nil {
 			ex = exs[i]
 		} else {
 			ex, _, _ = excessAt(runs[i].pts, runs[i].s.shape, f)
 		}
-		return ex, ex * math.Exp(-u), ex * math.Exp(u)
+		down, up := w.by(u)
+		return ex, ex * down, ex * up
 	})
 }
 
@@ -279,6 +281,22 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 		}
 	}
 	return m.ex, min(lo, m.ex), max(hi, m.ex), m.i
+}
+
+// widen is exp(-u) and exp(u) for jointAtFunc's callers, kept from one
+// run to the next: consecutive runs mostly share their log uncertainty
+// (their source curve's, widened by the same transfer error).
+type widen struct {
+	u, down, up float64
+	ok          bool
+}
+
+// by is exp(-u) and exp(u).
+func (w *widen) by(u float64) (down, up float64) {
+	if !w.ok || u != w.u {
+		w.u, w.down, w.up, w.ok = u, math.Exp(-u), math.Exp(u), true
+	}
+	return w.down, w.up
 }
 
 // jointRun is one run's figure in jointAtFunc's median.

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"math"
-	"sync"
-)
+import "sync"
 
 // zswapPair is a zswap configuration's two parts prepared for one job: the
 // compressed pool and the drive behind it. Its figure is formed scenario
@@ -147,9 +144,11 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 		d := shares.at(r.s.shape, f)
 		return (1-d)*pex + d*dex, d * dex, d
 	}
+	var w widen
 	central, lo, hi, med := jointAtFunc(runs, f, priorErr(z.drive.jointPrior || z.pool.jointPrior), func(i int, u float64) (ex, lo, hi float64) {
 		t, _, _ := split(i)
-		return t, t * math.Exp(-u), t * math.Exp(u)
+		down, up := w.by(u)
+		return t, t * down, t * up
 	})
 	fig := zswapFigure{central: central, lo: lo, hi: hi}
 	if med < 0 {
@@ -274,11 +273,13 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 		}
 		return x, y
 	}
+	var w widen
 	central, lo, hi, med := jointAtFunc(runs, f, j.runErr(), func(i int, u float64) (ex, lo, hi float64) {
 		x, y := parts(i)
+		down, up := w.by(u)
 		ex, _ = sum(i, x, y.central)
-		lo, _ = sum(i, x*math.Exp(-u), y.lo)
-		hi, _ = sum(i, x*math.Exp(u), y.hi)
+		lo, _ = sum(i, x*down, y.lo)
+		hi, _ = sum(i, x*up, y.hi)
 		return ex, lo, hi
 	})
 	if med < 0 {

@@ -98,7 +98,7 @@ type Path struct {
 }
 
 // cpuBound reports whether the jobs outnumber the cores.
-func (p Path) cpuBound() bool { return p.Cores > 0 && p.jobs() > p.Cores }
+func (p *Path) cpuBound() bool { return p.Cores > 0 && p.jobs() > p.Cores }
 
 // randomRead is the time one of the device's units spends on a random
 // 4 KiB read: its rated latency, but at least 1/IOPS, so that no drive
@@ -118,7 +118,7 @@ func (d Device) randomRead() float64 {
 // readLatency is the mean device time of one read on the path: a random
 // read (Device.randomRead) or, for the share Locality, one that follows
 // on (the IOPS rating is for random reads and does not bound these).
-func (p Path) readLatency() float64 {
+func (p *Path) readLatency() float64 {
 	s := p.Dev.randomRead()
 	if q := p.Dev.SeqReadLatency; q > 0 && p.Locality > 0 && !p.Dev.Memory {
 		return (1-p.Locality)*s + p.Locality*q.Seconds()
@@ -126,7 +126,7 @@ func (p Path) readLatency() float64 {
 	return s
 }
 
-func (p Path) jobs() int {
+func (p *Path) jobs() int {
 	if p.Jobs < 1 {
 		return 1
 	}
@@ -134,7 +134,7 @@ func (p Path) jobs() int {
 }
 
 // units is the number of reads the device serves at once.
-func (p Path) units() float64 {
+func (p *Path) units() float64 {
 	n := float64(max(p.Dev.Drives, 1))
 	if p.Dev.ReadIOPS <= 0 {
 		return math.Inf(1) // no ceiling given: latency only
@@ -143,7 +143,7 @@ func (p Path) units() float64 {
 }
 
 // writeTime is the device time spent writing per page needed back.
-func (p Path) writeTime() float64 {
+func (p *Path) writeTime() float64 {
 	if p.Dev.Memory || p.Dirty <= 0 {
 		return 0
 	}
@@ -172,7 +172,11 @@ func (p Path) IdleTime() float64 {
 
 // PageTime is the mean time a job loses per page it needs back when each of
 // the Jobs jobs needs back rate pages per second of computing.
-func (p Path) PageTime(rate float64) float64 {
+func (p Path) PageTime(rate float64) float64 { return p.pageTime(rate) }
+
+// pageTime is PageTime without copying the path (the search asks it
+// millions of times).
+func (p *Path) pageTime(rate float64) float64 {
 	if rate > 0 && p.cpuBound() {
 		return p.sharedPageTime(rate)
 	}
@@ -263,7 +267,7 @@ func closedPair(n int, d1, c1, d2, c2 float64) float64 {
 // mvaInputs sets up PageTime's network at rate; false where there is none
 // to solve (no rate, memory, or unlimited units with no writes): the page
 // time is then the idle one. PageTime and pageTimes share it.
-func (p Path) mvaInputs(rate float64) (mvaIn, bool) {
+func (p *Path) mvaInputs(rate float64) (mvaIn, bool) {
 	if rate <= 0 || p.Dev.Memory {
 		return mvaIn{}, false
 	}
@@ -335,7 +339,7 @@ func writeShare(tw float64, x func(u float64) float64) float64 {
 // compression). The slowdown is the cycle against the cycle of the same
 // jobs on the same cores with nothing swapped (n x z / Cores), so
 // PageTime = z x (cycle/inRAM - 1): the time lost per page, relative.
-func (p Path) sharedPageTime(rate float64) float64 {
+func (p *Path) sharedPageTime(rate float64) float64 {
 	z := 1 / rate
 	n := p.jobs()
 	c := float64(p.Cores)

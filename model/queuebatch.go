@@ -23,22 +23,25 @@ func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) 
 	for i, p := range paths {
 		l, ok := newPTLane(p, rates[i], i)
 		if !ok {
-			out[i] = p.PageTime(rates[i])
+			out[i] = p.pageTime(rates[i])
 			continue
 		}
 		lanes = append(lanes, l)
 	}
 	for len(lanes) > 0 {
 		mvaLanes(lanes)
-		kept := lanes[:0]
-		for i := range lanes {
+		// A finished lane takes the last one's place: each lane is
+		// copied once, when another finishes, not every round.
+		for i := 0; i < len(lanes); {
 			if lanes[i].step() {
-				kept = append(kept, lanes[i])
-			} else {
-				out[lanes[i].idx] = lanes[i].pageTime
+				i++
+				continue
 			}
+			out[lanes[i].idx] = lanes[i].pageTime
+			last := len(lanes) - 1
+			lanes[i] = lanes[last]
+			lanes = lanes[:last]
 		}
-		lanes = kept
 	}
 }
 

@@ -689,7 +689,7 @@ func excessAtR(pts []pointModel, sh factors.Shape, f float64, rr *rateRatios) (e
 	if f >= 1 {
 		return 0, 0, false
 	}
-	byShape := func(m pointModel) float64 {
+	byShape := func(m *pointModel) float64 {
 		r := m.rate * rr.at(sh, m.fit)
 		if m.rate <= 0 {
 			return 0
@@ -699,22 +699,22 @@ func excessAtR(pts []pointModel, sh factors.Shape, f float64, rr *rateRatios) (e
 		// nothing a page on the target (jobs sharing cores can hide all
 		// of a wait) has no cost of its own to keep.
 		if m.time <= 0 {
-			return r * m.path.PageTime(r)
+			return r * m.path.pageTime(r)
 		}
-		return m.excess * r / m.rate * m.path.PageTime(r) / m.time
+		return m.excess * r / m.rate * m.path.pageTime(r) / m.time
 	}
-	first := pts[0]
+	first := &pts[0]
 	if f >= first.fit {
 		return byShape(first), first.unc, false
 	}
 	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
+		a, b := &pts[i-1], &pts[i]
 		if f >= b.fit {
 			t := (a.fit - f) / (a.fit - b.fit)
 			return a.excess + t*(b.excess-a.excess), a.unc + t*(b.unc-a.unc), false
 		}
 	}
-	last := pts[len(pts)-1]
+	last := &pts[len(pts)-1]
 	return byShape(last), last.unc, true
 }
 
@@ -822,16 +822,16 @@ func (est *Estimate) markAbove(pts []pointModel, f float64) {
 // faultTime is the time lost per page on the target near fit f (pts
 // sorted by fit descending), for the wear count.
 func faultTime(pts []pointModel, f float64) float64 {
-	m := pts[0]
-	for _, q := range pts {
-		if q.fit >= f {
-			m = q
+	m := &pts[0]
+	for i := range pts {
+		if pts[i].fit >= f {
+			m = &pts[i]
 		}
 	}
 	if m.rate > 0 && m.excess > 0 {
 		return m.excess / m.rate
 	}
-	return m.path.PageTime(m.rate)
+	return m.path.pageTime(m.rate)
 }
 
 // rateCache holds the page rates solved from curve points on their

@@ -1,10 +1,8 @@
 package model
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -264,23 +262,50 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 		}
 		return 0, 0, 0, -1
 	}
-	// Stable: runs of equal excess stay in run order, so the median run
-	// is the same however the sort goes about it.
-	slices.SortStableFunc(all, func(a, b jointRun) int { return cmp.Compare(a.ex, b.ex) })
-	// The (weighted) median: the first run past half the weight; with
-	// weights of one, all[len(all)/2].
+	m := weightedMedian(all)
+	return m.ex, min(lo, m.ex), max(hi, m.ex), m.i
+}
+
+// weightedMedian is the (weighted) median of runs (at least one): in
+// order of excess, runs of equal excess in run order, the first run past
+// half the weight; with weights of one, the (len/2)-th. It is selected,
+// not sorted for (the search forms hundreds of thousands of medians of a
+// few dozen runs), and reorders runs.
+func weightedMedian(runs []jointRun) jointRun {
 	total := 0
-	for _, r := range all {
+	for _, r := range runs {
 		total += r.w
 	}
-	m, cum := all[len(all)-1], 0
-	for _, r := range all {
-		if cum += r.w; 2*cum > total {
-			m = r
-			break
+	// The run where the weight counted from the lowest first exceeds
+	// half the total: where it reaches need.
+	need := total/2 + 1
+	less := func(a, b *jointRun) bool { return a.ex < b.ex || (a.ex == b.ex && a.i < b.i) }
+	for len(runs) > 1 {
+		// The middle run as the pivot, moved to the end; the runs before
+		// it in order to the front (Lomuto), then the pivot after them.
+		mid, last := len(runs)/2, len(runs)-1
+		runs[mid], runs[last] = runs[last], runs[mid]
+		p := &runs[last]
+		k, below := 0, 0
+		for j := range last {
+			if less(&runs[j], p) {
+				below += runs[j].w
+				runs[k], runs[j] = runs[j], runs[k]
+				k++
+			}
+		}
+		runs[k], runs[last] = runs[last], runs[k]
+		switch {
+		case need <= below:
+			runs = runs[:k]
+		case need <= below+runs[k].w:
+			return runs[k]
+		default:
+			need -= below + runs[k].w
+			runs = runs[k+1:]
 		}
 	}
-	return m.ex, min(lo, m.ex), max(hi, m.ex), m.i
+	return runs[0]
 }
 
 // widen is exp(-u) and exp(u) for jointAtFunc's callers, kept from one

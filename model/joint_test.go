@@ -1,7 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"math"
+	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -340,4 +343,37 @@ func planGap(p prepared, f float64, all, nominal []carried, prior bool) (est Est
 	dl, dh = math.Abs(math.Log((est.Low-1)/lo)), math.Abs(math.Log((est.High-1)/hi))
 	dc = math.Abs(math.Log((est.Slowdown - 1) / c))
 	return est, c, lo, hi, dl, dh, dc
+}
+
+// TestWeightedMedianIsTheSortedOne: the selected median is the run a
+// stable sort by excess and a walk to half the weight find, on random
+// runs with ties in excess and weights of one and more.
+func TestWeightedMedianIsTheSortedOne(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for trial := range 20000 {
+		n := 1 + r.Intn(60)
+		runs := make([]jointRun, n)
+		for i := range runs {
+			runs[i] = jointRun{ex: float64(r.Intn(8)) / 4, i: i, w: 1}
+			if trial%2 == 1 {
+				runs[i].w = 1 + r.Intn(20)
+			}
+		}
+		sorted := slices.Clone(runs)
+		slices.SortStableFunc(sorted, func(a, b jointRun) int { return cmp.Compare(a.ex, b.ex) })
+		total := 0
+		for _, x := range sorted {
+			total += x.w
+		}
+		want, cum := sorted[len(sorted)-1], 0
+		for _, x := range sorted {
+			if cum += x.w; 2*cum > total {
+				want = x
+				break
+			}
+		}
+		if got := weightedMedian(slices.Clone(runs)); got != want {
+			t.Fatalf("trial %d, runs %v: median %+v, the sorted walk finds %+v", trial, runs, got, want)
+		}
+	}
 }

@@ -189,7 +189,7 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 			continue
 		}
 		pend = append(pend, pending{len(out) - 1, m, rate})
-		paths, rates = append(paths, &m.path), append(rates, rate)
+		paths, rates = append(paths, m.path), append(rates, rate)
 	}
 	times := timeBuf[:]
 	if len(pend) > len(times) {
@@ -727,9 +727,10 @@ func (fs *Factors) prepareJoint(p *prepared, set jointSet, shapeName string, sha
 	}
 	// Every run's points in one block, each run's slice capped at its own.
 	block := make([]pointModel, npts)
+	arena := &pathArena{}
 	carry := func(r carried) []pointModel {
 		k := len(r.src.Points)
-		pts := fs.carryRun(block[:k:k], r, p.target)
+		pts := fs.carryRun(block[:k:k], arena, r, p.target)
 		block = block[k:]
 		return pts
 	}

@@ -199,7 +199,7 @@ type pointModel struct {
 	fit    float64
 	rate   float64 // pages needed back per second of in-RAM runtime
 	excess float64 // on the target
-	path   Path    // the target path with this point's own overhead and readahead
+	path   *Path   // the target path with this point's own overhead and readahead (shared by the points with none of their own)
 	unc    float64 // relative 95% half-width of the excess
 	time   float64 // path.PageTime(rate)
 	// sampler: the one-pass sampler's figure at a fit a one run did not
@@ -417,12 +417,13 @@ func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, s
 		plan = fs.cachedPlan(set, shapeName, seeks, a)
 	}
 	p.own = make([]carried, 0, len(plan))
+	arena := &pathArena{}
 	for _, r := range plan {
 		refs := r.refs
 		if refs == nil {
 			refs = fs.refPoints(nil, r.src, r.s)
 		}
-		r.pts = fs.carryFrom(make([]pointModel, len(c.Points)), r.src, p.target, r.s, same, refs)
+		r.pts = fs.carryFrom(make([]pointModel, len(c.Points)), arena, r.src, p.target, r.s, same, refs)
 		if p.transfer > 0 {
 			// Each run's transfer error at its own scenario's distance,
 			// as a curve prepared for that scenario's shape alone reads it.
@@ -477,13 +478,43 @@ func samePath(a, b Path) bool {
 // leaves after the reference device's time. Otherwise the rate is solved
 // from the slowdown on the reference path.
 func (fs *Factors) carry(c *factors.Curve, target Path, s scenario, same bool) []pointModel {
-	return fs.carryInto(make([]pointModel, len(c.Points)), c, target, s, same)
+	return fs.carryInto(make([]pointModel, len(c.Points)), nil, c, target, s, same)
 }
 
-// carryInto is carry into out, which has a place for each point of c.
-func (fs *Factors) carryInto(out []pointModel, c *factors.Curve, target Path, s scenario, same bool) []pointModel {
+// carryInto is carry into out, which has a place for each point of c,
+// with the points' paths in arena (nil: their own).
+func (fs *Factors) carryInto(out []pointModel, arena *pathArena, c *factors.Curve, target Path, s scenario, same bool) []pointModel {
 	var buf [16]refPoint
-	return fs.carryFrom(out, c, target, s, same, fs.refPoints(buf[:0], c, s))
+	return fs.carryFrom(out, arena, c, target, s, same, fs.refPoints(buf[:0], c, s))
+}
+
+// pathArena holds the paths of a preparation's points: a preparation
+// carries a hundred runs or more, of one or two points each, on a dozen
+// paths or fewer (the scenarios differ in the shape far more often than
+// in what moves the path).
+type pathArena struct {
+	block  []Path
+	recent [16]*Path // the last distinct paths stored, round robin
+	n      int
+}
+
+// add returns where a path equal to p is stored, storing it if none of
+// the last few distinct ones is. A full block is left as it is (the
+// points hold pointers into it) and a new one started.
+func (a *pathArena) add(p Path) *Path {
+	for _, q := range a.recent[:min(a.n, len(a.recent))] {
+		if *q == p {
+			return q
+		}
+	}
+	if len(a.block) == cap(a.block) {
+		a.block = make([]Path, 0, 16)
+	}
+	a.block = append(a.block, p)
+	q := &a.block[len(a.block)-1]
+	a.recent[a.n%len(a.recent)] = q
+	a.n++
+	return q
 }
 
 // refPoint is what carry reads of one point of a curve on its reference
@@ -560,28 +591,39 @@ func (fs *Factors) refPoints(out []refPoint, c *factors.Curve, s scenario) []ref
 // carryRun carries run r to target into out (a place for each of its
 // source's points): from its reference figures where its plan keeps them
 // (runDef.refs), else solving them here.
-func (fs *Factors) carryRun(out []pointModel, r carried, target Path) []pointModel {
+func (fs *Factors) carryRun(out []pointModel, arena *pathArena, r carried, target Path) []pointModel {
 	if r.refs != nil {
-		return fs.carryFrom(out, r.src, target, r.s, false, r.refs)
+		return fs.carryFrom(out, arena, r.src, target, r.s, false, r.refs)
 	}
-	return fs.carryInto(out, r.src, target, r.s, false)
+	return fs.carryInto(out, arena, r.src, target, r.s, false)
 }
 
 // carryFrom is carryInto from c's points on the reference path (refs,
 // refPoints of c and s).
-func (fs *Factors) carryFrom(out []pointModel, c *factors.Curve, target Path, s scenario, same bool, refs []refPoint) []pointModel {
+func (fs *Factors) carryFrom(out []pointModel, arena *pathArena, c *factors.Curve, target Path, s scenario, same bool, refs []refPoint) []pointModel {
 	out = out[:len(refs)]
+	if arena == nil {
+		arena = &pathArena{}
+	}
 	tgt := fs.scenarioPath(target, s)
+	var shared *Path
 	for i, rp := range refs {
-		t := tgt
+		var t *Path
 		if rp.counted {
+			own := tgt
 			if rp.setRA {
-				t.RA = rp.ra
+				own.RA = rp.ra
 			}
-			t.Overhead = rp.overhead
+			own.Overhead = rp.overhead
+			t = arena.add(own)
+		} else {
+			if shared == nil {
+				shared = arena.add(tgt)
+			}
+			t = shared
 		}
 		m := pointModel{fit: rp.fit, rate: rp.rate, unc: rp.unc, path: t, sampler: rp.sampler}
-		m.time = t.PageTime(m.rate)
+		m.time = t.pageTime(m.rate)
 		if same {
 			// Carried to the path it was measured on, a point is itself.
 			m.excess = rp.slowdown - 1

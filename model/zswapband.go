@@ -45,9 +45,10 @@ func (fs *Factors) poolRuns(pool prepared, runs []carried) [][]pointModel {
 		n += len(r.src.Points)
 	}
 	block := make([]pointModel, n)
+	arena := &pathArena{}
 	for i, r := range runs {
 		k := len(r.src.Points)
-		out[i] = fs.carryRun(block[:k:k], r, pool.target)
+		out[i] = fs.carryRun(block[:k:k], arena, r, pool.target)
 		block = block[k:]
 	}
 	return out

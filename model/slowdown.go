@@ -508,7 +508,9 @@ func (a *pathArena) add(p Path) *Path {
 		}
 	}
 	if len(a.block) == cap(a.block) {
-		a.block = make([]Path, 0, 16)
+		// Small first: many preparations (zram, a curve of one run) hold
+		// a path or two.
+		a.block = make([]Path, 0, min(16, max(2, 2*cap(a.block))))
 	}
 	a.block = append(a.block, p)
 	q := &a.block[len(a.block)-1]

@@ -119,8 +119,11 @@ type runDef struct {
 	// (jointPlan's runs; -1 otherwise).
 	grid int
 	// refs: src's points on its reference path under s (refPoints), in a
-	// cached plan's runs; nil elsewhere.
-	refs []refPoint
+	// cached plan's runs; nil elsewhere. refIdle is then the idle page
+	// time of that path (refScenario), which a carry's transfer error is
+	// measured from (0 elsewhere).
+	refs    []refPoint
+	refIdle float64
 }
 
 // jointAt predicts the excess at fit f from carried runs: the central
@@ -436,6 +439,7 @@ func (fs *Factors) cachedPlan(set jointSet, shapeName string, seeks bool, a agre
 	// figures: solved here, once.
 	for i := range plan {
 		plan[i].refs = fs.refPoints(nil, plan[i].src, plan[i].s)
+		plan[i].refIdle = fs.refScenario(plan[i].src, plan[i].s).IdleTime()
 	}
 	if fs.joint.plans == nil {
 		fs.joint.plans = map[planKey][]carried{}

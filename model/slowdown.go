@@ -418,16 +418,25 @@ func (fs *Factors) prepareOwn(p *prepared, c *factors.Curve, shapeName string, s
 	}
 	p.own = make([]carried, 0, len(plan))
 	arena := &pathArena{}
+	// Every run's points in one block, each run's slice capped at its own.
+	k := len(c.Points)
+	block := make([]pointModel, len(plan)*k)
 	for _, r := range plan {
 		refs := r.refs
 		if refs == nil {
 			refs = fs.refPoints(nil, r.src, r.s)
 		}
-		r.pts = fs.carryFrom(make([]pointModel, len(c.Points)), arena, r.src, p.target, r.s, same, refs)
+		r.pts = fs.carryFrom(block[:k:k], arena, r.src, p.target, r.s, same, refs)
+		block = block[k:]
 		if p.transfer > 0 {
 			// Each run's transfer error at its own scenario's distance,
-			// as a curve prepared for that scenario's shape alone reads it.
-			r.err = fs.cachedTransferError().at(transferDistance(fs.scenarioPath(p.target, r.s), fs.refScenario(c, r.s)))
+			// as a curve prepared for that scenario's shape alone reads it
+			// (transferDistance; a cached plan's runs keep their side).
+			refIdle := r.refIdle
+			if refIdle == 0 {
+				refIdle = fs.refScenario(c, r.s).IdleTime()
+			}
+			r.err = fs.cachedTransferError().at(math.Abs(math.Log(fs.scenarioPath(p.target, r.s).IdleTime() / refIdle)))
 		}
 		p.own = append(p.own, r)
 	}

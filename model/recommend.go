@@ -718,19 +718,19 @@ func pruneDrives(ds []pricedDrive, jobs []JobClass) ([]pricedDrive, int) {
 // own, so nothing in it is shared or locked.
 type evaluator struct {
 	configs []*Config
-	preps   map[prepKey]prepared
+	preps   map[prepKey]prepEntry
 	// Reused and block storage for addDrive (see keepJobs).
 	jobBuf      []JobResult
 	jobBlock    []JobResult
 	configBlock []Config
 	wearBlock   []Wear
-	ests        map[estKey]Estimate
-	zswaps      map[[2]prepKey]zswapEntry
-	zfigs       map[zswapFigKey]zswapFigure
+	ests        map[localEst]Estimate
+	zswaps      map[[2]int]zswapEntry // by the parts' preparations' numbers (prepEntry)
+	zfigs       map[localZFig]zswapFigure
 	// runEx are the run excesses of the last jointly derived prediction
 	// (runExKey), for the zswap figure that splits the same runs.
 	runEx     []float64
-	runExKey  estKey
+	runExKey  localEst
 	runExOK   bool
 	wearFrom  map[wearFromKey]string
 	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
@@ -786,22 +786,39 @@ type estKey struct {
 	fit  float64
 }
 
+// prepEntry is a preparation in an evaluator's cache and its number
+// there, which its estimates are kept by (localEst).
+type prepEntry struct {
+	p  prepared
+	id int
+}
+
+// localEst is an estKey within one evaluator: the preparation by its
+// number, so that a lookup hashes two words rather than a device's name
+// and classes (the search looks up hundreds of thousands of estimates).
+type localEst struct {
+	prep int
+	fit  float64
+}
+
 // prepFor is the fit-independent part of a prediction for job j on dev,
-// from the evaluator's cache or the factor set's.
-func (e *evaluator) prepFor(fs *Factors, class string, dev Device, j JobClass, cores int) (prepared, prepKey, error) {
+// from the evaluator's cache or the factor set's, with its number in the
+// evaluator's cache.
+func (e *evaluator) prepFor(fs *Factors, class string, dev Device, j JobClass, cores int) (prepared, prepKey, int, error) {
 	k := prepKey{fs, class, dev, j.Concurrency, cores, float64(j.DirtyShare), j.Access}
-	p, ok := e.preps[k]
+	pe, ok := e.preps[k]
 	if !ok {
-		var err error
-		if p, err = fs.cachedPrepare(k); err != nil {
-			return prepared{}, k, err
+		p, err := fs.cachedPrepare(k)
+		if err != nil {
+			return prepared{}, k, 0, err
 		}
 		if e.preps == nil {
-			e.preps = map[prepKey]prepared{}
+			e.preps = map[prepKey]prepEntry{}
 		}
-		e.preps[k] = p
+		pe = prepEntry{p, len(e.preps)}
+		e.preps[k] = pe
 	}
-	return p, k, nil
+	return pe.p, k, pe.id, nil
 }
 
 // predict is Factors.Predict with the fit-independent part cached, and each
@@ -811,14 +828,15 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	if constantEstimate != nil {
 		return *constantEstimate, nil // the speed benchmarks' limit (speedlimit.go)
 	}
-	p, k, err := e.prepFor(fs, class, dev, j, cores)
+	p, k, id, err := e.prepFor(fs, class, dev, j, cores)
 	if err != nil {
 		return Estimate{}, err
 	}
-	ek := estKey{k, f}
-	if est, ok := e.ests[ek]; ok {
+	lk := localEst{id, f}
+	if est, ok := e.ests[lk]; ok {
 		return est, nil
 	}
+	ek := estKey{k, f}
 	var est Estimate
 	if c := fs.preps; e.h != nil && c != nil {
 		// A repeated search (uncertainty, break-even) asks every run the
@@ -831,7 +849,7 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 		if ok {
 			est = cached
 		} else {
-			est = e.at(p, ek)
+			est = e.at(p, ek, lk)
 			c.mu.Lock()
 			if c.ests == nil {
 				c.ests = map[estKey]Estimate{}
@@ -840,25 +858,25 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 			c.mu.Unlock()
 		}
 	} else {
-		est = e.at(p, ek)
+		est = e.at(p, ek, lk)
 	}
 	if e.ests == nil {
-		e.ests = map[estKey]Estimate{}
+		e.ests = map[localEst]Estimate{}
 	}
-	e.ests[ek] = est
+	e.ests[lk] = est
 	return est, nil
 }
 
 // at is p.at(k.fit). A jointly derived class's run excesses are kept
 // until the next prediction: a zswap configuration asks for its drive's
 // estimate and then splits the same runs at the same fit (zswapAt).
-func (e *evaluator) at(p prepared, k estKey) Estimate {
+func (e *evaluator) at(p prepared, k estKey, lk localEst) Estimate {
 	runs := p.runs()
 	if len(runs) == 0 {
 		return p.at(k.fit)
 	}
 	e.runEx = runExcess(runs, k.fit, e.runEx[:0])
-	e.runExKey, e.runExOK = k, true
+	e.runExKey, e.runExOK = lk, true
 	return p.atEx(k.fit, e.runEx)
 }
 
@@ -1365,8 +1383,8 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// The pool and the drive share the job's page rate: one error,
 			// the drive's (adjustAs).
 			var dc, driveEx float64
-			if z, ok := e.zswapPair(fs, "zram-"+s.Algorithm, zramDevice(sw), s.Class, dev, j, c.Cores); ok {
-				fig := e.zswapAt(fs, z, wd, f)
+			if z, ids, ok := e.zswapPair(fs, "zram-"+s.Algorithm, zramDevice(sw), s.Class, dev, j, c.Cores); ok {
+				fig := e.zswapAt(fs, z, ids, wd, f)
 				est.Slowdown, est.Low, est.High = 1+fig.central, 1+fig.lo, 1+fig.hi
 				est.Shape, dc, driveEx = fig.shape, fig.share, fig.driveEx
 				if r := fig.driveRun; r != nil {
@@ -1506,19 +1524,20 @@ type zswapEntry struct {
 
 // zswapPair prepares a zswap job's pool (poolClass on poolDev) and drive
 // (driveClass on dev) together, once per evaluator.
-func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, driveClass string, dev Device, j JobClass, cores int) (zswapPair, bool) {
+func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, driveClass string, dev Device, j JobClass, cores int) (zswapPair, [2]int, bool) {
 	if constantEstimate != nil {
-		return zswapPair{}, false
+		return zswapPair{}, [2]int{}, false
 	}
-	pp, pk, err1 := e.prepFor(fs, poolClass, poolDev, j, cores)
-	dp, dk, err2 := e.prepFor(fs, driveClass, dev, j, cores)
+	pp, pk, pid, err1 := e.prepFor(fs, poolClass, poolDev, j, cores)
+	dp, dk, did, err2 := e.prepFor(fs, driveClass, dev, j, cores)
 	if err1 != nil || err2 != nil {
-		return zswapPair{}, false
+		return zswapPair{}, [2]int{}, false
+	}
+	ids := [2]int{pid, did}
+	if z, ok := e.zswaps[ids]; ok {
+		return z.z, ids, z.ok
 	}
 	key := [2]prepKey{pk, dk}
-	if z, ok := e.zswaps[key]; ok {
-		return z.z, z.ok
-	}
 	var ent zswapEntry
 	c := fs.joint
 	if c != nil {
@@ -1526,8 +1545,8 @@ func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, dri
 		ent, ok := c.zswaps[key]
 		c.zmu.Unlock()
 		if ok {
-			e.storeZswap(key, ent)
-			return ent.z, ent.ok
+			e.storeZswap(ids, ent)
+			return ent.z, ids, ent.ok
 		}
 	}
 	ent.z, ent.ok = fs.pairZswap(pp, dp)
@@ -1540,15 +1559,15 @@ func (e *evaluator) zswapPair(fs *Factors, poolClass string, poolDev Device, dri
 		c.zswaps[key] = ent
 		c.zmu.Unlock()
 	}
-	e.storeZswap(key, ent)
-	return ent.z, ent.ok
+	e.storeZswap(ids, ent)
+	return ent.z, ids, ent.ok
 }
 
-func (e *evaluator) storeZswap(key [2]prepKey, ent zswapEntry) {
+func (e *evaluator) storeZswap(ids [2]int, ent zswapEntry) {
 	if e.zswaps == nil {
-		e.zswaps = map[[2]prepKey]zswapEntry{}
+		e.zswaps = map[[2]int]zswapEntry{}
 	}
-	e.zswaps[key] = ent
+	e.zswaps[ids] = ent
 }
 
 // zswapFigKey is one zswap figure: a pair at one split and fit ratio.
@@ -1557,15 +1576,23 @@ type zswapFigKey struct {
 	wd, f float64
 }
 
+// localZFig is a zswapFigKey within one evaluator, the pair by its
+// preparations' numbers (localEst).
+type localZFig struct {
+	pair  [2]int
+	wd, f float64
+}
+
 // zswapAt is z.at, kept in the factor set for a repeated search (which
 // asks every run the same questions), as predict keeps its estimates.
 // Within one search the evaluator keeps them, as it keeps its estimates:
 // many configurations share a drive, a split and a fit ratio.
-func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure {
-	k := zswapFigKey{z.key, wd, f}
-	if fig, ok := e.zfigs[k]; ok {
+func (e *evaluator) zswapAt(fs *Factors, z zswapPair, ids [2]int, wd, f float64) zswapFigure {
+	lk := localZFig{ids, wd, f}
+	if fig, ok := e.zfigs[lk]; ok {
 		return fig
 	}
+	k := zswapFigKey{z.key, wd, f}
 	c := fs.joint
 	var fig zswapFigure
 	ok := false
@@ -1576,7 +1603,7 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure
 	}
 	if !ok {
 		var driveEx []float64
-		if e.runExOK && e.runExKey == (estKey{z.key[1], f}) && len(e.runEx) == len(z.drive.runs()) {
+		if e.runExOK && e.runExKey == (localEst{ids[1], f}) && len(e.runEx) == len(z.drive.runs()) {
 			driveEx = e.runEx
 		}
 		fig = z.atEx(wd, f, driveEx)
@@ -1590,9 +1617,9 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, wd, f float64) zswapFigure
 		}
 	}
 	if e.zfigs == nil {
-		e.zfigs = map[zswapFigKey]zswapFigure{}
+		e.zfigs = map[localZFig]zswapFigure{}
 	}
-	e.zfigs[k] = fig
+	e.zfigs[lk] = fig
 	return fig
 }
 

@@ -112,7 +112,7 @@ func TestZswapFigureReadsOnlyItsOwnRunExcesses(t *testing.T) {
 		t.Fatal("no zram backend")
 	}
 	pool := "zram-" + s.Algorithm
-	z, ok := x.zswapPair(fs, pool, zramDevice(sw), s.Class, dev, j, c.Cores)
+	z, ids, ok := x.zswapPair(fs, pool, zramDevice(sw), s.Class, dev, j, c.Cores)
 	if !ok || z.poolRuns == nil {
 		t.Fatalf("the pair is not derived jointly on both sides (ok %v)", ok)
 	}
@@ -128,13 +128,13 @@ func TestZswapFigureReadsOnlyItsOwnRunExcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := x.zswapAt(fs, z, wd, f1); got != want1 {
+	if got := x.zswapAt(fs, z, ids, wd, f1); got != want1 {
 		t.Errorf("figure at %.4f after the estimate at %.4f: %+v, afresh %+v", f1, f2, got, want1)
 	}
 	if _, err := x.predict(fs, pool, zramDevice(sw), j, f1, c.Cores); err != nil {
 		t.Fatal(err)
 	}
-	if got := x.zswapAt(fs, z, wd, f2); got != want2 {
+	if got := x.zswapAt(fs, z, ids, wd, f2); got != want2 {
 		t.Errorf("figure at %.4f after the pool's estimate at %.4f: %+v, afresh %+v", f2, f1, got, want2)
 	}
 }

@@ -21,12 +21,12 @@ func pageTimes(paths []*Path, rates []float64, out []float64) {
 // pageTimesIn is pageTimes of at most cap(lanes) paths, in lanes.
 func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) {
 	for i, p := range paths {
-		l, ok := newPTLane(p, rates[i], i)
-		if !ok {
+		// Each lane is set up in its place (a lane is about 180 bytes).
+		lanes = lanes[:len(lanes)+1]
+		if !lanes[len(lanes)-1].init(p, rates[i], i) {
+			lanes = lanes[:len(lanes)-1]
 			out[i] = p.pageTime(rates[i])
-			continue
 		}
-		lanes = append(lanes, l)
 	}
 	for len(lanes) > 0 {
 		mvaLanes(lanes)
@@ -70,23 +70,23 @@ const (
 	ptCycle        // the cycle at the root
 )
 
-// newPTLane sets up p.PageTime(rate) as PageTime does; false where that
+// init sets l up for p.PageTime(rate) as PageTime does; false where that
 // takes no MVA solve (the figure is then PageTime's own).
-func newPTLane(p *Path, rate float64, idx int) (ptLane, bool) {
+func (l *ptLane) init(p *Path, rate float64, idx int) bool {
 	if rate > 0 && p.cpuBound() {
-		return ptLane{}, false
+		return false
 	}
 	in, ok := p.mvaInputs(rate)
 	if !ok {
-		return ptLane{}, false
+		return false
 	}
-	l := ptLane{in: in, idx: idx}
+	*l = ptLane{in: in, idx: idx}
 	if in.qd > 0 && in.tw > 0 {
 		l.state, l.at = ptX0, 0
 	} else {
 		l.state, l.at = ptCycle, 0
 	}
-	return l, true
+	return true
 }
 
 // mvaLanes solves each lane's network at its share (PageTime's solve).

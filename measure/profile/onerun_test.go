@@ -744,3 +744,37 @@ func TestOneRunNoteSaysWhenTheBudgetWasMissed(t *testing.T) {
 		t.Errorf("under the budget: %q", got)
 	}
 }
+
+// A fit whose slices all ran before the command's peak says its figure
+// does not hold the peak, even though its limit bound in them; a fit with
+// a slice wholly at the peak does not.
+func TestOneRunEstimateSaysWhichFitsMissedThePeak(t *testing.T) {
+	peak := units.GiB
+	fits := []float64{0.9, 0.6}
+	wob := func(int) float64 { return 1 }
+	slices := synthSlices(4, fits, map[float64]float64{0.9: 1.0, 0.6: 1.3}, peak, wob, 20000)
+	for i := range slices {
+		slices[i].Footprint = peak * 7 / 10 // above 0.6's limit, under 0.9's
+		slices[i].FootprintMin = slices[i].Footprint
+	}
+	// The peak: a reference, a short slice at 0.9 and a payback, holding
+	// the whole footprint, at the end.
+	c, at := slices[len(slices)-1].Cycle+1, slices[len(slices)-1].Start+1
+	slices = append(slices,
+		OneRunSlice{Cycle: c, Start: at, Wall: 1, Progress: 1, Footprint: peak, FootprintMin: peak * 95 / 100},
+		OneRunSlice{Cycle: c, Fit: 0.9, Limit: limitAt(0.9, peak), Start: at + 1, Wall: 0.6, Progress: 0.5, Footprint: peak, FootprintMin: peak * 95 / 100},
+		OneRunSlice{Cycle: c, Payback: true, Start: at + 1.6, Wall: 4, Progress: 4, Footprint: peak, FootprintMin: peak * 95 / 100})
+	e := estimateOneRun(slices, fits, peak, 0.25, 0, []clock{{}}, nil)
+	if got := e.PeakUnmeasured; len(got) != 2 || got[0] != 0 || math.Abs(got[1]-5.6) > 1e-6 {
+		t.Fatalf("unmeasured at the peak %v s, want [0 5.6]", got)
+	}
+	if got := e.BindingUnmeasured; got[1] != 0 {
+		t.Fatalf("binding unmeasured %v s: 0.6's limit bound in its own slices, want 0 there", got)
+	}
+	if v := pointAt(t, e, 0.6).Verdict; !strings.Contains(v, "not measured at the peak") || !strings.Contains(v, "for 6s") {
+		t.Errorf("fit 0.6's verdict %q does not say it missed the peak", v)
+	}
+	if v := pointAt(t, e, 0.9).Verdict; strings.Contains(v, "not measured at the peak") {
+		t.Errorf("fit 0.9 ran at the peak, yet its verdict is %q", v)
+	}
+}

@@ -1649,28 +1649,9 @@ func unboundShares(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64
 // without a limit is where a whole run at the fit pays, and the fit's
 // figure then comes from the rest of the run.
 func bindingUnmeasured(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64 {
-	out := make([]float64, len(fits))
-	if peak <= 0 {
-		return out
-	}
-	for fi, f := range fits {
-		lim := limitAt(f, peak)
-		var bind float64
-		measured := false
-		for _, x := range sl {
-			if x.Footprint <= lim {
-				continue
-			}
-			bind += x.Wall + x.SetWall
-			if x.Fit > 0 && math.Abs(x.Fit-f) < 0.05 {
-				measured = true
-			}
-		}
-		if !measured {
-			out[fi] = measure.Round4(bind)
-		}
-	}
-	return out
+	return unmeasuredWhile(sl, fits, peak,
+		func(x *OneRunSlice, lim units.Bytes) bool { return x.Footprint > lim },
+		func(x *OneRunSlice, f float64) bool { return x.Fit > 0 && math.Abs(x.Fit-f) < 0.05 })
 }
 
 // peakUnmeasured is per fit the wall time of the slices that reached the
@@ -1684,6 +1665,15 @@ func bindingUnmeasured(sl []OneRunSlice, fits []float64, peak units.Bytes) []flo
 // that read within 7% of their whole runs: it says what was not seen,
 // not that the figure is wrong; bench/results/onerun-peak-2026-12-06.md).
 func peakUnmeasured(sl []OneRunSlice, fits []float64, peak units.Bytes) []float64 {
+	return unmeasuredWhile(sl, fits, peak,
+		func(x *OneRunSlice, lim units.Bytes) bool { return x.Footprint > lim && nearPeak(x.Footprint, peak) },
+		func(x *OneRunSlice, f float64) bool { return x.ranAtPeak(f, peak) })
+}
+
+// unmeasuredWhile is per fit the wall time of the slices in a state
+// (held, given the fit's limit at peak), when no slice saw the fit in it
+// (saw); 0 where one did.
+func unmeasuredWhile(sl []OneRunSlice, fits []float64, peak units.Bytes, held func(x *OneRunSlice, lim units.Bytes) bool, saw func(x *OneRunSlice, f float64) bool) []float64 {
 	out := make([]float64, len(fits))
 	if peak <= 0 {
 		return out
@@ -1694,13 +1684,11 @@ func peakUnmeasured(sl []OneRunSlice, fits []float64, peak units.Bytes) []float6
 		measured := false
 		for i := range sl {
 			x := &sl[i]
-			if x.Footprint <= lim || !nearPeak(x.Footprint, peak) {
+			if !held(x, lim) {
 				continue
 			}
 			at += x.Wall + x.SetWall
-			if x.ranAtPeak(f, peak) {
-				measured = true
-			}
+			measured = measured || saw(x, f)
 		}
 		if !measured {
 			out[fi] = measure.Round4(at)

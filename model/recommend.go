@@ -836,20 +836,20 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 	if est, ok := e.ests[lk]; ok {
 		return est, nil
 	}
-	ek := estKey{k, f}
 	var est Estimate
 	if c := fs.preps; e.h != nil && c != nil {
 		// A repeated search (uncertainty, break-even) asks every run the
 		// same questions: the factor set keeps the answers for all of
 		// them. The hooks adjust an estimate after it is predicted, so
 		// the shared one is the model's own.
+		ek := estKey{k, f}
 		c.mu.Lock()
 		cached, ok := c.ests[ek]
 		c.mu.Unlock()
 		if ok {
 			est = cached
 		} else {
-			est = e.at(p, ek, lk)
+			est = e.at(p, lk)
 			c.mu.Lock()
 			if c.ests == nil {
 				c.ests = map[estKey]Estimate{}
@@ -858,7 +858,7 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 			c.mu.Unlock()
 		}
 	} else {
-		est = e.at(p, ek, lk)
+		est = e.at(p, lk)
 	}
 	if e.ests == nil {
 		e.ests = map[localEst]Estimate{}
@@ -870,13 +870,13 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 // at is p.at(k.fit). A jointly derived class's run excesses are kept
 // until the next prediction: a zswap configuration asks for its drive's
 // estimate and then splits the same runs at the same fit (zswapAt).
-func (e *evaluator) at(p prepared, k estKey, lk localEst) Estimate {
+func (e *evaluator) at(p prepared, k localEst) Estimate {
 	runs := p.runs()
 	if len(runs) == 0 {
 		return p.at(k.fit)
 	}
 	e.runEx = runExcess(runs, k.fit, e.runEx[:0])
-	e.runExKey, e.runExOK = lk, true
+	e.runExKey, e.runExOK = k, true
 	return p.atEx(k.fit, e.runEx)
 }
 

@@ -1,4 +1,4 @@
-# Sourced by bench/onerun/hold.sh, drop.sh and leakpath.sh: what they
+# Sourced by bench/onerun/hold.sh, drop.sh, leakpath.sh and pace.sh: what they
 # change on the host (a memory cgroup, zram0 or a swap file as swap, the
 # processes they start) is
 # written to a journal before it is changed, so that a run killed with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Undoes what a bench/onerun/hold.sh or drop.sh run killed with kill -9
+# Undoes what a bench/onerun/hold.sh, drop.sh or pace.sh run killed with kill -9
 # left on the host (its cgroup, zram0 as swap, its job), from the journal
 # those scripts keep (hostguard.sh). Does nothing when there is none.
 #

@@ -169,16 +169,12 @@ func jointAtEx(runs []carried, f float64, extra float64, exs []float64) (central
 // drive's own prediction and a zswap pair's split read of its runs.
 // The runs' page times at their carried rates are solved together
 // (pageTimes); each excess is then excessAt's, operation for operation.
-func runExcess(runs []carried, f float64, out []float64) []float64 {
-	type pending struct {
-		i    int
-		m    *pointModel
-		rate float64
+// sc holds the solve's buffers from call to call (nil: fresh ones).
+func runExcess(runs []carried, f float64, out []float64, sc *runScratch) []float64 {
+	if sc == nil {
+		sc = new(runScratch)
 	}
-	var pendBuf [512]pending
-	var pathBuf [512]*Path
-	var rateBuf, timeBuf [512]float64
-	pend, paths, rates := pendBuf[:0], pathBuf[:0], rateBuf[:0]
+	pend, paths, rates := sc.pend[:0], sc.paths[:0], sc.rates[:0]
 	rr := &rateRatios{f: f}
 	for _, r := range runs {
 		out = append(out, 0)
@@ -191,14 +187,17 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 		if m.rate <= 0 {
 			continue
 		}
-		pend = append(pend, pending{len(out) - 1, m, rate})
+		pend = append(pend, pendingRun{len(out) - 1, m, rate})
 		paths, rates = append(paths, m.path), append(rates, rate)
 	}
-	times := timeBuf[:]
-	if len(pend) > len(times) {
-		times = make([]float64, len(pend))
+	if cap(sc.times) < len(pend) {
+		sc.times = make([]float64, len(pend))
 	}
-	pageTimes(paths, rates, times)
+	if sc.lanes == nil {
+		sc.lanes = make([]ptLane, ptBatch)
+	}
+	times := sc.times[:len(pend)]
+	pageTimesWith(sc.lanes, paths, rates, times)
 	for k, p := range pend {
 		m, r, t := p.m, p.rate, times[k]
 		if m.time <= 0 {
@@ -207,7 +206,27 @@ func runExcess(runs []carried, f float64, out []float64) []float64 {
 			out[p.i] = m.excess * r / m.rate * t / m.time
 		}
 	}
+	sc.pend, sc.paths, sc.rates = pend, paths, rates
 	return out
+}
+
+// runScratch is runExcess's buffers, kept by an evaluator between
+// predictions: a search solves hundreds of thousands of them, and
+// buffers on the stack would be zeroed at every call.
+type runScratch struct {
+	pend  []pendingRun
+	paths []*Path
+	rates []float64
+	times []float64
+	lanes []ptLane
+}
+
+// pendingRun is a run whose page time runExcess solves: its slot in
+// out, its point and the rate carried to the fit.
+type pendingRun struct {
+	i    int
+	m    *pointModel
+	rate float64
 }
 
 // jointAtFunc is jointAt over a figure of each run's own (a zswap pair's
@@ -223,7 +242,7 @@ func jointAtFunc(runs []carried, f float64, extra float64, excess func(i int, u 
 	// few dozen runs, and the search asks for hundreds of thousands of
 	// figures); a run's own uncertainty depends on its source curve only,
 	// which consecutive runs share.
-	var buf [512]jointRun
+	var buf [128]jointRun
 	all := buf[:0]
 	var lastSrc *factors.Curve
 	var srcU float64

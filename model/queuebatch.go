@@ -10,7 +10,17 @@ import "math"
 func pageTimes(paths []*Path, rates []float64, out []float64) {
 	// The lanes live on the stack, a batch at a time (a curve of its own
 	// carried to a disk that seeks has a few hundred runs).
-	var buf [80]ptLane
+	var buf [ptBatch]ptLane
+	pageTimesWith(buf[:], paths, rates, out)
+}
+
+// ptBatch is how many lanes pageTimes solves at once.
+const ptBatch = 80
+
+// pageTimesWith is pageTimes a batch of len(buf) lanes at a time, in buf
+// (a caller's buffer kept from call to call, which a stack array would
+// have zeroed at each: ptLane.init sets a lane whole).
+func pageTimesWith(buf []ptLane, paths []*Path, rates []float64, out []float64) {
 	for len(paths) > len(buf) {
 		pageTimesIn(buf[:0], paths[:len(buf)], rates[:len(buf)], out[:len(buf)])
 		paths, rates, out = paths[len(buf):], rates[len(buf):], out[len(buf):]

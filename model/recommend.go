@@ -730,6 +730,7 @@ type evaluator struct {
 	// runEx are the run excesses of the last jointly derived prediction
 	// (runExKey), for the zswap figure that splits the same runs.
 	runEx     []float64
+	runSc     runScratch // runExcess's buffers
 	runExKey  localEst
 	runExOK   bool
 	wearFrom  map[wearFromKey]string
@@ -875,7 +876,7 @@ func (e *evaluator) at(p prepared, k localEst) Estimate {
 	if len(runs) == 0 {
 		return p.at(k.fit)
 	}
-	e.runEx = runExcess(runs, k.fit, e.runEx[:0])
+	e.runEx = runExcess(runs, k.fit, e.runEx[:0], &e.runSc)
 	e.runExKey, e.runExOK = k, true
 	return p.atEx(k.fit, e.runEx)
 }

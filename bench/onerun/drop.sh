@@ -18,15 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/hostguard.sh"
 cg=/sys/fs/cgroup/memory/memplan-drop-$$
 job=
-cleanup() {
-	[ -n "$job" ] && kill -CONT "$job" 2>/dev/null && kill "$job" 2>/dev/null
-	sleep 0.3
-	guard_undo
-}
-guard_begin
-trap cleanup EXIT
-trap "exit 130" INT
-trap "exit 143" TERM
+guard_job_begin
 mkdir -p "$out"
 cc -O2 -o "$out/truth" "$here/truth.c"
 modprobe zram num_devices=1 2>/dev/null || true

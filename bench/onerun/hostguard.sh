@@ -90,3 +90,19 @@ guard_sleep() {
 	sleep "$1" &
 	wait $! || true
 }
+
+# guard_job_begin is guard_begin for a script that runs one command at a
+# time with its PID in $job: on exit, Ctrl-C or SIGTERM the command is
+# resumed (it may be stopped) and ended, and the journal undone.
+guard_job_begin() {
+	guard_begin
+	trap guard_job_end EXIT
+	trap "exit 130" INT
+	trap "exit 143" TERM
+}
+
+guard_job_end() {
+	[ -n "${job:-}" ] && kill -CONT "$job" 2>/dev/null && kill "$job" 2>/dev/null
+	sleep 0.3
+	guard_undo
+}

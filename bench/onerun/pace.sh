@@ -35,14 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/hostguard.sh"
 swapfile=${SWAP_DIR:-/var/tmp}/memplan-pace.swap
 job=
-cleanup() {
-	[ -n "$job" ] && kill -CONT "$job" 2>/dev/null && kill "$job" 2>/dev/null
-	sleep 0.3
-	guard_undo
-}
-guard_begin
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+guard_job_begin
 mkdir -p "$out"
 guard_note swapfile "$swapfile"
 fallocate -l 4G "$swapfile"

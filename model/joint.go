@@ -169,11 +169,8 @@ func jointAtEx(runs []carried, f float64, extra float64, exs []float64) (central
 // drive's own prediction and a zswap pair's split read of its runs.
 // The runs' page times at their carried rates are solved together
 // (pageTimes); each excess is then excessAt's, operation for operation.
-// sc holds the solve's buffers from call to call (nil: fresh ones).
+// sc holds the solve's buffers from call to call.
 func runExcess(runs []carried, f float64, out []float64, sc *runScratch) []float64 {
-	if sc == nil {
-		sc = new(runScratch)
-	}
 	pend, paths, rates := sc.pend[:0], sc.paths[:0], sc.rates[:0]
 	rr := &rateRatios{f: f}
 	for _, r := range runs {
@@ -197,7 +194,7 @@ func runExcess(runs []carried, f float64, out []float64, sc *runScratch) []float
 		sc.lanes = make([]ptLane, ptBatch)
 	}
 	times := sc.times[:len(pend)]
-	pageTimesWith(sc.lanes, paths, rates, times)
+	pageTimes(sc.lanes, paths, rates, times)
 	for k, p := range pend {
 		m, r, t := p.m, p.rate, times[k]
 		if m.time <= 0 {

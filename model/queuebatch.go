@@ -6,27 +6,20 @@ import "math"
 // same operations, the paths' solves taken in rounds: a derived
 // prediction asks for dozens of independent ones at once (runExcess).
 // Each path's write share is found by writeShare's Illinois steps, taken
-// for all the paths in rounds.
-func pageTimes(paths []*Path, rates []float64, out []float64) {
-	// The lanes live on the stack, a batch at a time (a curve of its own
-	// carried to a disk that seeks has a few hundred runs).
-	var buf [ptBatch]ptLane
-	pageTimesWith(buf[:], paths, rates, out)
-}
-
-// ptBatch is how many lanes pageTimes solves at once.
-const ptBatch = 80
-
-// pageTimesWith is pageTimes a batch of len(buf) lanes at a time, in buf
-// (a caller's buffer kept from call to call, which a stack array would
-// have zeroed at each: ptLane.init sets a lane whole).
-func pageTimesWith(buf []ptLane, paths []*Path, rates []float64, out []float64) {
-	for len(paths) > len(buf) {
-		pageTimesIn(buf[:0], paths[:len(buf)], rates[:len(buf)], out[:len(buf)])
-		paths, rates, out = paths[len(buf):], rates[len(buf):], out[len(buf):]
+// for all the paths in rounds, len(lanes) paths at a time (a curve of its
+// own carried to a disk that seeks has a few hundred runs). lanes is the
+// caller's, kept from call to call: ptLane.init sets a lane whole, so a
+// used one needs no zeroing (a stack array would be zeroed at each call).
+func pageTimes(lanes []ptLane, paths []*Path, rates []float64, out []float64) {
+	for len(paths) > len(lanes) {
+		pageTimesIn(lanes[:0], paths[:len(lanes)], rates[:len(lanes)], out[:len(lanes)])
+		paths, rates, out = paths[len(lanes):], rates[len(lanes):], out[len(lanes):]
 	}
-	pageTimesIn(buf[:0], paths, rates, out)
+	pageTimesIn(lanes[:0], paths, rates, out)
 }
+
+// ptBatch is how many lanes runExcess has pageTimes solve at once.
+const ptBatch = 80
 
 // pageTimesIn is pageTimes of at most cap(lanes) paths, in lanes.
 func pageTimesIn(lanes []ptLane, paths []*Path, rates []float64, out []float64) {

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// TestPageTimesArePageTime: the batched solves give each path's own
-// PageTime, to the bit on amd64 (where no operations are fused), over
-// paths with and without writes, queueing, shared cores, compressed RAM
-// and rates from idle to saturating.
+// TestPageTimesArePageTime: the batched solves, in lanes reused from
+// batch to batch, give each path's own PageTime, to the bit on amd64
+// (where no operations are fused), over paths with and without writes,
+// queueing, shared cores, compressed RAM and rates from idle to
+// saturating.
 func TestPageTimesArePageTime(t *testing.T) {
 	r := rand.New(rand.NewSource(24))
 	var paths []*Path
@@ -40,11 +41,13 @@ func TestPageTimesArePageTime(t *testing.T) {
 		paths = append(paths, p)
 		rates = append(rates, []float64{0, 1, 1e3, 1e5, 1e7}[r.Intn(5)]*r.Float64())
 	}
-	// In batches of several sizes, as runExcess hands them over.
+	// In batches of several sizes, as runExcess hands them over, through
+	// lanes kept from batch to batch, as runExcess keeps them.
+	lanes := make([]ptLane, ptBatch)
 	for lo := 0; lo < len(paths); {
 		n := min(1+r.Intn(90), len(paths)-lo)
 		got := make([]float64, n)
-		pageTimes(paths[lo:lo+n], rates[lo:lo+n], got)
+		pageTimes(lanes, paths[lo:lo+n], rates[lo:lo+n], got)
 		for i := range n {
 			want := paths[lo+i].PageTime(rates[lo+i])
 			same := got[i] == want || (math.IsNaN(got[i]) && math.IsNaN(want))

@@ -22,11 +22,13 @@ guard_start() {
 	[ "$1" = Z ] || echo "${20}"
 }
 
-# guard_undo undoes what the journal records, newest first, and removes it.
+# guard_undo undoes what the journal records, newest first, and removes
+# it; when something could not be undone it says what, keeps the journal
+# for bench/onerun/recover.sh and fails.
 guard_undo() {
 	[ -f "$guard_journal" ] || return 0
-	local line kind a b
-	tac "$guard_journal" | while read -r line; do
+	local left
+	left=$(tac "$guard_journal" | while read -r line; do
 		set -- $line
 		kind=$1 a=${2:-} b=${3:-}
 		case $kind in
@@ -37,24 +39,37 @@ guard_undo() {
 			fi
 			;;
 		cgroup)
+			# What is still in the cgroup descends from the command it was
+			# made for (the script moves nothing else into it): a child
+			# that outlived the command, such as yosys's ABC, is ended
+			# too, or the cgroup could not be removed.
 			if [ -d "$a" ]; then
 				for _ in $(seq 50); do
-					[ -n "$(cat "$a/cgroup.procs" 2>/dev/null)" ] || break
+					procs=$(cat "$a/cgroup.procs" 2>/dev/null) || break
+					[ -n "$procs" ] || break
+					for p in $procs; do
+						kill -CONT "$p" 2>/dev/null || true
+						kill -KILL "$p" 2>/dev/null || true
+					done
 					sleep 0.1
 				done
-				rmdir "$a" 2>/dev/null || echo "hostguard: could not remove $a" >&2
+				rmdir "$a" 2>/dev/null || echo "$a"
 			fi
 			;;
 		swapfile)
 			swapoff "$a" 2>/dev/null || true
-			rm -f "$a"
+			[ ! -e "$a" ] || rm -f "$a" 2>/dev/null || echo "$a"
 			;;
 		zram0)
 			swapoff /dev/zram0 2>/dev/null || true
-			echo 1 >/sys/block/zram0/reset 2>/dev/null || true
+			[ ! -e /sys/block/zram0 ] || echo 1 >/sys/block/zram0/reset 2>/dev/null || echo "zram0"
 			;;
 		esac
-	done
+	done)
+	if [ -n "$left" ]; then
+		echo "hostguard: could not undo" $left "; the journal $guard_journal is kept: run bench/onerun/recover.sh" >&2
+		return 1
+	fi
 	rm -f "$guard_journal"
 }
 

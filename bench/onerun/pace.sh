@@ -17,9 +17,11 @@
 # Every 0.2 s the sampler logs to OUT/runN.SPEC.tsv: the time, the user and
 # system ticks of all processes in the cgroup with their reaped children
 # (utime+cutime, stime+cstime), the cgroup's usage, its swap, and its major
-# faults (memory.stat). bench/onerun/pace.py prints the pace window by
-# window. Needs root and cgroup v1; undone on exit, and after kill -9 by
-# the next run or bench/onerun/recover.sh (hostguard.sh).
+# faults (memory.stat); OUT's earlier runs are removed first.
+# bench/onerun/pace.py prints the pace window by window. Needs root and
+# cgroup v1. Undone on exit, Ctrl-C and SIGTERM (a child that outlives the
+# command included), and after kill -9 by the next run or
+# bench/onerun/recover.sh (hostguard.sh).
 set -euo pipefail
 out=$1 peak=$2
 shift 2
@@ -37,6 +39,7 @@ swapfile=${SWAP_DIR:-/var/tmp}/memplan-pace.swap
 job=
 guard_job_begin
 mkdir -p "$out"
+rm -f "$out"/run*.tsv "$out"/run*.tsv.limit "$out/summary" # an earlier run's would mix in
 guard_note swapfile "$swapfile"
 fallocate -l 4G "$swapfile"
 chmod 600 "$swapfile"

@@ -276,6 +276,8 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 			Fit       float64     `json:"fit"`
 			Limit     units.Bytes `json:"limit_bytes"`
 			Footprint units.Bytes `json:"footprint_bytes"`
+			Least     units.Bytes `json:"footprint_min_bytes"`
+			Progress  float64     `json:"progress_s"`
 			SwappedIn units.Bytes `json:"swapped_in_bytes"`
 		} `json:"slices"`
 		Leak struct {
@@ -294,6 +296,24 @@ func TestProfileOneRunPeakStepsAGrowingCommand(t *testing.T) {
 	}
 	if above == 0 {
 		t.Errorf("no constrained slice had its limit above what the command held: --peak did not set the limits\n%s", raw)
+	}
+	// Each counted part's least footprint is recorded (what "not measured
+	// at the peak" reads), and on a command still growing it is below the
+	// slice's largest.
+	grew := 0
+	for i, s := range ex.Slices {
+		if s.Progress <= 0 {
+			continue
+		}
+		if s.Least <= 0 || s.Least > s.Footprint {
+			t.Errorf("slice %d: least footprint %s, largest %s\n%s", i, s.Least, s.Footprint, raw)
+		}
+		if s.Least < s.Footprint {
+			grew++
+		}
+	}
+	if grew == 0 {
+		t.Errorf("no slice's least footprint was below its largest on a growing command\n%s", raw)
 	}
 	// A reference after a limit that bound reads the command's swapped
 	// pages back (host.SwapIn, for real).

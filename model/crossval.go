@@ -122,26 +122,15 @@ func CrossValidate(fs *Factors) Crossval {
 			}
 		}
 	}
-	var sq float64
-	n := 0
-	for _, held := range fs.observedClasses() {
-		for _, r := range fs.jointRows(held) {
-			if r.Inside {
-				out.JointInside++
-			}
-			if ex := r.Actual - 1; ex > 0 {
-				r.PassDown, r.PassUp = (r.Low-1)/ex, (r.High-1)/ex
-			}
-			if r.ErrExcess > -1 {
-				l := math.Log1p(r.ErrExcess)
-				sq += l * l
-				n++
-			}
-			out.Joint = append(out.Joint, r)
+	out.Joint, out.JointErrorRMS = fs.jointTable()
+	for i := range out.Joint {
+		r := &out.Joint[i]
+		if r.Inside {
+			out.JointInside++
 		}
-	}
-	if n > 0 {
-		out.JointErrorRMS = math.Sqrt(sq / float64(n))
+		if ex := r.Actual - 1; ex > 0 {
+			r.PassDown, r.PassUp = (r.Low-1)/ex, (r.High-1)/ex
+		}
 	}
 	sortRows(out.Rows, func(i int) CrossvalRow { return out.Rows[i] })
 	sortRows(out.Joint, func(i int) CrossvalRow { return out.Joint[i].CrossvalRow })
@@ -204,6 +193,29 @@ func (fs *Factors) jointRows(held string) []JointRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// jointTable is every observed curve's joint rows (jointRows), in
+// observedClasses order, and the root mean square of their log errors in
+// excess (Crossval.JointErrorRMS). It is the part of CrossValidate that
+// derivedSigma reads, without the table of single-source rows.
+func (fs *Factors) jointTable() (rows []JointRow, rms float64) {
+	var sq float64
+	n := 0
+	for _, held := range fs.observedClasses() {
+		for _, r := range fs.jointRows(held) {
+			if r.ErrExcess > -1 {
+				l := math.Log1p(r.ErrExcess)
+				sq += l * l
+				n++
+			}
+			rows = append(rows, r)
+		}
+	}
+	if n > 0 {
+		rms = math.Sqrt(sq / float64(n))
+	}
+	return rows, rms
 }
 
 // heldOut is fs less the held-out class, as recommend would see a factor

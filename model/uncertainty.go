@@ -332,7 +332,9 @@ func derivedSigma(fs *Factors) float64 {
 	if fs == nil {
 		return 0
 	}
-	return CrossValidate(fs).JointErrorRMS
+	fs.revalidate()
+	_, rms := fs.jointTable()
+	return rms
 }
 
 // drawRuns makes every run's draws from one stream, in a fixed order

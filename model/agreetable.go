@@ -114,6 +114,9 @@ func sameShape(a, b factors.Shape) bool {
 // agreeKnown is agree, answered from knownAgreements where the inputs
 // are ones it holds.
 func (fs *Factors) agreeKnown(grid []scenario) agreement {
+	if tableLog != nil {
+		tableLog(tableQuery{fs: fs, grid: grid})
+	}
 	key := fs.agreementKey(grid)
 	if r, ok := knownAgreements[key]; ok && key != "" && len(grid) > 0 {
 		return agreement{grid: grid, kept: r.Kept, consistent: r.Consistent, misfit: r.Misfit, curves: r.Curves, key: key}
@@ -121,6 +124,23 @@ func (fs *Factors) agreeKnown(grid []scenario) agreement {
 	a := fs.agree(grid)
 	a.key = key
 	return a
+}
+
+// tableLog, when not nil, is told of every lookup that agreeKnown and
+// plan make, answered from the table or not. The generator
+// (TestKnownAgreementsAreCurrent) sets it while it runs the analyses the
+// table covers, to learn what they ask for; it is nil otherwise.
+var tableLog func(q tableQuery)
+
+// tableQuery is one lookup: an agreement search on fs over grid, or (plan
+// true) fs's joint plan of sources on a.
+type tableQuery struct {
+	fs      *Factors
+	grid    []scenario
+	plan    bool
+	a       agreement
+	sources []*factors.Curve
+	seeks   bool
 }
 
 // planRun is one run of a joint plan: its source (a place in the
@@ -147,6 +167,9 @@ func planKeyOf(a agreement, sources []*factors.Curve, seeks bool) string {
 
 // plan is jointPlan, answered from knownPlans where it holds the inputs.
 func (fs *Factors) plan(a agreement, sources []*factors.Curve, seeks bool) []carried {
+	if tableLog != nil {
+		tableLog(tableQuery{fs: fs, plan: true, a: a, sources: sources, seeks: seeks})
+	}
 	if runs, ok := knownPlans[planKeyOf(a, sources, seeks)]; ok {
 		out := make([]carried, len(runs))
 		for i, r := range runs {

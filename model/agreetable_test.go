@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/memplan/memplan/factors"
@@ -37,40 +38,32 @@ func defaultAgreementInputs(t *testing.T) (map[string]*Factors, map[string][]sce
 	return groups, grids
 }
 
-// TestKnownAgreementsAreCurrent recomputes the agreement search for the
-// embedded factors and holds knownAgreements to it, entry for entry: a
-// change to the search, the grid or the embedded curves that the table
-// does not follow fails here (run go generate ./model).
-func TestKnownAgreementsAreCurrent(t *testing.T) {
+// tableCase is one agreement search or joint plan the table answers.
+type tableCase struct {
+	name string
+	q    tableQuery
+}
+
+// defaultTableCases are the lookups the table is for: the searches
+// recommend runs on the embedded factors (every shape at once and each
+// shape alone) with the plans on them, for targets that seek and not;
+// then every search and plan that crossval and --uncertainty's floor
+// (derivedSigma) ask for, each factor set less one curve, as
+// CrossValidate makes them.
+func defaultTableCases(t *testing.T) []tableCase {
 	groups, grids := defaultAgreementInputs(t)
-	want := map[string]agreementRecord{}
 	names := make([]string, 0, len(groups))
 	for name := range groups {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var cases []tableCase
 	for _, name := range names {
-		g, grid := groups[name], grids[name]
-		key := g.agreementKey(grid)
-		if key == "" {
-			t.Fatalf("shape %q: the agreement's inputs cannot be hashed", name)
-		}
-		a := g.agree(grid)
-		want[key] = agreementRecord{Kept: a.kept, Consistent: a.consistent, Misfit: a.misfit, Curves: a.curves}
-		if got, ok := knownAgreements[key]; !*writeAgreements && (!ok || !reflect.DeepEqual(got, want[key])) {
-			t.Errorf("shape %q (%d combinations): knownAgreements has %+v (present: %v), the search gives kept %d, consistent %d, misfit %g: run go generate ./model",
-				name, len(grid), got, ok, len(a.kept), a.consistent, a.misfit)
-		}
-		// What the lookup hands back is what the search gives.
-		if b := g.agreeKnown(grid); !*writeAgreements && (!reflect.DeepEqual(b.kept, a.kept) || b.consistent != a.consistent || b.misfit != a.misfit || b.curves != a.curves || len(b.grid) != len(grid)) {
-			t.Errorf("shape %q: agreeKnown differs from agree", name)
-		}
+		cases = append(cases, tableCase{fmt.Sprintf("shape %q", name), tableQuery{fs: groups[name], grid: grids[name]}})
 	}
-	// The joint plans on each agreement, for targets that seek and not.
-	plans := map[string][]planRun{}
 	for _, name := range names {
-		g, grid := groups[name], grids[name]
-		a := g.agreeKnown(grid)
+		g := groups[name]
+		a := g.agreeKnown(grids[name])
 		sources := g.jointSources()
 		if len(sources) == 0 {
 			// The group is the sources alone; jointSources needs the
@@ -78,23 +71,107 @@ func TestKnownAgreementsAreCurrent(t *testing.T) {
 			t.Fatalf("shape %q: no joint sources in the group", name)
 		}
 		for _, seeks := range []bool{false, true} {
-			runs := g.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
-			key := planKeyOf(a, sources, seeks)
-			var rec []planRun
-			for _, r := range runs {
-				rec = append(rec, planRun{Src: slices.Index(sources, r.src), Grid: r.grid, FitPos: r.s.fitPos, Band: r.s.band, Weight: r.weight, Loc: r.s.localityPos})
-			}
-			plans[key] = rec
-			if *writeAgreements {
-				continue
-			}
-			if _, ok := knownPlans[key]; !ok {
-				t.Errorf("shape %q, seeks %v: no plan in knownPlans: run go generate ./model", name, seeks)
-				continue
-			}
-			if got := g.plan(a, sources, seeks); !reflect.DeepEqual(got, runs) {
-				t.Errorf("shape %q, seeks %v: the plan from knownPlans differs from jointPlan's (%d runs against %d): run go generate ./model", name, seeks, len(got), len(runs))
-			}
+			cases = append(cases, tableCase{fmt.Sprintf("shape %q, seeks %v", name, seeks), tableQuery{fs: g, plan: true, a: a, sources: sources, seeks: seeks}})
+		}
+	}
+	fs, err := MergeFactors(DefaultFactors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked []tableQuery
+	tableLog = func(q tableQuery) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, q)
+	}
+	CrossValidate(fs)
+	tableLog = nil
+	if len(asked) == 0 {
+		t.Fatal("crossval on the embedded factors asked for no agreement: the table's second part would be empty")
+	}
+	for i, q := range asked {
+		what := "agreement"
+		if q.plan {
+			what = fmt.Sprintf("plan (seeks %v)", q.seeks)
+		}
+		cases = append(cases, tableCase{fmt.Sprintf("crossval lookup %d, %s", i, what), q})
+	}
+	return cases
+}
+
+// TestKnownAgreementsAreCurrent recomputes the agreement searches and
+// joint plans for the embedded factors (defaultTableCases) and holds
+// knownAgreements and knownPlans to them, entry for entry: a change to the
+// search, the grid, the plan or the embedded curves that the table does
+// not follow fails here (run go generate ./model).
+func TestKnownAgreementsAreCurrent(t *testing.T) {
+	cases := defaultTableCases(t)
+	want := map[string]agreementRecord{}
+	for _, c := range cases {
+		if c.q.plan {
+			continue
+		}
+		g, grid := c.q.fs, c.q.grid
+		key := g.agreementKey(grid)
+		if key == "" {
+			t.Fatalf("%s: the agreement's inputs cannot be hashed", c.name)
+		}
+		if _, done := want[key]; done {
+			continue
+		}
+		a := g.agree(grid)
+		want[key] = agreementRecord{Kept: a.kept, Consistent: a.consistent, Misfit: a.misfit, Curves: a.curves}
+		if got, ok := knownAgreements[key]; !*writeAgreements && (!ok || !reflect.DeepEqual(got, want[key])) {
+			t.Errorf("%s (%d combinations): knownAgreements has %+v (present: %v), the search gives kept %d, consistent %d, misfit %g: run go generate ./model",
+				c.name, len(grid), got, ok, len(a.kept), a.consistent, a.misfit)
+		}
+		// What the lookup hands back is what the search gives.
+		if b := g.agreeKnown(grid); !*writeAgreements && (!reflect.DeepEqual(b.kept, a.kept) || b.consistent != a.consistent || b.misfit != a.misfit || b.curves != a.curves || len(b.grid) != len(grid)) {
+			t.Errorf("%s: agreeKnown differs from agree", c.name)
+		}
+	}
+	plans := map[string][]planRun{}
+	for _, c := range cases {
+		if !c.q.plan {
+			continue
+		}
+		g, a, sources, seeks := c.q.fs, c.q.a, c.q.sources, c.q.seeks
+		if a.key == "" {
+			// An agreement not searched (a job's own curves, which
+			// agree by definition): planKeyOf cannot key its plan, and
+			// plan computes it every time.
+			continue
+		}
+		// The plan on the agreement the search gives now, not on what a
+		// stale table answered.
+		r, ok := want[a.key]
+		if !ok {
+			t.Fatalf("%s: the plan's agreement (key %q) is not among the searches", c.name, a.key)
+		}
+		a.kept, a.consistent, a.misfit, a.curves = r.Kept, r.Consistent, r.Misfit, r.Curves
+		key := planKeyOf(a, sources, seeks)
+		if key == "" {
+			t.Fatalf("%s: the plan's inputs cannot be hashed", c.name)
+		}
+		if _, done := plans[key]; done {
+			continue
+		}
+		runs := g.jointPlan(a, sources, seeks, seeks && !searchedLocality(a))
+		var rec []planRun
+		for _, r := range runs {
+			rec = append(rec, planRun{Src: slices.Index(sources, r.src), Grid: r.grid, FitPos: r.s.fitPos, Band: r.s.band, Weight: r.weight, Loc: r.s.localityPos})
+		}
+		plans[key] = rec
+		if *writeAgreements {
+			continue
+		}
+		if _, ok := knownPlans[key]; !ok {
+			t.Errorf("%s: no plan in knownPlans: run go generate ./model", c.name)
+			continue
+		}
+		if got := g.plan(a, sources, seeks); !reflect.DeepEqual(got, runs) {
+			t.Errorf("%s: the plan from knownPlans differs from jointPlan's (%d runs against %d): run go generate ./model", c.name, len(got), len(runs))
 		}
 	}
 	if !*writeAgreements && len(knownPlans) != len(plans) {

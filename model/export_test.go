@@ -39,6 +39,14 @@ func SetLeanPruning(on bool) (restore func()) {
 	return func() { leanPruning = old }
 }
 
+// SetLeanProbing switches the lean search's proofs out of tier 1
+// (provenNotTier1) on or off until the returned function restores it.
+func SetLeanProbing(on bool) (restore func()) {
+	old := leanProbing
+	leanProbing = on
+	return func() { leanProbing = old }
+}
+
 // SetLeanBatch sets how many configurations the lean search evaluates
 // between two looks at the best so far, until restore.
 func SetLeanBatch(n int) (restore func()) {

@@ -17,6 +17,11 @@ import (
 // switch it off to compare (export_test.go).
 var leanPruning = true
 
+// leanProbing switches the lean search's proofs out of tier 1
+// (provenNotTier1) on; the tests switch it off to compare
+// (export_test.go).
+var leanProbing = true
+
 // leanBatch is how many configurations a lean search evaluates between
 // two looks at the cheapest one that meets every deadline (a variable for
 // the tests, which prune after every configuration).
@@ -65,7 +70,13 @@ type candidate struct {
 // configurations come back in the order the full search enumerates
 // them, so that ranking breaks exact ties (equal IDs) as it would over
 // all of them; with them the number of candidates not evaluated and the
-// bound (zero when nothing was pruned).
+// bound (zero when nothing was pruned). Once it holds the first top
+// configurations of tier 1 and the baseline, it also skips a drive
+// configuration that one run of its band proves out of tier 1
+// (provenNotTier1): it ranks after all of those. It evaluates one all the
+// same where the verdict's note on an unknown access pattern (shapeNote)
+// could name it and no cheaper configuration that note could name has
+// been evaluated. Skipped counts both.
 //
 // A search for the table's first rows (o.minCands > 0) gives up, and
 // returns searched false having changed nothing in res, when there are no
@@ -133,6 +144,7 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 	evs := make([]*evaluator, workers)
 	for i := range evs {
 		evs[i] = newEvaluator()
+		evs[i].probing = true
 	}
 	type kept struct {
 		idx int
@@ -150,7 +162,13 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 	prunable := func(c *candidate) bool {
 		return haveBest && !c.must && (c.never || best.Less(c.floor))
 	}
+	// note is the least ranked cost of a configuration evaluated so far
+	// that shapeNote could name (noteCandidate): a configuration proven
+	// out of tier 1 that costs more cannot be the one it names.
+	var note money.Amount
+	haveNote := false
 	outs := make([][]kept, workers)
+	proved := make([]int, workers)
 	pos := 0
 	for pos < len(order) {
 		// The musts go in one batch; then leanBatch at a time, up to the
@@ -164,11 +182,23 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		}
 		batch := order[pos:end]
 		pos = end
+		// Once the first top tier-1 configurations are in, and the
+		// baseline (all-DRAM, tier 1 when it meets), no other tier can
+		// rank among them or before the baseline: a configuration proven
+		// out of tier 1 is not evaluated (provenNotTier1).
+		probe := leanProbing && haveBest && (!withBase || haveBase)
+		noteAt, noteSet := note, haveNote
 		evaluate := func(wi int, part []int) {
 			ev := evs[wi]
 			out := outs[wi][:0]
 			for _, ci := range part {
 				c := &cands[ci]
+				if probe && !c.must {
+					if proven, safe := ev.provenNotTier1(pops[c.pop].base, c.swap, c.drive); proven && (safe || (noteSet && noteAt.Less(c.floor))) {
+						proved[wi]++
+						continue
+					}
+				}
 				n := len(ev.configs)
 				ev.addDrive(pops[c.pop].base, c.swap, c.drive)
 				if len(ev.configs) > n {
@@ -202,6 +232,9 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 					continue
 				}
 				cost := rankCost(c, w)
+				if noteCandidate(c) && (!haveNote || cost.Less(note)) {
+					note, haveNote = cost, true
+				}
 				if withBase && c.AllDRAM() && (!haveBase || cost.Less(base)) {
 					base, haveBase = cost, true
 				}
@@ -224,6 +257,9 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		}
 	}
 	skipped = len(order) - pos
+	for _, n := range proved {
+		skipped += n
+	}
 	slices.SortFunc(all, func(a, b kept) int { return a.idx - b.idx })
 	configs = make([]*Config, len(all))
 	for i, k := range all {

@@ -450,12 +450,14 @@ func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
 					if rankBy == model.RankTCO {
 						cost = c.Cost.TCOFleet
 					}
-					if !c.Meets || bound.Less(cost) {
+					// At risk, it may have been proven out of tier 1
+					// and skipped (TestLeanProbeSkipsOnlyWhatRanksAfterTier1).
+					if !c.Meets || c.AtRisk || bound.Less(cost) {
 						continue
 					}
 					k, ok := byID[c.ID]
 					if !ok {
-						t.Fatalf("%s (rank %d) costs no more than the baseline but was skipped", c.ID, c.Rank)
+						t.Fatalf("%s (rank %d) meets every deadline with margin and costs no more than the baseline, but was skipped", c.ID, c.Rank)
 					}
 					k.Rank = c.Rank
 					if !reflect.DeepEqual(k, c) {
@@ -475,5 +477,92 @@ func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
 				t.Logf("top %d: evaluated %d of %d, skipped %d, ranks exact to %d", top, got.Evaluated, full.Evaluated, got.Skipped, got.RanksExact)
 			})
 		}
+	}
+}
+
+// TestLeanProbeSkipsOnlyWhatRanksAfterTier1 runs the search for the first
+// rows with the proofs out of tier 1 (provenNotTier1) and without: the
+// proofs must skip configurations, every one of them out of tier 1 in the
+// full search, and change nothing the report shows from the first rows
+// (their figures, the baseline and its rank, the savings, the verdict and
+// its note on an unknown access pattern, which can name an at-risk
+// configuration).
+func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
+	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(1500, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rankBy := range []string{model.RankCapital, model.RankTCO} {
+		in := model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t), RankBy: rankBy}
+		full, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tierOf := map[string]int{}
+		for _, c := range full.Configs {
+			tierOf[c.ID] = model.RankTier(c.Meets, c.AtRisk)
+		}
+		in.Top = 10
+		probed, err := model.Recommend(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := model.SetLeanProbing(false)
+		plain, err := model.Recommend(in)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := map[string]bool{}
+		for _, c := range probed.Configs {
+			kept[c.ID] = true
+		}
+		proven := 0
+		for _, c := range plain.Configs {
+			if kept[c.ID] {
+				continue
+			}
+			proven++
+			if tierOf[c.ID] == model.TierMeets {
+				t.Fatalf("%s: %s meets every deadline with margin in the full search, but the probe skipped it", rankBy, c.ID)
+			}
+		}
+		if proven == 0 || probed.Skipped <= plain.Skipped {
+			t.Fatalf("%s: the probe skipped %d of the %d configurations the search without it evaluates (skipped %d against %d)", rankBy, proven, len(plain.Configs), probed.Skipped, plain.Skipped)
+		}
+		if probed.RanksExact != plain.RanksExact {
+			t.Errorf("%s: ranks exact to %d with the probe, %d without", rankBy, probed.RanksExact, plain.RanksExact)
+		}
+		for i := range probed.RanksExact {
+			if !reflect.DeepEqual(probed.Configs[i], plain.Configs[i]) {
+				t.Fatalf("%s: rank %d is %s with the probe, %s without", rankBy, i+1, probed.Configs[i].ID, plain.Configs[i].ID)
+			}
+		}
+		for _, x := range []struct {
+			what      string
+			got, want any
+		}{
+			{"recommended", probed.Recommended, plain.Recommended}, {"baseline", probed.Baseline, plain.Baseline},
+			{"savings", probed.Savings, plain.Savings}, {"verdict", probed.Verdict, plain.Verdict},
+		} {
+			if !reflect.DeepEqual(x.got, x.want) {
+				t.Errorf("%s: %s %+v with the probe, %+v without", rankBy, x.what, x.got, x.want)
+			}
+		}
+		all := func(r *model.Result) int {
+			n := r.Evaluated + r.Skipped
+			for _, v := range r.Rejected {
+				n += v
+			}
+			return n
+		}
+		if a, b := all(probed), all(plain); a != b {
+			t.Errorf("%s: evaluated, rejected and skipped %d with the probe, %d without", rankBy, a, b)
+		}
+		t.Logf("%s: the probe skipped %d of the %d configurations evaluated without it", rankBy, proven, len(plain.Configs))
 	}
 }

@@ -153,7 +153,10 @@ type Result struct {
 
 	// Skipped counts the configurations a search with Input.Top did not
 	// evaluate: at any slowdown they rank after the first Top (and after
-	// the baseline). They are in no count or reason above. RanksExact is
+	// the baseline), or one run of their band proves them out of tier 1
+	// once the first Top of tier 1 are found (provenNotTier1), and the
+	// verdict's note cannot be about them. They are in no count or reason
+	// above. RanksExact is
 	// then how many of Configs hold the rank they would have among all
 	// of them (at least Top, unless fewer meet every deadline); the ranks
 	// after it are positions among those evaluated. Both zero when
@@ -729,10 +732,17 @@ type evaluator struct {
 	zfigs       map[localZFig]zswapFigure
 	// runEx are the run excesses of the last jointly derived prediction
 	// (runExKey), for the zswap figure that splits the same runs.
-	runEx     []float64
-	runSc     runScratch // runExcess's buffers
-	runExKey  localEst
-	runExOK   bool
+	runEx    []float64
+	runSc    runScratch // runExcess's buffers
+	runExKey localEst
+	runExOK  bool
+	// probing: a lean search proves configurations out of tier 1 with
+	// one run's figure (provenNotTier1); topRun is, by the first run of a
+	// set, the run whose excess was the largest in the last full
+	// prediction from it, and probeEx that run's excess.
+	probing   bool
+	topRun    map[*runDef]int
+	probeEx   []float64
 	wearFrom  map[wearFromKey]string
 	rejected  map[Reject]int // reason -> count, merged into Result.Rejected
 	notes     map[Reject]rejectNote
@@ -878,6 +888,9 @@ func (e *evaluator) at(p prepared, k localEst) Estimate {
 	}
 	e.runEx = runExcess(runs, k.fit, e.runEx[:0], &e.runSc)
 	e.runExKey, e.runExOK = k, true
+	if e.probing {
+		e.noteTopRun(runs, e.runEx)
+	}
 	return p.atEx(k.fit, e.runEx)
 }
 
@@ -2007,14 +2020,10 @@ func shapeNote(res *Result, w *Workload) string {
 	var best *Config
 	for i := range res.Configs {
 		c := &res.Configs[i]
-		if !c.Meets || !c.AtRisk || c.Extrapolated || (r != nil && rankCost(c, w) >= rankCost(r, w)) {
+		if !noteCandidate(c) || (r != nil && rankCost(c, w) >= rankCost(r, w)) {
 			continue
 		}
-		unknown := false
-		for _, j := range c.Jobs {
-			unknown = unknown || (j.AtRisk && (j.Estimate.ShapeUnknown || j.BeyondPublished))
-		}
-		if unknown && (best == nil || rankCost(c, w) < rankCost(best, w)) {
+		if best == nil || rankCost(c, w) < rankCost(best, w) {
 			best = c
 		}
 	}
@@ -2027,6 +2036,22 @@ func shapeNote(res *Result, w *Workload) string {
 	}
 	return fmt.Sprintf("%s, at %s per server, meets every deadline if the jobs use memory the way the jobs behind the published curves do, but not at the top of the band over every access pattern, and no job states its pattern: `memplan profile -- YOUR JOB` (or `access:` for each job class) would settle it.",
 		best.Label, moneyOf(best.Cost.PerServer, res.Currency))
+}
+
+// noteCandidate reports whether shapeNote could name c: it meets every
+// deadline on its central figures, without extrapolating, and is at risk
+// because a job's shape is unknown or it offloads beyond the published
+// results.
+func noteCandidate(c *Config) bool {
+	if !c.Meets || !c.AtRisk || c.Extrapolated {
+		return false
+	}
+	for _, j := range c.Jobs {
+		if j.AtRisk && (j.Estimate.ShapeUnknown || j.BeyondPublished) {
+			return true
+		}
+	}
+	return false
 }
 
 // PublishedOffloadResults names the production results PublishedOffload

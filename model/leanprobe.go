@@ -1,0 +1,113 @@
+package model
+
+import "github.com/memplan/memplan/units"
+
+// A lean search (leanSearch) that has found the first top configurations
+// of tier 1 needs no other configuration's figures: one that is not in
+// tier 1 ranks after all of them. Most of what it still evaluates is
+// dearer swap configurations that turn out at risk (on the 10k catalog
+// benchmark 33,483 of the 35,223 it evaluates), each at the price of a
+// full prediction: a queue solve for each of a few dozen to a hundred
+// runs. The upper end of a prediction's band is the largest of its runs'
+// upper ends (jointAtFunc), so one run's upper end is a floor under it,
+// and a floor over the deadline proves the configuration out of tier 1
+// (JobResult.AtRisk, or it misses). provenNotTier1 solves that one run.
+
+// provenNotTier1 reports whether configuration base with drive swap s on
+// d is proven out of tier 1 without evaluating it: some job's runtime at
+// a floor under the upper end of its band is over its deadline, or the
+// configuration is refused (job does the same checks). It proves nothing
+// for other kinds of swap, under hooks that adjust the figures, or with
+// the speed benchmarks' constant estimate.
+//
+// noteSafe is false when a job of the configuration could be at risk for
+// a reason shapeNote names (its shape unknown, or offload beyond the
+// published results): a proven configuration may then be the one the
+// verdict's note is about, so the caller skips it only where that note
+// is already settled.
+func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven, noteSafe bool) {
+	if s.Kind != SwapDrive || d == nil || constantEstimate != nil || (e.h != nil && e.h.slowdown != nil) {
+		return false, false
+	}
+	dev := CatalogDevice(d.Drive, d.class, s.Drives)
+	if s.Mirrored {
+		dev.Copies = 2
+	}
+	noteSafe = true
+	R := float64(base.Usable)
+	for _, j := range e.w.Jobs {
+		F := float64(touched(j))
+		if F <= R {
+			continue
+		}
+		if F-R > float64(s.Capacity) {
+			return true, true // refused: RejectSwapTooSmall
+		}
+		f := R / F
+		fs := e.factorsFor(j.Name)
+		p, _, id, err := e.prepFor(fs, s.Class, dev, j, base.Cores)
+		if err != nil {
+			return true, true // refused: RejectNoCurve
+		}
+		if p.shapeUnknown || (f < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil) {
+			noteSafe = false
+		}
+		high, ok := e.highFloor(p, id, f)
+		if !ok {
+			continue
+		}
+		if high < 0 {
+			return true, true // refused: the fit is below what the curve supports
+		}
+		inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(base.MemorySpeed)
+		if units.Duration(inRAM*high) > j.Deadline {
+			return true, noteSafe
+		}
+	}
+	return false, noteSafe
+}
+
+// highFloor is a floor under the upper end of p's band at fit f
+// (Estimate.High): the figure itself where this evaluator has predicted
+// it, else the upper end of one run's own figure, the run whose excess
+// was the largest in the last prediction from the same runs. -1 where the
+// prediction would be refused as unsupported; ok false where there is no
+// run to solve.
+func (e *evaluator) highFloor(p prepared, id int, f float64) (high float64, ok bool) {
+	if est, ok := e.ests[localEst{id, f}]; ok {
+		if est.Unsupported != "" {
+			return -1, true
+		}
+		return est.High, true
+	}
+	if f < p.lowest*refuseBelow {
+		return -1, true
+	}
+	runs := p.runs()
+	if len(runs) == 0 {
+		return 0, false
+	}
+	i := e.topRun[runs[0].runDef]
+	if i >= len(runs) {
+		i = 0
+	}
+	one := runs[i : i+1]
+	e.probeEx = runExcess(one, f, e.probeEx[:0], &e.runSc)
+	_, _, hi, _ := jointAtEx(one, f, p.runErr(), e.probeEx)
+	return 1 + hi, true
+}
+
+// noteTopRun records, for the lean search's probes (highFloor), which of
+// runs had the largest excess exs in a full prediction.
+func (e *evaluator) noteTopRun(runs []carried, exs []float64) {
+	if e.topRun == nil {
+		e.topRun = map[*runDef]int{}
+	}
+	top := 0
+	for i, x := range exs {
+		if x > exs[top] {
+			top = i
+		}
+	}
+	e.topRun[runs[0].runDef] = top
+}

@@ -1,0 +1,92 @@
+package model
+
+import (
+	"testing"
+)
+
+// TestHighFloorIsEachRunsTopOfTheBand checks the floor the lean search
+// proves configurations out of tier 1 with (highFloor): for every drive
+// configuration of the eda example, at each job's fit and at lower ones,
+// the floor from any one run is at most the upper end of the band the
+// full prediction gives, and the largest over the runs is that upper end,
+// to the bit. A floor above the band would skip a configuration that
+// meets every deadline with margin; one that never reaches it would
+// prove less than it can.
+func TestHighFloorIsEachRunsTopOfTheBand(t *testing.T) {
+	in := edaInput(t)
+	res, err := Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := in.workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i := range res.Configs {
+		c := &res.Configs[i]
+		if c.Swap.Kind != SwapDrive {
+			continue
+		}
+		var d *pricedDrive
+		for _, dr := range in.Prices.Drives {
+			if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
+				d = &pricedDrive{Drive: dr, class: dr.FactorClass()}
+			}
+		}
+		if d == nil {
+			t.Fatalf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
+		}
+		dev := CatalogDevice(d.Drive, d.class, c.Swap.Drives)
+		if c.Swap.Mirrored {
+			dev.Copies = 2
+		}
+		for _, jr := range c.Jobs {
+			if jr.Fit >= 1 {
+				continue
+			}
+			j := w.Jobs[0]
+			for _, x := range w.Jobs {
+				if x.Name == jr.Name {
+					j = x
+				}
+			}
+			for _, f := range []float64{jr.Fit, jr.Fit * 0.9, jr.Fit * 0.75} {
+				whole := &evaluator{in: in, w: w, res: &Result{}}
+				est, err := whole.predict(whole.factorsFor(j.Name), c.Swap.Class, dev, j, f, c.Cores)
+				if err != nil || est.Unsupported != "" {
+					continue
+				}
+				probe := &evaluator{in: in, w: w, res: &Result{}}
+				p, _, id, err := probe.prepFor(probe.factorsFor(j.Name), c.Swap.Class, dev, j, c.Cores)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs := p.runs()
+				if len(runs) < 2 {
+					t.Fatalf("%s, %s: %d runs, nothing to choose from", c.Label, j.Name, len(runs))
+				}
+				top := 0.0
+				for r := range runs {
+					probe.topRun = map[*runDef]int{runs[0].runDef: r}
+					floor, ok := probe.highFloor(p, id, f)
+					if !ok {
+						t.Fatalf("%s, %s at %.4f: no floor", c.Label, j.Name, f)
+					}
+					if floor > est.High {
+						t.Fatalf("%s, %s at %.4f: run %d's floor %.6f is over the band's upper end %.6f", c.Label, j.Name, f, r, floor, est.High)
+					}
+					top = max(top, floor)
+				}
+				if top != est.High {
+					t.Fatalf("%s, %s at %.4f: the largest floor over %d runs is %.9f, the band's upper end %.9f", c.Label, j.Name, f, len(runs), top, est.High)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d figures, want at least 20", checked)
+	}
+	t.Logf("checked %d figures", checked)
+}

@@ -1330,39 +1330,10 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			}
 			jr.Estimate = e.h.adjust(fs, "zram-"+s.Algorithm, est)
 		case SwapZswap:
-			sw, ratio, ok := e.zram(fs, j, s.Algorithm)
-			if !ok {
-				return jr, 0, Reject{Code: RejectNoZramBackend, Class: s.Algorithm}
+			sw, f, wd, why := e.zswapSplit(&c, s, j, fs)
+			if why.Code != 0 {
+				return jr, 0, why
 			}
-			// max_pool_percent is a share of all of RAM, not of what is left
-			// after the OS reserve.
-			pool := float64(e.w.Options.ZswapPool) * float64(c.Installed)
-			ratio /= zsmallocOverhead
-			if ratio <= 1 {
-				// zswap rejects a page that does not compress below a page,
-				// and one that barely does costs more RAM than it frees: the
-				// pool stays empty and this is the drive alone.
-				return jr, 0, reject(RejectZswapIncompressible)
-			}
-			var M, inPool float64
-			if (F-R)*ratio/(ratio-1) <= pool*ratio {
-				// Everything that overflows fits the compressed pool.
-				M = (R*ratio - F) / (ratio - 1)
-				inPool = F - M
-			} else {
-				M = R - pool
-				inPool = min(pool*ratio, F-M)
-			}
-			onDrive := F - M - inPool
-			// A page zswap holds keeps its slot on the swap device, so the
-			// drives must hold everything swapped out, pooled or not.
-			if F-M > float64(s.Capacity) {
-				return jr, 0, reject(RejectSwapTooSmall)
-			}
-			if onDrive <= 0 {
-				return jr, 0, reject(RejectZswapPoolHoldsAll)
-			}
-			f := M / F
 			jr.Fit = f
 			pe, err1 := e.predict(fs, "zram-"+s.Algorithm, zramDevice(sw), j, f, c.Cores)
 			de, err2 := e.predict(fs, s.Class, dev, j, f, c.Cores)
@@ -1382,7 +1353,6 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 			// pool, a sweep more to the drive. Each scenario the band spans
 			// splits its own pool and drive figures by its own shape's
 			// share (zswapPair); the figure is their median and span.
-			wd := onDrive / (F - M)
 			est := Estimate{
 				Provenance:   worse(pe.Provenance, de.Provenance),
 				Extrapolated: pe.Extrapolated || de.Extrapolated,
@@ -1635,6 +1605,49 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, ids [2]int, wd, f float64)
 	}
 	e.zfigs[lk] = fig
 	return fig
+}
+
+// zswapSplit is where job j's pages stand on configuration c with zswap
+// swap s: the zram software (its compressor) the pool runs, the share f of
+// the footprint resident in RAM (the fit ratio both parts are predicted
+// at) and the share wd of what is swapped out that the pool passes on to
+// the drives; or why c cannot run j. job and the lean search's proofs
+// (provenNotTier1) both read it.
+func (e *evaluator) zswapSplit(c *Config, s Swap, j JobClass, fs *Factors) (sw factors.Software, f, wd float64, why Reject) {
+	R, F := float64(c.Usable), float64(touched(j))
+	sw, ratio, ok := e.zram(fs, j, s.Algorithm)
+	if !ok {
+		return sw, 0, 0, Reject{Code: RejectNoZramBackend, Class: s.Algorithm}
+	}
+	// max_pool_percent is a share of all of RAM, not of what is left
+	// after the OS reserve.
+	pool := float64(e.w.Options.ZswapPool) * float64(c.Installed)
+	ratio /= zsmallocOverhead
+	if ratio <= 1 {
+		// zswap rejects a page that does not compress below a page,
+		// and one that barely does costs more RAM than it frees: the
+		// pool stays empty and this is the drive alone.
+		return sw, 0, 0, reject(RejectZswapIncompressible)
+	}
+	var M, inPool float64
+	if (F-R)*ratio/(ratio-1) <= pool*ratio {
+		// Everything that overflows fits the compressed pool.
+		M = (R*ratio - F) / (ratio - 1)
+		inPool = F - M
+	} else {
+		M = R - pool
+		inPool = min(pool*ratio, F-M)
+	}
+	onDrive := F - M - inPool
+	// A page zswap holds keeps its slot on the swap device, so the
+	// drives must hold everything swapped out, pooled or not.
+	if F-M > float64(s.Capacity) {
+		return sw, 0, 0, reject(RejectSwapTooSmall)
+	}
+	if onDrive <= 0 {
+		return sw, 0, 0, reject(RejectZswapPoolHoldsAll)
+	}
+	return sw, M / F, onDrive / (F - M), Reject{}
 }
 
 // zswapBasis is a zswap estimate's basis: the pool's and the drive's,

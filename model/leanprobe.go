@@ -4,8 +4,9 @@ import "github.com/memplan/memplan/units"
 
 // A lean search (leanSearch) that has found the first top configurations
 // of tier 1 needs no other configuration's figures: one that is not in
-// tier 1 ranks after all of them. Most of what it still evaluates is
-// dearer swap configurations that turn out at risk (on the 10k catalog
+// tier 1 ranks after all of them. Most of what it still evaluates (to
+// rank the baseline exactly) is swap configurations cheaper than the
+// baseline that turn out at risk or missing (on the 10k catalog
 // benchmark 33,483 of the 35,223 it evaluates), each at the price of a
 // full prediction: a queue solve for each of a few dozen to a hundred
 // runs. The upper end of a prediction's band is the largest of its runs'
@@ -13,12 +14,14 @@ import "github.com/memplan/memplan/units"
 // and a floor over the deadline proves the configuration out of tier 1
 // (JobResult.AtRisk, or it misses). provenNotTier1 solves that one run.
 
-// provenNotTier1 reports whether configuration base with drive swap s on
-// d is proven out of tier 1 without evaluating it: some job's runtime at
-// a floor under the upper end of its band is over its deadline, or the
-// configuration is refused (job does the same checks). It proves nothing
-// for other kinds of swap, under hooks that adjust the figures, or with
-// the speed benchmarks' constant estimate.
+// provenNotTier1 reports whether configuration base with swap s on
+// drive d (swap on the drives, or zswap in front of them) is proven out
+// of tier 1 without evaluating it: some job's runtime at a floor under
+// the upper end of its band is over its deadline, or the configuration
+// is refused (job does the same checks). It proves nothing for other
+// kinds of swap, for a zswap pair not derived jointly on both sides,
+// under hooks that adjust the figures, or with the speed benchmarks'
+// constant estimate.
 //
 // noteSafe is false when a job of the configuration could be at risk for
 // a reason shapeNote names (its shape unknown, or offload beyond the
@@ -26,7 +29,7 @@ import "github.com/memplan/memplan/units"
 // verdict's note is about, so the caller skips it only where that note
 // is already settled.
 func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven, noteSafe bool) {
-	if s.Kind != SwapDrive || d == nil || constantEstimate != nil || (e.h != nil && e.h.slowdown != nil) {
+	if (s.Kind != SwapDrive && s.Kind != SwapZswap) || d == nil || constantEstimate != nil || (e.h != nil && e.h.slowdown != nil) {
 		return false, false
 	}
 	dev := CatalogDevice(d.Drive, d.class, s.Drives)
@@ -40,31 +43,91 @@ func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven,
 		if F <= R {
 			continue
 		}
-		if F-R > float64(s.Capacity) {
-			return true, true // refused: RejectSwapTooSmall
-		}
-		f := R / F
 		fs := e.factorsFor(j.Name)
-		p, _, id, err := e.prepFor(fs, s.Class, dev, j, base.Cores)
-		if err != nil {
-			return true, true // refused: RejectNoCurve
+		var fl floor
+		if s.Kind == SwapDrive {
+			fl = e.driveFloor(&base, s, j, fs, dev)
+		} else {
+			fl = e.zswapFloor(&base, s, j, fs, dev)
 		}
-		if p.shapeUnknown || (f < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil) {
+		if fl.refused {
+			return true, true
+		}
+		if fl.unknown || (fl.fit < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil) {
 			noteSafe = false
 		}
-		high, ok := e.highFloor(p, id, f)
-		if !ok {
+		if !fl.ok {
 			continue
 		}
-		if high < 0 {
-			return true, true // refused: the fit is below what the curve supports
-		}
 		inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(base.MemorySpeed)
-		if units.Duration(inRAM*high) > j.Deadline {
+		if units.Duration(inRAM*fl.high) > j.Deadline {
 			return true, noteSafe
 		}
 	}
 	return false, noteSafe
+}
+
+// floor is what the lean search's proof knows of one job on one
+// configuration before evaluating it: refused, the configuration cannot
+// run the job (job refuses it for the same reason); else the fit ratio,
+// whether the job's shape is unknown (Estimate.ShapeUnknown), and with
+// ok a floor under the upper end of its band (Estimate.High).
+type floor struct {
+	refused, ok, unknown bool
+	fit, high            float64
+}
+
+// driveFloor is job j's floor on configuration c with swap s on device
+// dev (job's SwapDrive case).
+func (e *evaluator) driveFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device) floor {
+	R, F := float64(c.Usable), float64(touched(j))
+	if F-R > float64(s.Capacity) {
+		return floor{refused: true} // RejectSwapTooSmall
+	}
+	f := R / F
+	p, _, id, err := e.prepFor(fs, s.Class, dev, j, c.Cores)
+	if err != nil {
+		return floor{refused: true} // RejectNoCurve
+	}
+	high, ok := e.highFloor(p, id, f)
+	if ok && high < 0 {
+		return floor{refused: true} // unsupported
+	}
+	return floor{ok: ok, unknown: p.shapeUnknown, fit: f, high: high}
+}
+
+// zswapFloor is job j's floor on configuration c with zswap s in front
+// of device dev (job's SwapZswap case): the upper end of one drive run's
+// split figure (zswapPair.topOfRun), for a pair derived jointly on both
+// sides.
+func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device) floor {
+	sw, f, wd, why := e.zswapSplit(c, s, j, fs)
+	if why.Code != 0 {
+		return floor{refused: true}
+	}
+	pool := "zram-" + s.Algorithm
+	// The pool's figure at f: one for every drive at this memory size.
+	pe, err := e.predict(fs, pool, zramDevice(sw), j, f, c.Cores)
+	if err != nil || pe.Unsupported != "" {
+		return floor{refused: true} // RejectNoZswapCurve, or unsupported
+	}
+	p, _, _, err := e.prepFor(fs, s.Class, dev, j, c.Cores)
+	if err != nil || f < p.lowest*refuseBelow {
+		return floor{refused: true}
+	}
+	fl := floor{unknown: p.shapeUnknown || pe.ShapeUnknown, fit: f}
+	z, _, ok := e.zswapPair(fs, pool, zramDevice(sw), s.Class, dev, j, c.Cores)
+	if !ok || z.poolRuns == nil || len(z.drive.joint) == 0 {
+		return fl
+	}
+	runs := z.drive.joint
+	i := e.topRun[runs[0].runDef]
+	if i >= len(runs) {
+		i = 0
+	}
+	e.probeEx = runExcess(runs[i:i+1], f, e.probeEx[:0], &e.runSc)
+	fl.ok, fl.high = true, 1+z.topOfRun(wd, f, i, e.probeEx[0])
+	return fl
 }
 
 // highFloor is a floor under the upper end of p's band at fit f

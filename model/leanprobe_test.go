@@ -90,3 +90,81 @@ func TestHighFloorIsEachRunsTopOfTheBand(t *testing.T) {
 	}
 	t.Logf("checked %d figures", checked)
 }
+
+// TestZswapFloorIsEachRunsTopOfTheBand is TestHighFloorIsEachRunsTopOfTheBand
+// for zswap (zswapFloor): for every zswap configuration of the eda example
+// whose pair is derived jointly on both sides, the floor from any one
+// drive run is at most the upper end of the band the search gave the job,
+// and the largest over the runs is that upper end.
+func TestZswapFloorIsEachRunsTopOfTheBand(t *testing.T) {
+	in := edaInput(t)
+	res, err := Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := in.workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i := range res.Configs {
+		c := &res.Configs[i]
+		if c.Swap.Kind != SwapZswap {
+			continue
+		}
+		var d *pricedDrive
+		for _, dr := range in.Prices.Drives {
+			if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
+				d = &pricedDrive{Drive: dr, class: dr.FactorClass()}
+			}
+		}
+		if d == nil {
+			t.Fatalf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
+		}
+		dev := CatalogDevice(d.Drive, d.class, c.Swap.Drives)
+		if c.Swap.Mirrored {
+			dev.Copies = 2
+		}
+		base := Config{Platform: c.Platform, Cores: c.Cores, DIMM: c.DIMM, DIMMCount: c.DIMMCount, MemorySpeed: c.MemorySpeed,
+			DIMMsPerChannel: c.DIMMsPerChannel, Installed: c.Installed, Usable: c.Usable}
+		for _, jr := range c.Jobs {
+			if jr.Fit >= 1 {
+				continue
+			}
+			var j JobClass
+			for _, x := range w.Jobs {
+				if x.Name == jr.Name {
+					j = x
+				}
+			}
+			probe := &evaluator{in: in, w: w, res: &Result{}}
+			fs := probe.factorsFor(j.Name)
+			fl := probe.zswapFloor(&base, c.Swap, j, fs, dev)
+			if fl.refused || !fl.ok {
+				continue
+			}
+			if fl.fit != jr.Fit {
+				t.Fatalf("%s, %s: fit %v, the search's %v", c.Label, j.Name, fl.fit, jr.Fit)
+			}
+			z, _, _ := probe.zswapPair(fs, "zram-"+c.Swap.Algorithm, zramDevice(fs.Software["zram-"+c.Swap.Algorithm]), c.Swap.Class, dev, j, c.Cores)
+			runs := z.drive.joint
+			top := 0.0
+			for r := range runs {
+				probe.topRun = map[*runDef]int{runs[0].runDef: r}
+				fl := probe.zswapFloor(&base, c.Swap, j, fs, dev)
+				if fl.high > jr.Estimate.High {
+					t.Fatalf("%s, %s: run %d's floor %.6f is over the band's upper end %.6f", c.Label, j.Name, r, fl.high, jr.Estimate.High)
+				}
+				top = max(top, fl.high)
+			}
+			if top != jr.Estimate.High {
+				t.Fatalf("%s, %s: the largest floor over %d runs is %.9f, the band's upper end %.9f", c.Label, j.Name, len(runs), top, jr.Estimate.High)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d figures, want at least 20", checked)
+	}
+	t.Logf("checked %d figures", checked)
+}

@@ -71,8 +71,8 @@ type candidate struct {
 // them, so that ranking breaks exact ties (equal IDs) as it would over
 // all of them; with them the number of candidates not evaluated and the
 // bound (zero when nothing was pruned). Once it holds the first top
-// configurations of tier 1 and the baseline, it also skips a drive
-// configuration that one run of its band proves out of tier 1
+// configurations of tier 1 and the baseline, it also skips a drive or
+// zswap configuration that one run of its band proves out of tier 1
 // (provenNotTier1): it ranks after all of those. It evaluates one all the
 // same where the verdict's note on an unknown access pattern (shapeNote)
 // could name it and no cheaper configuration that note could name has

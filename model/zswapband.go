@@ -134,19 +134,16 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	// and the drive's share under each shape, are kept for the call.
 	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
 	split := func(i int) (total, onDrive, share float64) {
-		r := runs[i]
-		pex, _, _ := excessAtR(z.poolRuns[i], r.s.shape, f, rr)
 		var dex float64
 		if driveEx != nil {
 			dex = driveEx[i]
 		} else {
-			dex, _, _ = excessAtR(r.pts, r.s.shape, f, rr)
+			dex, _, _ = excessAtR(runs[i].pts, runs[i].s.shape, f, rr)
 		}
-		d := shares.at(r.s.shape, f)
-		return (1-d)*pex + d*dex, d * dex, d
+		return z.split(i, f, dex, rr, shares)
 	}
 	var w widen
-	central, lo, hi, med := jointAtFunc(runs, f, priorErr(z.drive.jointPrior || z.pool.jointPrior), func(i int, u float64) (ex, lo, hi float64) {
+	central, lo, hi, med := jointAtFunc(runs, f, z.runErr(), func(i int, u float64) (ex, lo, hi float64) {
 		t, _, _ := split(i)
 		down, up := w.by(u)
 		return t, t * down, t * up
@@ -160,6 +157,35 @@ func (z zswapPair) jointAt(wd, f float64, driveEx []float64) zswapFigure {
 	_, fig.driveEx, fig.share = split(med)
 	fig.shape, fig.driveRun = runs[med].s.shape.Name, &runs[med]
 	return fig
+}
+
+// split is drive run i's figure at fit f with its drive excess dex (the
+// pool's is read here): the total excess, the drive's part of it, and
+// the share d of the faults that reach the drive; rr and shares are the
+// rate ratios at f and at the pool's edge, kept by the caller.
+func (z zswapPair) split(i int, f, dex float64, rr, shares *rateRatios) (total, onDrive, share float64) {
+	r := z.drive.joint[i]
+	pex, _, _ := excessAtR(z.poolRuns[i], r.s.shape, f, rr)
+	d := shares.at(r.s.shape, f)
+	return (1-d)*pex + d*dex, d * dex, d
+}
+
+// runErr is the log error every run of a jointly derived pair carries on
+// top of its own (jointAt's).
+func (z zswapPair) runErr() float64 { return priorErr(z.drive.jointPrior || z.pool.jointPrior) }
+
+// topOfRun is the upper end of drive run i's own split figure at wd and
+// f, its drive excess dex given: jointAt's upper end is the largest of
+// them, so each is a floor under it (highFloor's, for a zswap pair
+// derived jointly on both sides).
+func (z zswapPair) topOfRun(wd, f float64, i int, dex float64) float64 {
+	t, _, _ := z.split(i, f, dex, &rateRatios{f: f}, driveShares(wd, f))
+	var w widen
+	_, _, hi, _ := jointAtFunc(z.drive.joint[i:i+1], f, z.runErr(), func(_ int, u float64) (ex, lo, hi float64) {
+		down, up := w.by(u)
+		return t, t * down, t * up
+	})
+	return hi
 }
 
 // shapeBand is a part's figure at one fit ratio under one shape: the

@@ -633,13 +633,76 @@ func (d *Doc) Errorf(path, hint, format string, args ...any) *InputError {
 	return e
 }
 
-// Line returns the line of the field at path, or 0.
+// Line returns the line of the field at path, or 0. Before an error has
+// built the index it walks the tree to the field (nodeAt), so that
+// validating a clean file asks for lines without indexing all of it.
 func (d *Doc) Line(path string) int {
 	if d == nil {
 		return 0
 	}
+	if !d.indexed && d.root != nil {
+		if n := nodeAt(d.root, path); n != nil {
+			return n.Line
+		}
+		return 0
+	}
 	d.ensureIndex()
 	return d.paths[path].line
+}
+
+// nodeAt is the node the index records at path (index: the first in
+// document order to have it), found by walking down from n: a path is
+// keys joined by dots, a list item [i]. A key may itself hold a dot or a
+// bracket, so each key that starts what is left of the path is tried in
+// turn. Like the index, it does not follow aliases.
+func nodeAt(n *yaml.Node, path string) *yaml.Node {
+	switch {
+	case n.Kind == yaml.DocumentNode:
+		for _, c := range n.Content {
+			if r := nodeAt(c, path); r != nil {
+				return r
+			}
+		}
+		return nil
+	case path == "":
+		return n
+	case n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i].Value, n.Content[i+1]
+			rest, ok := strings.CutPrefix(path, k)
+			if !ok {
+				continue
+			}
+			var r *yaml.Node
+			switch {
+			case rest == "":
+				r = nodeAt(v, "")
+			case rest[0] == '.':
+				r = nodeAt(v, rest[1:])
+			case rest[0] == '[':
+				r = nodeAt(v, rest)
+			}
+			if r != nil {
+				return r
+			}
+		}
+	case n.Kind == yaml.SequenceNode && path[0] == '[':
+		end := strings.IndexByte(path, ']')
+		i, err := strconv.Atoi(path[1:max(end, 1)])
+		if end < 0 || err != nil || i < 0 || i >= len(n.Content) || path[1:end] != strconv.Itoa(i) {
+			return nil
+		}
+		rest := path[end+1:]
+		switch {
+		case rest == "":
+			return nodeAt(n.Content[i], "")
+		case rest[0] == '.':
+			return nodeAt(n.Content[i], rest[1:])
+		case rest[0] == '[':
+			return nodeAt(n.Content[i], rest)
+		}
+	}
+	return nil
 }
 
 // Value returns the text of the scalar at path as written in the file

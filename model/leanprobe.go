@@ -117,16 +117,23 @@ func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev D
 	}
 	fl := floor{unknown: p.shapeUnknown || pe.ShapeUnknown, fit: f}
 	z, _, ok := e.zswapPair(fs, pool, zramDevice(sw), s.Class, dev, j, c.Cores)
-	if !ok || z.poolRuns == nil || len(z.drive.joint) == 0 {
-		return fl
+	switch {
+	case !ok:
+	case z.poolRuns != nil && len(z.drive.joint) > 0:
+		// Derived jointly on both sides: one drive run's split figure.
+		runs := z.drive.joint
+		i := e.topRun[runs[0].runDef]
+		if i >= len(runs) {
+			i = 0
+		}
+		e.probeEx = runExcess(runs[i:i+1], f, e.probeEx[:0], &e.runSc)
+		fl.ok, fl.high = true, 1+z.topOfRun(wd, f, i, e.probeEx[0])
+	case z.poolRuns == nil && !z.driveLeads && len(z.pool.runs()) > 0:
+		// The pool leads: its runs with one drive run's upper end.
+		if k, dHi, ok := e.oneRunTop(z.drive, f); ok {
+			fl.ok, fl.high = true, 1+z.mixedTopFloor(wd, f, z.drive.runs()[k].s.shape.Name, dHi)
+		}
 	}
-	runs := z.drive.joint
-	i := e.topRun[runs[0].runDef]
-	if i >= len(runs) {
-		i = 0
-	}
-	e.probeEx = runExcess(runs[i:i+1], f, e.probeEx[:0], &e.runSc)
-	fl.ok, fl.high = true, 1+z.topOfRun(wd, f, i, e.probeEx[0])
 	return fl
 }
 
@@ -146,9 +153,19 @@ func (e *evaluator) highFloor(p prepared, id int, f float64) (high float64, ok b
 	if f < p.lowest*refuseBelow {
 		return -1, true
 	}
+	_, hi, ok := e.oneRunTop(p, f)
+	return 1 + hi, ok
+}
+
+// oneRunTop is the upper end of one of p's runs alone at fit f, as
+// jointAtFunc widens it (a floor under the band's upper end, the
+// largest of them), and which run: the one whose excess was the largest
+// in the last full prediction from the same runs. ok false where p has
+// no run.
+func (e *evaluator) oneRunTop(p prepared, f float64) (run int, hi float64, ok bool) {
 	runs := p.runs()
 	if len(runs) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	i := e.topRun[runs[0].runDef]
 	if i >= len(runs) {
@@ -156,8 +173,8 @@ func (e *evaluator) highFloor(p prepared, id int, f float64) (high float64, ok b
 	}
 	one := runs[i : i+1]
 	e.probeEx = runExcess(one, f, e.probeEx[:0], &e.runSc)
-	_, _, hi, _ := jointAtEx(one, f, p.runErr(), e.probeEx)
-	return 1 + hi, true
+	_, _, hi, _ = jointAtEx(one, f, p.runErr(), e.probeEx)
+	return i, hi, true
 }
 
 // noteTopRun records, for the lean search's probes (highFloor), which of

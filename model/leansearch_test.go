@@ -566,3 +566,26 @@ func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
 		t.Logf("%s: the probe skipped %d of the %d configurations evaluated without it", rankBy, proven, len(plain.Configs))
 	}
 }
+
+// TestZswapFloorOnBothKindsOfPair checks the lean search's zswap floors
+// (model.CheckZswapFloors) on the medium catalog, whose SATA and HDD
+// drives have curves of their own: a pair there is derived jointly on
+// the pool's side only, and the pool's runs lead.
+func TestZswapFloorOnBothKindsOfPair(t *testing.T) {
+	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(300, 60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := model.CheckZswapFloors(model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t)}, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n["joint"] < 10 || n["pool leads"] < 10 {
+		t.Fatalf("checked %v figures, want at least 10 of each kind of pair", n)
+	}
+	t.Logf("checked %v figures", n)
+}

@@ -253,6 +253,47 @@ func (p prepared) shapeBandsAt(f float64, exs []float64) map[string]shapeBand {
 	return out
 }
 
+// mixedSum is mixedAt's excess of a leading run whose figure is x, the
+// other part's y and the drive's share of the faults d, and the drive's
+// part of it.
+func (z zswapPair) mixedSum(d, x, y float64) (total, onDrive float64) {
+	if z.driveLeads {
+		return (1-d)*y + d*x, d * x
+	}
+	return (1-d)*x + d*y, d * y
+}
+
+// mixedTopFloor is a floor under mixedAt's upper end where the pool
+// leads (highFloor's, for such a pair): each pool run's sum with the
+// drive's upper end under the run's shape, that upper end taken as dHi
+// (the upper end of one drive run of shape dShape alone, which the
+// drive's span of that shape, and its span over all runs, are at least)
+// under dShape and under the shapes no drive run has, and as 0 under the
+// others. The pool's runs are read in full (one pool for every drive).
+func (z zswapPair) mixedTopFloor(wd, f float64, dShape string, dHi float64) float64 {
+	runs := z.pool.runs()
+	has := map[string]bool{}
+	for _, r := range z.drive.runs() {
+		has[r.s.shape.Name] = true
+	}
+	rr, shares := &rateRatios{f: f}, driveShares(wd, f)
+	var w widen
+	_, _, hi, _ := jointAtFunc(runs, f, z.pool.runErr(), func(i int, u float64) (ex, lo, hi float64) {
+		x, _, _ := excessAtR(runs[i].pts, runs[i].s.shape, f, rr)
+		y := 0.0
+		if name := runs[i].s.shape.Name; name == dShape || !has[name] {
+			y = dHi
+		}
+		d := shares.at(runs[i].s.shape, f)
+		down, up := w.by(u)
+		ex, _ = z.mixedSum(d, x, 0)
+		lo, _ = z.mixedSum(d, x*down, 0)
+		hi, _ = z.mixedSum(d, x*up, y)
+		return ex, lo, hi
+	})
+	return hi
+}
+
 // mixedAt is at for parts that are not both derived from the same
 // curves. The shape is the unknown they share: under each run of the
 // leading part, the other part is taken under the run's shape (the median
@@ -279,11 +320,7 @@ func (z zswapPair) mixedAt(wd, f float64, driveEx []float64) zswapFigure {
 	// sum is the excess of run i with the leading part's figure x and
 	// the other's y, and the drive's part of it.
 	sum := func(i int, x, y float64) (total, onDrive float64) {
-		d := shares.at(runs[i].s.shape, f)
-		if z.driveLeads {
-			return (1-d)*y + d*x, d * x
-		}
-		return (1-d)*x + d*y, d * y
+		return z.mixedSum(shares.at(runs[i].s.shape, f), x, y)
 	}
 	parts := func(i int) (x float64, y shapeBand) {
 		if z.driveLeads && driveEx != nil {

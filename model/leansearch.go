@@ -187,6 +187,9 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		// rank among them or before the baseline: a configuration proven
 		// out of tier 1 is not evaluated (provenNotTier1).
 		probe := leanProbing && haveBest && (!withBase || haveBase)
+		// A repeated search (uncertainty, break-even) writes no verdict,
+		// and so no note to keep.
+		noteless := h != nil && h.lean
 		noteAt, noteSet := note, haveNote
 		evaluate := func(wi int, part []int) {
 			ev := evs[wi]
@@ -194,7 +197,7 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 			for _, ci := range part {
 				c := &cands[ci]
 				if probe && !c.must {
-					if proven, safe := ev.provenNotTier1(pops[c.pop].base, c.swap, c.drive); proven && (safe || (noteSet && noteAt.Less(c.floor))) {
+					if proven, safe := ev.provenNotTier1(pops[c.pop].base, c.swap, c.drive); proven && (safe || noteless || (noteSet && noteAt.Less(c.floor))) {
 						proved[wi]++
 						continue
 					}

@@ -29,18 +29,9 @@ func TestHighFloorIsEachRunsTopOfTheBand(t *testing.T) {
 		if c.Swap.Kind != SwapDrive {
 			continue
 		}
-		var d *pricedDrive
-		for _, dr := range in.Prices.Drives {
-			if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
-				d = &pricedDrive{Drive: dr, class: dr.FactorClass()}
-			}
-		}
-		if d == nil {
-			t.Fatalf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
-		}
-		dev := CatalogDevice(d.Drive, d.class, c.Swap.Drives)
-		if c.Swap.Mirrored {
-			dev.Copies = 2
+		dev, _, err := swapDevice(in, c)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for _, jr := range c.Jobs {
 			if jr.Fit >= 1 {
@@ -128,21 +119,10 @@ func CheckZswapFloors(in Input, limit int) (map[string]int, error) {
 		if c.Swap.Kind != SwapZswap {
 			continue
 		}
-		var d *pricedDrive
-		for _, dr := range in.Prices.Drives {
-			if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
-				d = &pricedDrive{Drive: dr, class: dr.FactorClass()}
-			}
+		dev, base, err := swapDevice(in, c)
+		if err != nil {
+			return nil, err
 		}
-		if d == nil {
-			return nil, fmt.Errorf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
-		}
-		dev := CatalogDevice(d.Drive, d.class, c.Swap.Drives)
-		if c.Swap.Mirrored {
-			dev.Copies = 2
-		}
-		base := Config{Platform: c.Platform, Cores: c.Cores, DIMM: c.DIMM, DIMMCount: c.DIMMCount, MemorySpeed: c.MemorySpeed,
-			DIMMsPerChannel: c.DIMMsPerChannel, Installed: c.Installed, Usable: c.Usable}
 		for _, jr := range c.Jobs {
 			if jr.Fit >= 1 {
 				continue
@@ -191,4 +171,21 @@ func CheckZswapFloors(in Input, limit int) (map[string]int, error) {
 		}
 	}
 	return checked, nil
+}
+
+// swapDevice is the swap device of a configuration c the search kept
+// (its drives, as addDrive makes it) and c before its swap was chosen.
+func swapDevice(in Input, c *Config) (Device, Config, error) {
+	base := Config{Platform: c.Platform, Cores: c.Cores, DIMM: c.DIMM, DIMMCount: c.DIMMCount, MemorySpeed: c.MemorySpeed,
+		DIMMsPerChannel: c.DIMMsPerChannel, Installed: c.Installed, Usable: c.Usable}
+	for _, dr := range in.Prices.Drives {
+		if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
+			dev := CatalogDevice(dr, dr.FactorClass(), c.Swap.Drives)
+			if c.Swap.Mirrored {
+				dev.Copies = 2
+			}
+			return dev, base, nil
+		}
+	}
+	return Device{}, base, fmt.Errorf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
 }

@@ -390,14 +390,7 @@ func TestCostFloorIsBelowEveryCost(t *testing.T) {
 // evaluated (as the reports' cheaper alternatives need), and the skipped
 // and evaluated add up to what the full search enumerated.
 func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
-	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(1500, 300))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := qaGeneratedSet(t, 1500, 300)
 	for _, rankBy := range []string{model.RankCapital, model.RankTCO} {
 		in := model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t), RankBy: rankBy}
 		full, err := model.Recommend(in)
@@ -488,14 +481,7 @@ func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
 // its note on an unknown access pattern, which can name an at-risk
 // configuration).
 func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
-	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(1500, 300))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := qaGeneratedSet(t, 1500, 300)
 	for _, rankBy := range []string{model.RankCapital, model.RankTCO} {
 		in := model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t), RankBy: rankBy}
 		full, err := model.Recommend(in)
@@ -572,14 +558,7 @@ func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
 // drives have curves of their own: a pair there is derived jointly on
 // the pool's side only, and the pool's runs lead.
 func TestZswapFloorOnBothKindsOfPair(t *testing.T) {
-	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(300, 60))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := prices.Merge(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := qaGeneratedSet(t, 300, 60)
 	n, err := model.CheckZswapFloors(model.Input{Workload: qaEDA(t), Prices: set, Factors: qaFactors(t)}, 40)
 	if err != nil {
 		t.Fatal(err)
@@ -588,4 +567,19 @@ func TestZswapFloorOnBothKindsOfPair(t *testing.T) {
 		t.Fatalf("checked %v figures, want at least 10 of each kind of pair", n)
 	}
 	t.Logf("checked %v figures", n)
+}
+
+// qaGeneratedSet is qaLargeCatalog's catalog of the given size, parsed
+// and merged.
+func qaGeneratedSet(t *testing.T, dimms, drives int) *prices.Set {
+	t.Helper()
+	c, err := prices.Parse("bench-medium.yaml", qaLargeCatalog(dimms, drives))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := prices.Merge(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }

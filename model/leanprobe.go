@@ -19,9 +19,9 @@ import "github.com/memplan/memplan/units"
 // of tier 1 without evaluating it: some job's runtime at a floor under
 // the upper end of its band is over its deadline, or the configuration
 // is refused (job does the same checks). It proves nothing for other
-// kinds of swap, for a zswap pair not derived jointly on both sides,
-// under hooks that adjust the figures, or with the speed benchmarks'
-// constant estimate.
+// kinds of swap, for a zswap pair whose drive leads (mixedAt) or that has
+// no pair, under hooks that adjust the figures, or with the speed
+// benchmarks' constant estimate.
 //
 // noteSafe is false when a job of the configuration could be at risk for
 // a reason shapeNote names (its shape unknown, or offload beyond the
@@ -97,9 +97,10 @@ func (e *evaluator) driveFloor(c *Config, s Swap, j JobClass, fs *Factors, dev D
 }
 
 // zswapFloor is job j's floor on configuration c with zswap s in front
-// of device dev (job's SwapZswap case): the upper end of one drive run's
-// split figure (zswapPair.topOfRun), for a pair derived jointly on both
-// sides.
+// of device dev (job's SwapZswap case): for a pair derived jointly on both
+// sides, the upper end of one drive run's split figure
+// (zswapPair.topOfRun); for one whose pool leads, the pool's runs summed
+// with one drive run's upper end (zswapPair.mixedTopFloor).
 func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device) floor {
 	sw, f, wd, why := e.zswapSplit(c, s, j, fs)
 	if why.Code != 0 {
@@ -122,10 +123,7 @@ func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev D
 	case z.poolRuns != nil && len(z.drive.joint) > 0:
 		// Derived jointly on both sides: one drive run's split figure.
 		runs := z.drive.joint
-		i := e.topRun[runs[0].runDef]
-		if i >= len(runs) {
-			i = 0
-		}
+		i := e.topIndex(runs)
 		e.probeEx = runExcess(runs[i:i+1], f, e.probeEx[:0], &e.runSc)
 		fl.ok, fl.high = true, 1+z.topOfRun(wd, f, i, e.probeEx[0])
 	case z.poolRuns == nil && !z.driveLeads && len(z.pool.runs()) > 0:
@@ -167,14 +165,21 @@ func (e *evaluator) oneRunTop(p prepared, f float64) (run int, hi float64, ok bo
 	if len(runs) == 0 {
 		return 0, 0, false
 	}
-	i := e.topRun[runs[0].runDef]
-	if i >= len(runs) {
-		i = 0
-	}
+	i := e.topIndex(runs)
 	one := runs[i : i+1]
 	e.probeEx = runExcess(one, f, e.probeEx[:0], &e.runSc)
 	_, _, hi, _ = jointAtEx(one, f, p.runErr(), e.probeEx)
 	return i, hi, true
+}
+
+// topIndex is the run of runs (at least one) a proof solves: the one
+// whose excess was the largest in the last full prediction from them
+// (noteTopRun), the first where there was none.
+func (e *evaluator) topIndex(runs []carried) int {
+	if i := e.topRun[runs[0].runDef]; i < len(runs) {
+		return i
+	}
+	return 0
 }
 
 // noteTopRun records, for the lean search's probes (highFloor), which of

@@ -52,7 +52,7 @@ ref: *b
 		}
 		d.ensureIndex()
 		for p, at := range d.paths {
-			n := nodeAt(d.root, p)
+			n := nodeAt(d.root, "", p)
 			if n == nil {
 				t.Errorf("%s: %q (line %d): the walk finds nothing", name, p, at.line)
 				continue
@@ -63,11 +63,33 @@ ref: *b
 			paths++
 		}
 		for _, p := range []string{"no.such.key", "x[9]", "x[01]", "x[-1]", "a.b.c.d", "[0]"} {
-			if n := nodeAt(d.root, p); n != nil {
+			if n := nodeAt(d.root, "", p); n != nil {
 				if _, ok := d.paths[p]; !ok {
 					t.Errorf("%s: %q is not in the index, but the walk finds line %d", name, p, n.Line)
 				}
 			}
+		}
+	}
+	// Keys that are empty or begin with a bracket: the index writes a
+	// top-level empty key's children without a prefix, and a mapping's
+	// "[0]" key as "a.[0]", never "a[0]".
+	for _, c := range []struct{ doc, path string }{
+		{"a:\n  \"[0]\": 1\n", "a[0]"},
+		{"a:\n  \"[0]\": 1\n", "a.[0]"},
+		{"a:\n  \"\":\n    - 1\n", "a[0]"},
+		{"a:\n  \"\":\n    - 1\n", "a.[0]"},
+		{"\"\":\n  k: 1\n", "k"},
+		{"\"\":\n  k: 1\n", ".k"},
+	} {
+		var v any
+		d, err := Decode("keys.yaml", []byte(c.doc), &v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk := d.Line(c.path)
+		d.ensureIndex()
+		if idx := d.Line(c.path); walk != idx {
+			t.Errorf("%q at %q: the walk gives line %d, the index %d", c.doc, c.path, walk, idx)
 		}
 	}
 	if paths < 1000 {

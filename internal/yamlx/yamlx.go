@@ -641,7 +641,7 @@ func (d *Doc) Line(path string) int {
 		return 0
 	}
 	if !d.indexed && d.root != nil {
-		if n := nodeAt(d.root, path); n != nil {
+		if n := nodeAt(d.root, "", path); n != nil {
 			return n.Line
 		}
 		return 0
@@ -650,57 +650,48 @@ func (d *Doc) Line(path string) int {
 	return d.paths[path].line
 }
 
-// nodeAt is the node the index records at path (index: the first in
-// document order to have it), found by walking down from n: a path is
-// keys joined by dots, a list item [i]. A key may itself hold a dot or a
-// bracket, so each key that starts what is left of the path is tried in
-// turn. Like the index, it does not follow aliases.
-func nodeAt(n *yaml.Node, path string) *yaml.Node {
-	switch {
-	case n.Kind == yaml.DocumentNode:
+// nodeAt is the node the index records at target (the first in document
+// order to have that path), found by walking down from n, whose path is
+// path: each child's path is made as index makes it, and only a child
+// whose path begins target can hold it. Like the index, it does not
+// follow aliases.
+func nodeAt(n *yaml.Node, path, target string) *yaml.Node {
+	if n.Kind == yaml.DocumentNode {
 		for _, c := range n.Content {
-			if r := nodeAt(c, path); r != nil {
+			if r := nodeAt(c, path, target); r != nil {
 				return r
 			}
 		}
 		return nil
-	case path == "":
+	}
+	if path == target {
 		return n
-	case n.Kind == yaml.MappingNode:
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i].Value, n.Content[i+1]
-			rest, ok := strings.CutPrefix(path, k)
-			if !ok {
-				continue
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
 			}
-			var r *yaml.Node
-			switch {
-			case rest == "":
-				r = nodeAt(v, "")
-			case rest[0] == '.':
-				r = nodeAt(v, rest[1:])
-			case rest[0] == '[':
-				r = nodeAt(v, rest)
-			}
-			if r != nil {
-				return r
+			if strings.HasPrefix(target, p) {
+				if r := nodeAt(n.Content[i+1], p, target); r != nil {
+					return r
+				}
 			}
 		}
-	case n.Kind == yaml.SequenceNode && path[0] == '[':
-		end := strings.IndexByte(path, ']')
-		i, err := strconv.Atoi(path[1:max(end, 1)])
-		if end < 0 || err != nil || i < 0 || i >= len(n.Content) || path[1:end] != strconv.Itoa(i) {
+	case yaml.SequenceNode:
+		// The one item whose path [i] begins what follows path.
+		rest, ok := strings.CutPrefix(target, path+"[")
+		end := strings.IndexByte(rest, ']')
+		if !ok || end < 0 {
 			return nil
 		}
-		rest := path[end+1:]
-		switch {
-		case rest == "":
-			return nodeAt(n.Content[i], "")
-		case rest[0] == '.':
-			return nodeAt(n.Content[i], rest[1:])
-		case rest[0] == '[':
-			return nodeAt(n.Content[i], rest)
+		i, err := strconv.Atoi(rest[:end])
+		if err != nil || i < 0 || i >= len(n.Content) || rest[:end] != strconv.Itoa(i) {
+			return nil
 		}
+		return nodeAt(n.Content[i], path+"["+rest[:end]+"]", target)
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package model
 
-import "github.com/memplan/memplan/units"
+import (
+	"cmp"
+
+	"github.com/memplan/memplan/units"
+)
 
 // A lean search (leanSearch) that has found the first top configurations
 // of tier 1 needs no other configuration's figures: one that is not in
@@ -18,19 +22,23 @@ import "github.com/memplan/memplan/units"
 // drive d (swap on the drives, or zswap in front of them) is proven out
 // of tier 1 without evaluating it: some job's runtime at a floor under
 // the upper end of its band is over its deadline, or the configuration
-// is refused (job does the same checks). It proves nothing for other
+// is refused. It proves nothing for other
 // kinds of swap, for a zswap pair whose drive leads (mixedAt) or that has
 // no pair, under hooks that adjust the figures, or with the speed
 // benchmarks' constant estimate.
+//
+// refused reports a configuration job would refuse: the refusal is
+// counted (and an unsupported fit noted) in e as addDrive would count it,
+// and the caller neither evaluates it nor counts it as skipped.
 //
 // noteSafe is false when a job of the configuration could be at risk for
 // a reason shapeNote names (its shape unknown, or offload beyond the
 // published results): a proven configuration may then be the one the
 // verdict's note is about, so the caller skips it only where that note
 // is already settled.
-func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven, noteSafe bool) {
+func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven, noteSafe, refused bool) {
 	if (s.Kind != SwapDrive && s.Kind != SwapZswap) || d == nil || constantEstimate != nil || (e.h != nil && e.h.slowdown != nil) {
-		return false, false
+		return false, false, false
 	}
 	dev := CatalogDevice(d.Drive, d.class, s.Drives)
 	if s.Mirrored {
@@ -44,56 +52,75 @@ func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven,
 			continue
 		}
 		fs := e.factorsFor(j.Name)
+		// Once a job has proved it, the others are read for the note
+		// only (every job of the configuration can make it the note's).
 		var fl floor
 		if s.Kind == SwapDrive {
-			fl = e.driveFloor(&base, s, j, fs, dev)
+			fl = e.driveFloor(&base, s, j, fs, dev, !proven)
 		} else {
-			fl = e.zswapFloor(&base, s, j, fs, dev)
+			fl = e.zswapFloor(&base, s, j, fs, dev, !proven)
 		}
 		if fl.refused {
-			return true, true
+			// job refuses it at this job (the first to refuse, as
+			// addDrive stops there): counted and noted as addDrive
+			// would, and not evaluated.
+			c := base
+			c.Swap = s
+			r := fl.reject
+			if fl.why != "" {
+				r = e.unsupported(&c, j, fl.fit, fl.why)
+			}
+			e.rejected[r]++
+			return false, false, true
 		}
 		if fl.unknown || (fl.fit < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil) {
 			noteSafe = false
 		}
-		if !fl.ok {
+		if !fl.ok || proven {
 			continue
 		}
 		inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(base.MemorySpeed)
-		if units.Duration(inRAM*fl.high) > j.Deadline {
-			return true, noteSafe
-		}
+		proven = units.Duration(inRAM*fl.high) > j.Deadline
 	}
-	return false, noteSafe
+	return proven, noteSafe, false
 }
 
 // floor is what the lean search's proof knows of one job on one
 // configuration before evaluating it: refused, the configuration cannot
 // run the job (job refuses it for the same reason); else the fit ratio,
 // whether the job's shape is unknown (Estimate.ShapeUnknown), and with
-// ok a floor under the upper end of its band (Estimate.High).
+// ok a floor under the upper end of its band (Estimate.High), which the
+// floor functions solve only when asked to (solve).
 type floor struct {
 	refused, ok, unknown bool
 	fit, high            float64
+	// Why a refused configuration is refused: the reason job returns,
+	// or where the fit is unsupported the reason text evaluator.unsupported
+	// notes (why).
+	reject Reject
+	why    string
 }
 
 // driveFloor is job j's floor on configuration c with swap s on device
 // dev (job's SwapDrive case).
-func (e *evaluator) driveFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device) floor {
+func (e *evaluator) driveFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device, solve bool) floor {
 	R, F := float64(c.Usable), float64(touched(j))
 	if F-R > float64(s.Capacity) {
-		return floor{refused: true} // RejectSwapTooSmall
+		return floor{refused: true, reject: reject(RejectSwapTooSmall)}
 	}
 	f := R / F
 	p, _, id, err := e.prepFor(fs, s.Class, dev, j, c.Cores)
 	if err != nil {
-		return floor{refused: true} // RejectNoCurve
+		return floor{refused: true, reject: Reject{Code: RejectNoCurve, Class: s.Class}}
 	}
-	high, ok := e.highFloor(p, id, f)
-	if ok && high < 0 {
-		return floor{refused: true} // unsupported
+	if why := p.unsupportedAt(f); why != "" {
+		return floor{refused: true, fit: f, why: why}
 	}
-	return floor{ok: ok, unknown: p.shapeUnknown, fit: f, high: high}
+	fl := floor{unknown: p.shapeUnknown, fit: f}
+	if solve {
+		fl.high, fl.ok = e.highFloor(p, id, f)
+	}
+	return fl
 }
 
 // zswapFloor is job j's floor on configuration c with zswap s in front
@@ -101,22 +128,26 @@ func (e *evaluator) driveFloor(c *Config, s Swap, j JobClass, fs *Factors, dev D
 // sides, the upper end of one drive run's split figure
 // (zswapPair.topOfRun); for one whose pool leads, the pool's runs summed
 // with one drive run's upper end (zswapPair.mixedTopFloor).
-func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device) floor {
+func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev Device, solve bool) floor {
 	sw, f, wd, why := e.zswapSplit(c, s, j, fs)
 	if why.Code != 0 {
-		return floor{refused: true}
+		return floor{refused: true, reject: why}
 	}
+	// job's checks on the pool's and the drive's predictions, in job's
+	// order, read off their preparations: nothing is predicted.
 	pool := "zram-" + s.Algorithm
-	// The pool's figure at f: one for every drive at this memory size.
-	pe, err := e.predict(fs, pool, zramDevice(sw), j, f, c.Cores)
-	if err != nil || pe.Unsupported != "" {
-		return floor{refused: true} // RejectNoZswapCurve, or unsupported
+	pp, _, _, err1 := e.prepFor(fs, pool, zramDevice(sw), j, c.Cores)
+	p, _, _, err2 := e.prepFor(fs, s.Class, dev, j, c.Cores)
+	if err1 != nil || err2 != nil {
+		return floor{refused: true, reject: reject(RejectNoZswapCurve)}
 	}
-	p, _, _, err := e.prepFor(fs, s.Class, dev, j, c.Cores)
-	if err != nil || f < p.lowest*refuseBelow {
-		return floor{refused: true}
+	if why := cmp.Or(p.unsupportedAt(f), pp.unsupportedAt(f)); why != "" {
+		return floor{refused: true, fit: f, why: why}
 	}
-	fl := floor{unknown: p.shapeUnknown || pe.ShapeUnknown, fit: f}
+	fl := floor{unknown: p.shapeUnknown || pp.shapeUnknown, fit: f}
+	if !solve {
+		return fl
+	}
 	z, _, ok := e.zswapPair(fs, pool, zramDevice(sw), s.Class, dev, j, c.Cores)
 	switch {
 	case !ok:
@@ -135,21 +166,14 @@ func (e *evaluator) zswapFloor(c *Config, s Swap, j JobClass, fs *Factors, dev D
 	return fl
 }
 
-// highFloor is a floor under the upper end of p's band at fit f
-// (Estimate.High): the figure itself where this evaluator has predicted
-// it, else the upper end of one run's own figure, the run whose excess
-// was the largest in the last prediction from the same runs. -1 where the
-// prediction would be refused as unsupported; ok false where there is no
-// run to solve.
+// highFloor is a floor under the upper end of p's band at a fit f it
+// supports (Estimate.High): the figure itself where this evaluator has
+// predicted it, else the upper end of one run's own figure, the run whose
+// excess was the largest in the last prediction from the same runs. ok
+// false where there is no run to solve.
 func (e *evaluator) highFloor(p prepared, id int, f float64) (high float64, ok bool) {
 	if est, ok := e.ests[localEst{id, f}]; ok {
-		if est.Unsupported != "" {
-			return -1, true
-		}
 		return est.High, true
-	}
-	if f < p.lowest*refuseBelow {
-		return -1, true
 	}
 	_, hi, ok := e.oneRunTop(p, f)
 	return 1 + hi, ok

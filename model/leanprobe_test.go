@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"testing"
+
+	"github.com/memplan/memplan/units"
 )
 
 // TestHighFloorIsEachRunsTopOfTheBand checks the floor the lean search
@@ -135,7 +137,7 @@ func CheckZswapFloors(in Input, limit int) (map[string]int, error) {
 			}
 			probe := &evaluator{in: in, w: w, res: &Result{}}
 			fs := probe.factorsFor(j.Name)
-			fl := probe.zswapFloor(&base, c.Swap, j, fs, dev)
+			fl := probe.zswapFloor(&base, c.Swap, j, fs, dev, true)
 			if fl.refused || !fl.ok {
 				continue
 			}
@@ -158,7 +160,7 @@ func CheckZswapFloors(in Input, limit int) (map[string]int, error) {
 			top := 0.0
 			for r := range runs {
 				probe.topRun = map[*runDef]int{runs[0].runDef: r}
-				fl := probe.zswapFloor(&base, c.Swap, j, fs, dev)
+				fl := probe.zswapFloor(&base, c.Swap, j, fs, dev, true)
 				if fl.high > jr.Estimate.High {
 					return nil, fmt.Errorf("%s, %s (%s): run %d's floor %.6f is over the band's upper end %.6f", c.Label, j.Name, kind, r, fl.high, jr.Estimate.High)
 				}
@@ -188,4 +190,70 @@ func swapDevice(in Input, c *Config) (Device, Config, error) {
 		}
 	}
 	return Device{}, base, fmt.Errorf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)
+}
+
+// TestProofReadsEveryJobForTheNote: a configuration that one job proves
+// out of tier 1 can still be the one the verdict's note names through
+// another job, whose shape is unknown. provenNotTier1 must read that job
+// too and say the configuration is not note-safe. The eda example is
+// changed so that its first job states its shape and both jobs' deadlines
+// fall inside their bands (each at risk, neither missing).
+func TestProofReadsEveryJobForTheNote(t *testing.T) {
+	in := edaInput(t)
+	w0, err := in.workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := *w0
+	w.Jobs = append([]JobClass(nil), w0.Jobs...)
+	w.Jobs[0].Access = "uniform"
+	w.Jobs[0].Footprint = w.Jobs[0].Footprint * 8 / 10
+	for i := range w.Jobs {
+		w.Jobs[i].Deadline = units.Duration(1e18)
+	}
+	in.Workload = &w
+	res, err := Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Configs {
+		c := res.Configs[i]
+		if c.Swap.Kind != SwapDrive || c.Extrapolated || len(c.Jobs) != 2 {
+			continue
+		}
+		a, b := c.Jobs[0], c.Jobs[1]
+		if a.Fit >= 1 || a.Fit < 1-PublishedOffload || b.Fit >= 1 || a.Estimate.ShapeUnknown || !b.Estimate.ShapeUnknown || a.RuntimeHigh <= a.Runtime+2 || b.RuntimeHigh <= b.Runtime+2 {
+			continue
+		}
+		w2 := w
+		w2.Jobs = append([]JobClass(nil), w.Jobs...)
+		w2.Jobs[0].Deadline = (a.Runtime + a.RuntimeHigh) / 2
+		w2.Jobs[1].Deadline = (b.Runtime + b.RuntimeHigh) / 2
+		in2 := in
+		in2.Workload = &w2
+		_, base, err := swapDevice(in2, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d *pricedDrive
+		for _, dr := range in2.Prices.Drives {
+			if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
+				d = &pricedDrive{Drive: dr, class: dr.FactorClass(), price: c.Swap.Drive.Price}
+			}
+		}
+		ev := &evaluator{in: in2, w: &w2, res: &Result{}, rejected: map[Reject]int{}, notes: map[Reject]rejectNote{}}
+		ev.addDrive(base, c.Swap, d)
+		if len(ev.configs) != 1 || !noteCandidate(ev.configs[0]) {
+			continue
+		}
+		proven, safe, _ := ev.provenNotTier1(base, c.Swap, d)
+		if !proven {
+			continue
+		}
+		if safe {
+			t.Fatalf("%s: proven out of tier 1 and called note-safe, but evaluated it is a configuration the note could name", c.Label)
+		}
+		return
+	}
+	t.Fatal("no configuration that one job proves and the other makes a note candidate: the test checks nothing")
 }

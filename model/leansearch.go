@@ -197,7 +197,11 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 			for _, ci := range part {
 				c := &cands[ci]
 				if probe && !c.must {
-					if proven, safe := ev.provenNotTier1(pops[c.pop].base, c.swap, c.drive); proven && (safe || noteless || (noteSet && noteAt.Less(c.floor))) {
+					proven, safe, refused := ev.provenNotTier1(pops[c.pop].base, c.swap, c.drive)
+					if refused {
+						continue // counted as addDrive would count it
+					}
+					if proven && (safe || noteless || (noteSet && noteAt.Less(c.floor))) {
 						proved[wi]++
 						continue
 					}

@@ -479,7 +479,7 @@ func TestTopSearchKeepsTheFirstConfigurationsOfTheFullSearch(t *testing.T) {
 // full search, and change nothing the report shows from the first rows
 // (their figures, the baseline and its rank, the savings, the verdict and
 // its note on an unknown access pattern, which can name an at-risk
-// configuration).
+// configuration), nor the refusals counted and noted.
 func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
 	set := qaGeneratedSet(t, 1500, 300)
 	for _, rankBy := range []string{model.RankCapital, model.RankTCO} {
@@ -548,6 +548,11 @@ func TestLeanProbeSkipsOnlyWhatRanksAfterTier1(t *testing.T) {
 		}
 		if a, b := all(probed), all(plain); a != b {
 			t.Errorf("%s: evaluated, rejected and skipped %d with the probe, %d without", rankBy, a, b)
+		}
+		// A configuration job refuses is evaluated, never proven: the
+		// reasons and their notes are the search's without the probe.
+		if !reflect.DeepEqual(probed.Rejected, plain.Rejected) || !reflect.DeepEqual(probed.RejectedNotes, plain.RejectedNotes) {
+			t.Errorf("%s: refused %v, noted %v with the probe; %v, %v without", rankBy, probed.Rejected, probed.RejectedNotes, plain.Rejected, plain.RejectedNotes)
 		}
 		t.Logf("%s: the probe skipped %d of the %d configurations evaluated without it", rankBy, proven, len(plain.Configs))
 	}

@@ -848,6 +848,16 @@ func (e *evaluator) predict(fs *Factors, class string, dev Device, j JobClass, f
 		return est, nil
 	}
 	var est Estimate
+	if why := p.unsupportedAt(f); why != "" {
+		// job refuses the configuration and reads the reason alone:
+		// nothing is solved for it.
+		est = Estimate{Provenance: p.provenance, Unsupported: why}
+		if e.ests == nil {
+			e.ests = map[localEst]Estimate{}
+		}
+		e.ests[lk] = est
+		return est, nil
+	}
 	if c := fs.preps; e.h != nil && c != nil {
 		// A repeated search (uncertainty, break-even) asks every run the
 		// same questions: the factor set keeps the answers for all of

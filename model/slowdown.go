@@ -795,14 +795,21 @@ func (p prepared) at(f float64) Estimate { return p.atEx(f, nil) }
 // nil: computed here).
 func (p prepared) atEx(f float64, exs []float64) Estimate {
 	est := Estimate{Provenance: p.provenance, Basis: p.shared, Inferred: p.inferred, ShapeUnknown: p.shapeUnknown}
-	if f < p.lowest*refuseBelow {
-		est.Unsupported = fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
-			f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, max(0.05, math.Floor(f*20)/20))
-	}
+	est.Unsupported = p.unsupportedAt(f)
 	if len(p.joint) > 0 {
 		return p.jointEstimate(est, f, exs)
 	}
 	return p.ownEstimate(est, f, exs)
+}
+
+// unsupportedAt is why p refuses a figure at fit f
+// (Estimate.Unsupported), "" where it gives one.
+func (p prepared) unsupportedAt(f float64) string {
+	if f >= p.lowest*refuseBelow {
+		return ""
+	}
+	return fmt.Sprintf("fit ratio %.2f is far below the lowest the %s curve stands on (%.2f): measure the job there (memplan profile --fits %.2f,%.2f -- YOUR JOB)",
+		f, cmp.Or(p.lowestOf, p.curve.Class), p.lowest, p.lowest, max(0.05, math.Floor(f*20)/20))
 }
 
 // jointEstimate is at() for a class derived jointly (prepareJoint).

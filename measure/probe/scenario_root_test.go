@@ -139,8 +139,12 @@ func TestRootSwapdemo(t *testing.T) {
 	// random data: it stores it uncompressed, and that memory came out of the
 	// workload's limit, while zeros cost zram nothing.
 	t.Logf("zram with random data: %.3fs per iteration (best %.3fs), the swap file %.3fs (best %.3fs)", zr.SecPerIter, zr.PerIter.Min, sw60.SecPerIter, sw60.PerIter.Min)
-	if !(zr.ZramRatio > 0 && zr.ZramRatio < 1.2 && zr.ZramUsed > sd.Plan.ZramSize/2 && zr.MinLimit < sd.Plan.Limit-sd.Plan.ZramSize/2) {
-		t.Errorf("zram with random data: ratio %.2f, %s used, limit down to %s: want it stored uncompressed and taken out of the limit", zr.ZramRatio, zr.ZramUsed, zr.MinLimit)
+	// How much the workload pushes out varies from run to run (22.6 to
+	// 34.4 MiB of the zram disk in five runs on one day): what is held
+	// is that a fair amount went in uncompressed and that the limit came
+	// down by as much (to a MiB, the step the limit moves in).
+	if !(zr.ZramRatio > 0 && zr.ZramRatio < 1.2 && zr.ZramUsed > sd.Plan.ZramSize/8 && sd.Plan.Limit-zr.MinLimit+units.MiB >= zr.ZramUsed) {
+		t.Errorf("zram with random data: ratio %.2f, %s used, limit down to %s from %s: want it stored uncompressed and taken out of the limit", zr.ZramRatio, zr.ZramUsed, zr.MinLimit, sd.Plan.Limit)
 	}
 	// Zero pages are kept as same-filled entries without a compressed copy;
 	// what zram still reports is its allocator's few pages for the rest of

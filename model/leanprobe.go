@@ -40,10 +40,7 @@ func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven,
 	if (s.Kind != SwapDrive && s.Kind != SwapZswap) || d == nil || constantEstimate != nil || (e.h != nil && e.h.slowdown != nil) {
 		return false, false, false
 	}
-	dev := CatalogDevice(d.Drive, d.class, s.Drives)
-	if s.Mirrored {
-		dev.Copies = 2
-	}
+	dev := drivesDevice(d, s)
 	noteSafe = true
 	R := float64(base.Usable)
 	for _, j := range e.w.Jobs {
@@ -73,14 +70,13 @@ func (e *evaluator) provenNotTier1(base Config, s Swap, d *pricedDrive) (proven,
 			e.rejected[r]++
 			return false, false, true
 		}
-		if fl.unknown || (fl.fit < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil) {
+		if fl.unknown || e.unmeasuredOffload(j, fl.fit) {
 			noteSafe = false
 		}
 		if !fl.ok || proven {
 			continue
 		}
-		inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(base.MemorySpeed)
-		proven = units.Duration(inRAM*fl.high) > j.Deadline
+		proven = units.Duration(inRAMRuntime(j, base.MemorySpeed)*fl.high) > j.Deadline
 	}
 	return proven, noteSafe, false
 }

@@ -182,11 +182,7 @@ func swapDevice(in Input, c *Config) (Device, Config, error) {
 		DIMMsPerChannel: c.DIMMsPerChannel, Installed: c.Installed, Usable: c.Usable}
 	for _, dr := range in.Prices.Drives {
 		if dr.SKU == c.Swap.Drive.SKU && dr.Catalog == c.Swap.Drive.Catalog {
-			dev := CatalogDevice(dr, dr.FactorClass(), c.Swap.Drives)
-			if c.Swap.Mirrored {
-				dev.Copies = 2
-			}
-			return dev, base, nil
+			return drivesDevice(&pricedDrive{Drive: dr, class: dr.FactorClass()}, c.Swap), base, nil
 		}
 	}
 	return Device{}, base, fmt.Errorf("%s: drive %s not in the catalog", c.Label, c.Swap.Drive.SKU)

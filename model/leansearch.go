@@ -167,6 +167,9 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 	// out of tier 1 that costs more cannot be the one it names.
 	var note money.Amount
 	haveNote := false
+	// A repeated search (uncertainty, break-even) writes no verdict, and
+	// so no note to keep.
+	noteless := h != nil && h.lean
 	outs := make([][]kept, workers)
 	proved := make([]int, workers)
 	pos := 0
@@ -187,9 +190,6 @@ func leanSearch(in Input, w *Workload, res *Result, h *hooks, elec money.PerUnit
 		// rank among them or before the baseline: a configuration proven
 		// out of tier 1 is not evaluated (provenNotTier1).
 		probe := leanProbing && haveBest && (!withBase || haveBase)
-		// A repeated search (uncertainty, break-even) writes no verdict,
-		// and so no note to keep.
-		noteless := h != nil && h.lean
 		noteAt, noteSet := note, haveNote
 		evaluate := func(wi int, part []int) {
 			ev := evs[wi]
@@ -290,7 +290,7 @@ func (e *evaluator) serverFloor(base Config) (servers int, never bool) {
 	windows := make([]time.Duration, len(e.w.Jobs))
 	busy := 0
 	for i, j := range e.w.Jobs {
-		rt := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(base.MemorySpeed)
+		rt := inRAMRuntime(j, base.MemorySpeed)
 		if units.Duration(rt) > j.Deadline {
 			return 0, true
 		}

@@ -1106,10 +1106,7 @@ func (e *evaluator) addDrive(c Config, s Swap, d *pricedDrive) {
 	c.Swap = s
 	var dev Device
 	if d != nil {
-		dev = CatalogDevice(d.Drive, d.class, s.Drives)
-		if s.Mirrored {
-			dev.Copies = 2
-		}
+		dev = drivesDevice(d, s)
 	}
 	c.Meets = true
 	c.MaxSlowdown = 1
@@ -1417,7 +1414,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	}
 	// The in-RAM runtime at this configuration's memory speed; the
 	// slowdown multiplies it.
-	inRAM := float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(c.MemorySpeed)
+	inRAM := inRAMRuntime(j, c.MemorySpeed)
 	rt := inRAM * jr.Estimate.Slowdown
 	jr.Runtime = units.Duration(rt)
 	jr.RuntimeHigh = units.Duration(inRAM * jr.Estimate.High)
@@ -1426,8 +1423,7 @@ func (e *evaluator) job(c Config, s Swap, j JobClass, dev Device) (JobResult, fl
 	// beyond the measured fit ratios, is not one to sign a purchase on.
 	// Nearly free offload of more than production deployments report,
 	// predicted for a job nobody measured, is not one to sign either.
-	jr.BeyondPublished = jr.Fit < 1-PublishedOffload && jr.Estimate.Slowdown < BeyondPublishedSlowdown &&
-		j.Profile == "" && e.in.JobFactors[j.Name] == nil
+	jr.BeyondPublished = e.unmeasuredOffload(j, jr.Fit) && jr.Estimate.Slowdown < BeyondPublishedSlowdown
 	jr.AtRisk = jr.Meets && (jr.RuntimeHigh > j.Deadline || jr.Estimate.Extrapolated || jr.BeyondPublished)
 	if jr.Meets {
 		jr.JobsPerServer = jobsPerServer(j, rt)
@@ -1615,6 +1611,30 @@ func (e *evaluator) zswapAt(fs *Factors, z zswapPair, ids [2]int, wd, f float64)
 	}
 	e.zfigs[lk] = fig
 	return fig
+}
+
+// drivesDevice is the device swap s makes of d's drives: s.Drives of
+// them striped, each written twice when mirrored.
+func drivesDevice(d *pricedDrive, s Swap) Device {
+	dev := CatalogDevice(d.Drive, d.class, s.Drives)
+	if s.Mirrored {
+		dev.Copies = 2
+	}
+	return dev
+}
+
+// inRAMRuntime is job j's runtime in RAM at memory speed speed: what its
+// slowdown multiplies.
+func inRAMRuntime(j JobClass, speed int) float64 {
+	return float64(j.Runtime) * j.MemorySpeed.RuntimeFactor(speed)
+}
+
+// unmeasuredOffload reports whether job j at fit ratio fit keeps more of
+// its memory out of plain RAM than production deployments report
+// (PublishedOffload) on a figure nobody measured for it: with a slowdown
+// below BeyondPublishedSlowdown it is BeyondPublished.
+func (e *evaluator) unmeasuredOffload(j JobClass, fit float64) bool {
+	return fit < 1-PublishedOffload && j.Profile == "" && e.in.JobFactors[j.Name] == nil
 }
 
 // zswapSplit is where job j's pages stand on configuration c with zswap

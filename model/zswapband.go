@@ -180,11 +180,8 @@ func (z zswapPair) runErr() float64 { return priorErr(z.drive.jointPrior || z.po
 // derived jointly on both sides).
 func (z zswapPair) topOfRun(wd, f float64, i int, dex float64) float64 {
 	t, _, _ := z.split(i, f, dex, &rateRatios{f: f}, driveShares(wd, f))
-	var w widen
-	_, _, hi, _ := jointAtFunc(z.drive.joint[i:i+1], f, z.runErr(), func(_ int, u float64) (ex, lo, hi float64) {
-		down, up := w.by(u)
-		return t, t * down, t * up
-	})
+	ex := [1]float64{t}
+	_, _, hi, _ := jointAtEx(z.drive.joint[i:i+1], f, z.runErr(), ex[:])
 	return hi
 }
 

@@ -264,13 +264,23 @@ func checkProfileFile(t *testing.T, ff *factors.File, cmd []string) {
 		t.Errorf("zram curve's reference footprint %v, want the command's resident peak", zram.Reference.Footprint)
 	}
 	pts := zram.Points // sorted by fit, descending
-	if len(pts) != 3 || pts[0].Fit != 0.9 || pts[2].Fit != 0.5 {
+	// On a host that has run zram for a day, sort's runs at fit 0.5 were
+	// OOM-killed in their cgroup in 2 of 4 suite runs (both runs each
+	// time), and passed alone. The profile must then say so in its notes
+	// and keep the fits it measured; the point is missing, not invented.
+	if len(pts) == 2 && pts[0].Fit == 0.9 && pts[1].Fit == 0.75 {
+		notes := fmt.Sprint(ff.Extra["notes"])
+		if !strings.Contains(notes, "zram-lz4 at fit 0.5") || !strings.Contains(notes, "OOM-killed") {
+			t.Fatalf("zram points %+v and no OOM kill at fit 0.5 in the notes: %s", pts, notes)
+		}
+		t.Logf("fit 0.5 on zram was OOM-killed, and the profile says so: %s", notes)
+	} else if len(pts) != 3 || pts[0].Fit != 0.9 || pts[2].Fit != 0.5 {
 		t.Fatalf("zram points %+v", pts)
 	}
 	// Less memory, more faults: compared end to end, since neighbouring
 	// points can overlap in the noise of a shared host.
-	if !(pts[2].Slowdown > pts[0].Slowdown) {
-		t.Errorf("slowdown at fit 0.5 (%.2f) is not above fit 0.9 (%.2f)", pts[2].Slowdown, pts[0].Slowdown)
+	if last := pts[len(pts)-1]; !(last.Slowdown > pts[0].Slowdown) {
+		t.Errorf("slowdown at fit %g (%.2f) is not above fit 0.9 (%.2f)", last.Fit, last.Slowdown, pts[0].Slowdown)
 	}
 	prof, _ := ff.Extra["profile"].(map[string]any)
 	if prof == nil || prof["exit_status"] != 0 || prof["peak_resident_bytes"] == nil ||
